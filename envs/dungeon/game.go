@@ -45,7 +45,7 @@ type game struct {
 
 	seen      [N]bool
 	visits    [N]uint16 // hero visits per cell on this level, for searching
-	monAt     [N]int8 // index+1 of the monster on a cell, 0 if none
+	monAt     [N]int8   // index+1 of the monster on a cell, 0 if none
 	mons      [maxMonsters]monster
 	nmon      int
 	food      [maxFood]int // nutrition of each carried food item
@@ -72,6 +72,19 @@ type game struct {
 	inChosenFight bool
 	lastAction    envs.Action
 	actions       [envs.NumActions]int
+
+	// frontier bookkeeping: target[c] caches isTarget(c) for seen cells,
+	// targets counts them, mapVer changes whenever either may change.
+	target  [N]bool
+	targets int
+	mapVer  uint32
+
+	// the current plan: a path to planGoal computed at map version planVer
+	plan     [N]int16
+	planLen  int
+	planIdx  int
+	planGoal int
+	planVer  uint32
 
 	// scratch for breadth-first search, reused every call
 	dist  [N]int16
@@ -117,6 +130,10 @@ func (g *game) enterLevel(d int) {
 	g.lvl.generate(&lr, d)
 	g.seen = [N]bool{}
 	g.visits = [N]uint16{}
+	g.target = [N]bool{}
+	g.targets = 0
+	g.mapVer++
+	g.planLen = 0
 	g.monAt = [N]int8{}
 	g.nmon = 0
 	g.levelTurn = 0
@@ -196,6 +213,13 @@ func (g *game) look() {
 	mark := func(c int) {
 		if !g.seen[c] {
 			g.seen[c] = true
+			g.mapVer++
+			g.updateTarget(c)
+			for k := 0; k < 8; k++ {
+				if n, ok := neighbour(c, k); ok {
+					g.updateTarget(n)
+				}
+			}
 			if g.lvl.tile[c] != rock {
 				fresh = true
 			}
@@ -333,23 +357,72 @@ func (g *game) danger(m *monster) float64 {
 }
 
 // frontierLeft reports whether a seen walkable cell with an unseen
-// neighbour, or a seen item, remains reachable.
-func (g *game) frontierLeft() bool {
-	return g.bfs(g.pos, g.isTarget) >= 0
-}
+// neighbour, or a seen item, remains. Every seen walkable cell is reachable
+// through seen walkable cells (rooms are seen from inside, corridors from
+// next to them), so a count suffices.
+func (g *game) frontierLeft() bool { return g.targets > 0 }
 
-// isTarget reports whether exploring should walk to c: an item, or a seen
-// walkable cell next to an unseen one.
-func (g *game) isTarget(c int) bool {
-	if g.lvl.item[c] != noItem {
-		return true
-	}
-	for k := 0; k < 8; k++ {
-		if n, ok := neighbour(c, k); ok && !g.seen[n] {
-			return true
+// isTarget reports whether exploring should walk to c, a seen walkable
+// cell: it holds an item or has an unseen neighbour.
+func (g *game) isTarget(c int) bool { return g.target[c] }
+
+// updateTarget recomputes the target flag of cell c and the count.
+func (g *game) updateTarget(c int) {
+	t := false
+	if g.seen[c] && g.lvl.tile[c] != rock {
+		if g.lvl.item[c] != noItem {
+			t = true
+		} else {
+			for k := 0; k < 8; k++ {
+				if n, ok := neighbour(c, k); ok && !g.seen[n] {
+					t = true
+					break
+				}
+			}
 		}
 	}
-	return false
+	if t != g.target[c] {
+		g.target[c] = t
+		if t {
+			g.targets++
+		} else {
+			g.targets--
+		}
+	}
+}
+
+// walkTo moves the hero one step toward the nearest cell satisfying goal
+// (goalCell >= 0 names a single goal cell), replanning only when the map
+// changed since the last plan, the plan's goal differs, or its next cell is
+// blocked. It reports false when no goal is reachable.
+func (g *game) walkTo(goalCell int, goal func(int) bool) bool {
+	if g.planLen == 0 || g.planVer != g.mapVer || g.planIdx >= g.planLen ||
+		(goalCell >= 0 && g.planGoal != goalCell) || (goalCell < 0 && !goal(g.planGoal)) ||
+		int(g.plan[g.planIdx]) != g.pos {
+		t := g.bfs(g.pos, goal)
+		if t < 0 {
+			g.planLen = 0
+			return false
+		}
+		// store the path start..t
+		n := 0
+		for c := t; c >= 0; c = int(g.from[c]) {
+			n++
+		}
+		g.planLen = n
+		for c, i := t, n-1; c >= 0; c, i = int(g.from[c]), i-1 {
+			g.plan[i] = int16(c)
+		}
+		g.planIdx, g.planGoal, g.planVer = 0, t, g.mapVer
+	}
+	next := int(g.plan[g.planIdx+1])
+	if g.monAt[next] != 0 {
+		g.planLen = 0 // blocked: wait, and replan next time
+		return true
+	}
+	g.planIdx++
+	g.moveTo(next)
+	return true
 }
 
 // bfs searches seen walkable cells from start and returns the first cell
@@ -386,29 +459,6 @@ func (g *game) bfs(start int, goal func(int) bool) int {
 	return -1
 }
 
-// firstStep returns the first cell on the search-tree path from the bfs
-// start to target.
-func (g *game) firstStep(target int) int {
-	c := target
-	for {
-		p := int(g.from[c])
-		if p < 0 || int(g.from[p]) < 0 {
-			return c
-		}
-		c = p
-	}
-}
-
-// moveToward steps the hero one cell along the search path to target. If a
-// monster blocks that cell, the hero waits.
-func (g *game) moveToward(target int) {
-	next := g.firstStep(target)
-	if g.monAt[next] != 0 {
-		return
-	}
-	g.moveTo(next)
-}
-
 func (g *game) moveTo(c int) {
 	g.pos = c
 	if g.visits[c] < 1<<15 {
@@ -427,6 +477,10 @@ func (g *game) moveTo(c int) {
 	case itemGold:
 		g.gold += int(g.lvl.gold[c])
 		g.lvl.item[c] = noItem
+	}
+	if g.target[c] && g.lvl.item[c] == noItem {
+		g.updateTarget(c)
+		g.mapVer++
 	}
 	g.look()
 }
@@ -449,9 +503,7 @@ func (g *game) Step(a envs.Action) bool {
 	descended := false
 	switch a {
 	case envs.ActExplore:
-		if t := g.bfs(g.pos, g.isTarget); t >= 0 {
-			g.moveToward(t)
-		} else {
+		if !g.frontierLeft() || !g.walkTo(-1, g.isTarget) {
 			descended = g.descend()
 		}
 	case envs.ActDescend:
@@ -503,8 +555,7 @@ func (g *game) descend() bool {
 	}
 	if g.seen[g.lvl.stairs] {
 		stairs := g.lvl.stairs
-		if g.bfs(g.pos, func(c int) bool { return c == stairs }) >= 0 {
-			g.moveToward(stairs)
+		if g.walkTo(stairs, func(c int) bool { return c == stairs }) {
 			return false
 		}
 	}

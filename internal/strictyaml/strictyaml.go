@@ -1,0 +1,281 @@
+// Package strictyaml decodes YAML documents strictly: an unknown key, a
+// duplicate key, a value of the wrong type or a second document is an
+// error that names the file, the line, the field path and the bad value.
+// It wraps gopkg.in/yaml.v3, walking its node tree against the target's
+// struct fields (by their yaml tags) before decoding.
+package strictyaml
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Error is a decoding error at a place in a file.
+type Error struct {
+	File  string // the file name as given to Decode
+	Line  int    // 1-based line, 0 if unknown
+	Field string // dotted field path, e.g. "environment.params.max_turns"; "" for the document
+	Msg   string // what is wrong, naming the bad value and what is allowed
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+	}
+	b.WriteString(": ")
+	if e.Field != "" {
+		b.WriteString(e.Field)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Validator is implemented by decoded types that check their own values;
+// an error it returns is reported at the node's line and field path.
+type Validator interface{ Validate() error }
+
+// Decode parses data (the contents of file) into out, a non-nil pointer to
+// a struct, strictly. Fields of out not present in data keep their values,
+// so out may hold defaults. Types implementing yaml.Unmarshaler are decoded
+// by their own method. Nested fields of type yaml.Node are left for the
+// caller (see DecodeNode).
+func Decode(file string, data []byte, out any) error {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var doc yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		if errors.Is(err, io.EOF) {
+			return &Error{File: file, Msg: "empty document"}
+		}
+		return syntaxError(file, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return &Error{File: file, Line: extra.Line, Msg: "a second YAML document is not allowed"}
+	}
+	root := &doc
+	if root.Kind == yaml.DocumentNode && len(root.Content) == 1 {
+		root = root.Content[0]
+	}
+	return DecodeNode(file, "", root, out)
+}
+
+// DecodeNode strictly decodes node into out, reporting errors under the
+// field path prefix. It is Decode for a sub-tree, e.g. an environment's
+// parameters whose type is known only after the environment's name.
+func DecodeNode(file, prefix string, node *yaml.Node, out any) error {
+	rv := reflect.ValueOf(out)
+	if rv.Kind() != reflect.Pointer || rv.IsNil() {
+		panic("strictyaml: DecodeNode needs a non-nil pointer")
+	}
+	if err := check(file, prefix, node, rv.Elem().Type()); err != nil {
+		return err
+	}
+	if err := node.Decode(out); err != nil {
+		return typeError(file, prefix, node, err)
+	}
+	return validate(file, prefix, node, rv)
+}
+
+var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+var nodeType = reflect.TypeOf(yaml.Node{})
+
+// check walks node against type t, reporting unknown and duplicate keys.
+func check(file, path string, node *yaml.Node, t reflect.Type) error {
+	for t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if node.Kind == yaml.AliasNode {
+		node = node.Alias
+	}
+	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) {
+		return nil
+	}
+	switch t.Kind() {
+	case reflect.Struct:
+		if node.Kind != yaml.MappingNode {
+			if node.Tag == "!!null" {
+				return nil
+			}
+			return &Error{File: file, Line: node.Line, Field: path, Msg: fmt.Sprintf("want a mapping of %s, got %s", knownKeys(t), describe(node))}
+		}
+		fields := structFields(t)
+		seen := map[string]int{}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, v := node.Content[i], node.Content[i+1]
+			if line, dup := seen[k.Value]; dup {
+				return &Error{File: file, Line: k.Line, Field: join(path, k.Value), Msg: fmt.Sprintf("duplicate key (first at line %d)", line)}
+			}
+			seen[k.Value] = k.Line
+			ft, ok := fields[k.Value]
+			if !ok {
+				return &Error{File: file, Line: k.Line, Field: path, Msg: fmt.Sprintf("unknown key %q (known: %s)", k.Value, knownKeys(t))}
+			}
+			if err := check(file, join(path, k.Value), v, ft); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		if node.Kind != yaml.MappingNode {
+			return nil // the decoder reports the type error
+		}
+		seen := map[string]int{}
+		for i := 0; i+1 < len(node.Content); i += 2 {
+			k, v := node.Content[i], node.Content[i+1]
+			if line, dup := seen[k.Value]; dup {
+				return &Error{File: file, Line: k.Line, Field: join(path, k.Value), Msg: fmt.Sprintf("duplicate key (first at line %d)", line)}
+			}
+			seen[k.Value] = k.Line
+			if err := check(file, join(path, k.Value), v, t.Elem()); err != nil {
+				return err
+			}
+		}
+	case reflect.Slice, reflect.Array:
+		if node.Kind != yaml.SequenceNode {
+			return nil
+		}
+		for i, v := range node.Content {
+			if err := check(file, fmt.Sprintf("%s[%d]", path, i), v, t.Elem()); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// validate calls Validate on out if it implements Validator.
+func validate(file, path string, node *yaml.Node, rv reflect.Value) error {
+	if v, ok := rv.Interface().(Validator); ok {
+		if err := v.Validate(); err != nil {
+			return &Error{File: file, Line: node.Line, Field: path, Msg: err.Error()}
+		}
+	}
+	return nil
+}
+
+func structFields(t reflect.Type) map[string]reflect.Type {
+	m := map[string]reflect.Type{}
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		tag := f.Tag.Get("yaml")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "inline") {
+			for k, v := range structFields(f.Type) {
+				m[k] = v
+			}
+			continue
+		}
+		if name == "" {
+			name = strings.ToLower(f.Name)
+		}
+		m[name] = f.Type
+	}
+	return m
+}
+
+func knownKeys(t reflect.Type) string {
+	var ks []string
+	for k := range structFields(t) {
+		ks = append(ks, k)
+	}
+	sort.Strings(ks)
+	return strings.Join(ks, ", ")
+}
+
+func join(path, key string) string {
+	if path == "" {
+		return key
+	}
+	return path + "." + key
+}
+
+func describe(n *yaml.Node) string {
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return fmt.Sprintf("%q", n.Value)
+	case yaml.SequenceNode:
+		return "a sequence"
+	case yaml.MappingNode:
+		return "a mapping"
+	}
+	return "nothing"
+}
+
+// syntaxError turns a yaml.v3 parse error ("yaml: line 3: ...") into an
+// *Error with the line.
+func syntaxError(file string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if n, rest, ok := cutLine(msg); ok {
+		line, msg = n, rest
+	}
+	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
+}
+
+// typeError turns a yaml.v3 *TypeError ("line 4: cannot unmarshal !!str
+// `abc` into int") into an *Error; the field path is found by line.
+func typeError(file, prefix string, root *yaml.Node, err error) error {
+	var te *yaml.TypeError
+	if !errors.As(err, &te) || len(te.Errors) == 0 {
+		return &Error{File: file, Line: root.Line, Field: prefix, Msg: err.Error()}
+	}
+	msg := te.Errors[0]
+	line := 0
+	if n, rest, ok := cutLine(msg); ok {
+		line, msg = n, rest
+	}
+	msg = strings.Replace(msg, "cannot unmarshal", "cannot use", 1)
+	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line), Msg: msg}
+}
+
+func cutLine(msg string) (int, string, bool) {
+	var n int
+	if _, err := fmt.Sscanf(msg, "line %d:", &n); err != nil {
+		return 0, msg, false
+	}
+	_, rest, _ := strings.Cut(msg, ":")
+	return n, strings.TrimSpace(rest), true
+}
+
+// pathAtLine finds the field path of the value node on line.
+func pathAtLine(n *yaml.Node, path string, line int) string {
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			k, v := n.Content[i], n.Content[i+1]
+			p := join(path, k.Value)
+			if v.Line == line && v.Kind == yaml.ScalarNode {
+				return p
+			}
+			if r := pathAtLine(v, p, line); r != "" {
+				return r
+			}
+		}
+	case yaml.SequenceNode:
+		for i, v := range n.Content {
+			p := fmt.Sprintf("%s[%d]", path, i)
+			if v.Line == line && v.Kind == yaml.ScalarNode {
+				return p
+			}
+			if r := pathAtLine(v, p, line); r != "" {
+				return r
+			}
+		}
+	}
+	return ""
+}
