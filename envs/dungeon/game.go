@@ -126,7 +126,7 @@ func (g *game) enterLevel(d int) {
 	if d > g.deepest {
 		g.deepest = d
 	}
-	lr := rng{mix64(g.seed) ^ mix64(uint64(d)*0x9e3779b97f4a7c15)}
+	lr := levelRNG(g.seed, d)
 	g.lvl.generate(&lr, d)
 	g.seen = [N]bool{}
 	g.visits = [N]uint16{}
@@ -145,6 +145,12 @@ func (g *game) enterLevel(d int) {
 		g.spawn(true)
 	}
 	g.look()
+}
+
+// levelRNG returns the generator of level depth of the episode with seed:
+// a level never depends on what happened before it was entered.
+func levelRNG(seed uint64, depth int) rng {
+	return rng{mix64(seed) ^ mix64(uint64(depth)*0x9e3779b97f4a7c15)}
 }
 
 // difficultyRange is the range of monster difficulty generated at the

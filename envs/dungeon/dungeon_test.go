@@ -1,0 +1,238 @@
+package dungeon
+
+import (
+	"testing"
+
+	"evolve/agent"
+	"evolve/envs"
+	"evolve/prompt"
+)
+
+func play(ep envs.Episode, p prompt.PolicyParameters, seed uint64) envs.Outcome {
+	ag := agent.NewScripted(p)
+	var obs envs.Observation
+	ep.Reset(seed)
+	for {
+		ep.Observe(&obs)
+		if ep.Step(ag.Act(&obs)) {
+			return ep.Outcome()
+		}
+	}
+}
+
+func newEnv(t testing.TB) *Env {
+	t.Helper()
+	e, err := New(DefaultConfig())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+// An episode is a pure function of (config, seed, policy): a fresh
+// episode, a reused one, and one reused after a different seed agree.
+func TestDeterminism(t *testing.T) {
+	env := newEnv(t)
+	p := prompt.BaseParameters()
+	reused := env.NewEpisode()
+	for seed := uint64(0); seed < 40; seed++ {
+		a := play(env.NewEpisode(), p, seed)
+		b := play(reused, p, seed)
+		if a != b {
+			t.Fatalf("seed %d: fresh %+v != reused %+v", seed, a, b)
+		}
+	}
+	play(reused, p, 999)
+	if a, b := play(env.NewEpisode(), p, 7), play(reused, p, 7); a != b {
+		t.Fatalf("seed 7 after 999: %+v != %+v", a, b)
+	}
+}
+
+// Different seeds give different episodes.
+func TestSeedsDiffer(t *testing.T) {
+	env := newEnv(t)
+	scores := map[int64]bool{}
+	for seed := uint64(0); seed < 50; seed++ {
+		scores[play(env.NewEpisode(), prompt.BaseParameters(), seed).Score] = true
+	}
+	if len(scores) < 25 {
+		t.Errorf("50 seeds gave only %d distinct scores", len(scores))
+	}
+}
+
+// Every generated level is connected: all walkable cells, the stairs and
+// the arrival cell are reachable from the arrival cell; stairs and arrival
+// differ; the border is rock.
+func TestLevelGeneration(t *testing.T) {
+	var l level
+	for seed := uint64(0); seed < 200; seed++ {
+		for depth := 1; depth <= 12; depth += 5 {
+			r := levelRNG(seed, depth)
+			l.generate(&r, depth)
+			if l.nrooms < 4 || l.nrooms > maxRooms {
+				t.Fatalf("seed %d depth %d: %d rooms", seed, depth, l.nrooms)
+			}
+			if l.stairs == l.start || l.tile[l.stairs] != floor || l.tile[l.start] != floor {
+				t.Fatalf("seed %d depth %d: stairs %d start %d", seed, depth, l.stairs, l.start)
+			}
+			reach := make([]bool, N)
+			stack := []int{l.start}
+			reach[l.start] = true
+			for len(stack) > 0 {
+				c := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				for k := 0; k < 8; k++ {
+					if n, ok := neighbour(c, k); ok && !reach[n] && l.tile[n] != rock {
+						reach[n] = true
+						stack = append(stack, n)
+					}
+				}
+			}
+			for c := 0; c < N; c++ {
+				x, y := c%W, c/W
+				if (x == 0 || y == 0 || x == W-1 || y == H-1) && l.tile[c] != rock {
+					t.Fatalf("seed %d depth %d: border cell (%d,%d) is walkable", seed, depth, x, y)
+				}
+				if l.tile[c] != rock && !reach[c] {
+					t.Fatalf("seed %d depth %d: cell (%d,%d) unreachable", seed, depth, x, y)
+				}
+			}
+		}
+	}
+}
+
+// A level depends only on (seed, depth): regenerating gives the same map.
+func TestLevelPure(t *testing.T) {
+	var a, b level
+	ra := levelRNG(5, 3)
+	rb := ra
+	a.generate(&ra, 3)
+	b.generate(&rb, 3)
+	if a != b {
+		t.Fatal("same (seed, depth) gave different levels")
+	}
+}
+
+func TestScore(t *testing.T) {
+	tests := []struct {
+		exp, deepest, gold int
+		died               bool
+		want               int64
+	}{
+		{0, 1, 0, true, 0},
+		{10, 1, 0, false, 40},
+		{10, 3, 100, false, 40 + 100 + 100},
+		{10, 3, 100, true, 40 + 100 + 90},
+		{0, 22, 0, false, 50*21 + 2000},
+	}
+	for _, tt := range tests {
+		if got := Score(tt.exp, tt.deepest, tt.gold, tt.died); got != tt.want {
+			t.Errorf("Score(%d, %d, %d, %v) = %d, want %d", tt.exp, tt.deepest, tt.gold, tt.died, got, tt.want)
+		}
+	}
+}
+
+func TestHungerAndHit(t *testing.T) {
+	for _, tt := range []struct {
+		n    int
+		want float64
+	}{{1200, 0}, {1000, 0}, {500, 0.5}, {150, 0.85}, {0, 1}, {-50, 1}} {
+		if got := hungerFraction(tt.n); got != tt.want {
+			t.Errorf("hungerFraction(%d) = %v, want %v", tt.n, got, tt.want)
+		}
+	}
+	// NetHack hits when tmp > rnd(20): P = (tmp-1)/20 clamped.
+	for _, tt := range []struct {
+		tmp  int
+		want float64
+	}{{1, 0}, {0, 0}, {11, 0.5}, {21, 1}, {30, 1}} {
+		if got := hitChance(tt.tmp); got != tt.want {
+			t.Errorf("hitChance(%d) = %v, want %v", tt.tmp, got, tt.want)
+		}
+	}
+}
+
+// Regeneration follows NetHack 3.6: at XL 1, 1 HP every 15 turns.
+func TestRegeneration(t *testing.T) {
+	g := newEnv(t).NewEpisode().(*game)
+	g.Reset(1)
+	g.nmon = 0
+	g.monAt = [N]int8{}
+	g.hp = 5
+	g.turn = 0
+	for i := 0; i < 30; i++ {
+		g.tick()
+	}
+	if g.hp != 7 {
+		t.Errorf("after 30 turns at XL 1: hp = %d, want 7", g.hp)
+	}
+}
+
+// Starvation: nutrition falls 1 a turn and death comes below
+// -(100 + 10 x Con).
+func TestStarvation(t *testing.T) {
+	g := newEnv(t).NewEpisode().(*game)
+	g.Reset(1)
+	g.nutrition = starveNutrition + 1
+	g.tick()
+	if g.end != envs.EndNone {
+		t.Fatalf("at %d: ended %v", starveNutrition, g.end)
+	}
+	g.tick()
+	if g.end != envs.EndStarved {
+		t.Fatalf("below %d: end = %v, want starved", starveNutrition, g.end)
+	}
+}
+
+func TestNoAllocationPerStep(t *testing.T) {
+	env := newEnv(t)
+	ep := env.NewEpisode()
+	ag := agent.NewScripted(prompt.BaseParameters())
+	var obs envs.Observation
+	ep.Reset(3)
+	seed := uint64(3)
+	allocs := testing.AllocsPerRun(20000, func() {
+		ep.Observe(&obs)
+		if ep.Step(ag.Act(&obs)) {
+			seed++
+			ep.Reset(seed)
+		}
+	})
+	if allocs != 0 {
+		t.Errorf("%v allocations per step, want 0", allocs)
+	}
+}
+
+func TestConfigValidate(t *testing.T) {
+	tests := []struct {
+		c    Config
+		want string
+	}{
+		{Config{MaxTurns: 50, MaxDepth: 20, NoProgressTurns: 20}, "max_turns: 50 is out of range, allowed [100, 1000000]"},
+		{Config{MaxTurns: 3000, MaxDepth: 1, NoProgressTurns: 300}, "max_depth: 1 is out of range, allowed [2, 50]"},
+		{Config{MaxTurns: 3000, MaxDepth: 20, NoProgressTurns: 5000}, "no_progress_turns: 5000 is out of range, allowed [10, max_turns=3000]"},
+	}
+	for _, tt := range tests {
+		err := tt.c.Validate()
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("Validate(%+v) = %v, want %q", tt.c, err, tt.want)
+		}
+	}
+	if err := DefaultConfig().Validate(); err != nil {
+		t.Errorf("default config invalid: %v", err)
+	}
+}
+
+func TestRegistered(t *testing.T) {
+	f, err := envs.Lookup("dungeon")
+	if err != nil {
+		t.Fatal(err)
+	}
+	env, err := f.New(f.Config())
+	if err != nil || env.Name() != "dungeon" {
+		t.Fatalf("New(default) = %v, %v", env, err)
+	}
+	if _, err := f.New(struct{}{}); err == nil {
+		t.Error("New(wrong type): want error")
+	}
+}
