@@ -1,0 +1,54 @@
+// Package stats computes the statistics evolve uses to decide whether a
+// candidate beats the incumbent: rank tests, effect sizes, multiple-comparison
+// adjustment, and the rliable-style aggregates with stratified bootstrap
+// confidence intervals.
+//
+// # Conventions
+//
+// Two-sample functions take x = candidate scores and y = baseline (incumbent)
+// scores, in the same order as R's wilcox.test(x, y) and scipy's
+// mannwhitneyu(x, y). "Greater" always means "x stochastically greater than
+// y", i.e. the candidate is better when higher scores are better.
+//
+// Matrices of scores use rliable's shape: scores[run][task], rows are runs
+// (seeds), columns are tasks; every row has the same length.
+//
+// # Contents
+//
+//   - [MannWhitneyU]: Wilcoxon-Mann-Whitney rank-sum test, exact (permutation
+//     distribution given the ties, by dynamic programming) or asymptotic
+//     (normal approximation with tie and continuity correction).
+//   - [WilcoxonSignedRank]: paired signed-rank test with the wilcox, pratt
+//     and zsplit zero methods.
+//   - [Adjust]: p-value adjustment for multiple comparisons as R's p.adjust.
+//   - [A12], [RankBiserial], [HodgesLehmann]: effect sizes, the last with a
+//     confidence interval as R's wilcox.test(conf.int = TRUE).
+//   - [Summarize], [IQM], [TrimMean], [Median]: one-sample summaries.
+//   - [AggregateIQM], [AggregateMean], [AggregateMedian], [OptimalityGap],
+//     [ProbabilityOfImprovement], [RunScoreProfile], [AverageScoreProfile],
+//     [BootstrapCI]: the rliable toolbox (Agarwal et al., "Deep
+//     Reinforcement Learning at the Edge of the Statistical Precipice",
+//     NeurIPS 2021).
+//
+// # Errors and warnings
+//
+// Bad data is reported as an error wrapping one of the sentinels
+// ([ErrSampleSize], [ErrNaN], [ErrLength], [ErrShape], [ErrProbability],
+// [ErrOption]); test with errors.Is. Statistical caveats that do not stop the
+// computation (ties, a fallback to the normal approximation, an unachievable
+// confidence level) are returned in the result's Warnings field, each
+// wrapping one of the Warn* sentinels. A broken programming contract (a nil
+// random source, a ragged matrix passed to an aggregate) panics with a
+// "stats: " prefix.
+//
+// # Randomness
+//
+// Nothing in this package uses a global random source: [BootstrapCI] takes a
+// *math/rand/v2.Rand, so a seed reproduces the interval exactly.
+//
+// # References
+//
+// The expected values in the tests come from scipy 1.10.1, R 4.2.2
+// (wilcox.test, p.adjust), R coin 1.4-2 and an exact dynamic-programming
+// reference; see testdata/README.md.
+package stats
