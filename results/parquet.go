@@ -1,0 +1,172 @@
+package results
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+)
+
+// MaxRowsPerRowGroup is the most rows a Parquet row group holds. At 64Ki rows
+// a typical run's 10^5 episodes span two row groups of a few MB each, which
+// bounds the writer's buffers while keeping row groups large enough for
+// efficient column scans.
+const MaxRowsPerRowGroup = 1 << 16
+
+// SchemaVersion is the version of the table schemas, stored in each file's
+// "evolve.schema_version" key/value metadata. It changes whenever a column
+// is added, removed, renamed or changes meaning.
+const SchemaVersion = 1
+
+// Table names, stored in each file's "evolve.table" key/value metadata.
+const (
+	TableEpisodes    = "episodes"
+	TableCandidates  = "candidates"
+	TableGenerations = "generations"
+)
+
+// ErrInvalidRow is wrapped by the errors of the writers when a row cannot be
+// written, e.g. an EpisodeRow whose Split is not "train", "val" or "test".
+var ErrInvalidRow = errors.New("results: invalid row")
+
+// zstdCodec is shared by all writers; the codec is safe for concurrent use.
+var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault}
+
+// WriteEpisodes writes rows to the Parquet file path, sorted by
+// [CompareEpisodes], replacing any existing file atomically. rows is not
+// modified; nil or empty rows give a file with the schema and no rows. It
+// returns an error wrapping [ErrInvalidRow] if a row's Split is not train,
+// val or test, and an error naming path if the file cannot be written (in
+// which case any previous file at path is left unchanged).
+func WriteEpisodes(path string, rows []EpisodeRow) error {
+	if err := checkSplits(rows); err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	sorted := slices.Clone(rows)
+	SortEpisodes(sorted)
+	return writeTable(path, TableEpisodes, sorted)
+}
+
+// WriteCandidates writes rows to the Parquet file path, sorted by
+// [CompareCandidates], replacing any existing file atomically. rows is not
+// modified; nil or empty rows give a file with the schema and no rows. It
+// returns an error naming path if the file cannot be written (in which case
+// any previous file at path is left unchanged).
+func WriteCandidates(path string, rows []CandidateRow) error {
+	sorted := slices.Clone(rows)
+	SortCandidates(sorted)
+	return writeTable(path, TableCandidates, sorted)
+}
+
+// WriteGenerations writes rows to the Parquet file path, sorted by
+// [CompareGenerations], replacing any existing file atomically. rows is not
+// modified; nil or empty rows give a file with the schema and no rows. It
+// returns an error naming path if the file cannot be written (in which case
+// any previous file at path is left unchanged).
+func WriteGenerations(path string, rows []GenerationRow) error {
+	sorted := slices.Clone(rows)
+	SortGenerations(sorted)
+	return writeTable(path, TableGenerations, sorted)
+}
+
+// ReadEpisodes reads all rows of an episodes Parquet file written by
+// [WriteEpisodes], in file order. Columns missing from the file read as zero
+// values; extra columns are ignored. The error names path.
+func ReadEpisodes(path string) ([]EpisodeRow, error) { return readTable[EpisodeRow](path) }
+
+// ReadCandidates reads all rows of a candidates Parquet file written by
+// [WriteCandidates], in file order. Columns missing from the file read as
+// zero values; extra columns are ignored. The error names path.
+func ReadCandidates(path string) ([]CandidateRow, error) { return readTable[CandidateRow](path) }
+
+// ReadGenerations reads all rows of a generations Parquet file written by
+// [WriteGenerations], in file order. Columns missing from the file read as
+// zero values; extra columns are ignored. The error names path.
+func ReadGenerations(path string) ([]GenerationRow, error) { return readTable[GenerationRow](path) }
+
+// writerOptions are the options of every table's writer.
+func writerOptions(table string) []parquet.WriterOption {
+	return []parquet.WriterOption{
+		parquet.Compression(zstdCodec),
+		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
+		parquet.KeyValueMetadata("evolve.table", table),
+		parquet.KeyValueMetadata("evolve.schema_version", strconv.Itoa(SchemaVersion)),
+	}
+}
+
+// encodeTable writes rows, already in file order, as Parquet to w.
+func encodeTable[T any](w io.Writer, table string, rows []T) error {
+	pw := parquet.NewGenericWriter[T](w, writerOptions(table)...)
+	if _, err := pw.Write(rows); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+// writeTable writes rows as Parquet to path atomically.
+func writeTable[T any](path, table string, rows []T) error {
+	err := writeAtomic(path, func(w io.Writer) error { return encodeTable(w, table, rows) })
+	if err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic creates path with the bytes write produces: it writes to a
+// temporary file in path's directory, fsyncs it, renames it to path and
+// fsyncs the directory. On error the temporary file is removed and any
+// previous file at path is untouched. The new file has mode 0644.
+func writeAtomic(path string, write func(io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	f, err := os.CreateTemp(dir, "."+base+".tmp*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if err = write(f); err != nil {
+		return err
+	}
+	if err = f.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	// Make the rename durable. Not every platform can fsync a directory;
+	// the file itself is complete either way, so this error is ignored.
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// readTable reads every row of the Parquet file path.
+func readTable[T any](path string) ([]T, error) {
+	rows, err := parquet.ReadFile[T](path)
+	if err != nil {
+		return nil, fmt.Errorf("results: reading %s: %w", path, err)
+	}
+	return rows, nil
+}
