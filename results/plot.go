@@ -92,11 +92,7 @@ func (f Figure) Draw(c draw.Canvas) {
 		st.XAlign = draw.XLeft
 		box := st.Height("M")
 		gap := st.Width("  ")
-		var total vg.Length
-		for _, k := range f.Key {
-			total += box + gap/2 + st.Width(k.Label) + 2*gap
-		}
-		x := (c.Min.X+c.Max.X)/2 - (total-2*gap)/2
+		x := (c.Min.X+c.Max.X)/2 - keyWidth(f.Key)/2
 		y := top - box
 		for _, k := range f.Key {
 			sq := []vg.Point{{X: x, Y: y}, {X: x, Y: y + box}, {X: x + box, Y: y + box}, {X: x + box, Y: y}}
@@ -132,6 +128,20 @@ func (f Figure) Draw(c draw.Canvas) {
 			}
 		}
 	}
+}
+
+// keyWidth is the width of a figure's key drawn in one row.
+func keyWidth(key []Swatch) vg.Length {
+	st := headerStyle(10)
+	box, gap := st.Height("M"), st.Width("  ")
+	var w vg.Length
+	for i, k := range key {
+		if i > 0 {
+			w += 2 * gap
+		}
+		w += box + gap/2 + st.Width(k.Label)
+	}
+	return w
 }
 
 // headerStyle is the style of figure titles and keys: the default plot font
@@ -438,35 +448,8 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 	cands = slices.Clone(cands)
 	SortCandidates(cands)
 
-	// Val scores by (generation, version), sorted so that nothing depends
-	// on the order of episodes.
-	type key struct {
-		gen     int32
-		version string
-	}
-	scores := make(map[key]plotter.Values)
+	scores := newValScores(episodes)
 	lo, hi := math.Inf(1), math.Inf(-1)
-	for _, e := range episodes {
-		if e.Split == SplitVal {
-			k := key{e.Generation, e.Version}
-			scores[k] = append(scores[k], float64(e.Score))
-		}
-	}
-	for _, v := range scores {
-		slices.Sort(v)
-	}
-	incumbentScores := func(g int32, version string) plotter.Values {
-		if v, ok := scores[key{g, version}]; ok {
-			return v
-		}
-		var bestGen int32 = math.MinInt32
-		for k := range scores {
-			if k.version == version && k.gen < g && k.gen > bestGen {
-				bestGen = k.gen
-			}
-		}
-		return scores[key{bestGen, version}]
-	}
 
 	// One panel per generation.
 	var panels []*plot.Plot
@@ -478,7 +461,7 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 		p.Title.TextStyle.Font.Size = vg.Points(10)
 		p.Title.Padding = vg.Points(2)
 		p.Y.Tick.Label.Font.Size = vg.Points(8)
-		p.Y.Tick.Marker = niceTicks{n: 4}
+		p.Y.Tick.Marker = niceTicks{n: 6}
 		p.Y.Label.TextStyle.Font.Size = vg.Points(10)
 		p.X.Tick.Label.Font.Size = vg.Points(8)
 		p.Add(plotter.NewGrid())
@@ -500,7 +483,7 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 			return nil
 		}
 		label := fmt.Sprintf("g%d\n%s*", g.Generation, g.Incumbent)
-		if err := addBox(incumbentScores(g.Generation, g.Incumbent), colorBoxIncumbent, label); err != nil {
+		if err := addBox(scores.incumbent(g.Generation, g.Incumbent), colorBoxIncumbent, label); err != nil {
 			return Figure{}, err
 		}
 		for ci < len(cands) && (cands[ci].Run < g.Run || cands[ci].Run == g.Run && cands[ci].Generation < g.Generation) {
@@ -512,7 +495,7 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 			if c.Accepted || (g.Accepted != "" && c.Version == g.Accepted) {
 				fill, label = colorBoxAccepted, label+"+"
 			}
-			if err := addBox(scores[key{c.Generation, c.Version}], fill, label); err != nil {
+			if err := addBox(scores[genVersion{c.Generation, c.Version}], fill, label); err != nil {
 				return Figure{}, err
 			}
 		}
@@ -542,17 +525,58 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 	if run := gens[0].Run; run != "" {
 		title += " (" + run + ")"
 	}
+	key := []Swatch{
+		{Label: "incumbent (*)", Color: colorBoxIncumbent},
+		{Label: "candidate", Color: colorBoxCandidate},
+		{Label: "accepted candidate (+)", Color: colorBoxAccepted},
+	}
 	return Figure{
-		Title: title,
-		Key: []Swatch{
-			{Label: "incumbent (*)", Color: colorBoxIncumbent},
-			{Label: "candidate", Color: colorBoxCandidate},
-			{Label: "accepted candidate (+)", Color: colorBoxAccepted},
-		},
+		Title:  title,
+		Key:    key,
 		Panels: rows,
-		Width:  vg.Length(cols)*panelW + 0.4*vg.Inch,
+		Width:  max(vg.Length(cols)*panelW, headerStyle(12).Width(title), keyWidth(key)) + 0.4*vg.Inch,
 		Height: headerRoom + vg.Length(len(rows))*panelHeight,
 	}, nil
+}
+
+// genVersion identifies the val episodes of one version in one generation.
+type genVersion struct {
+	gen     int32
+	version string
+}
+
+// valScores holds the val scores of each version in each generation, sorted
+// ascending so that nothing depends on the order of the episodes.
+type valScores map[genVersion]plotter.Values
+
+func newValScores(episodes []EpisodeRow) valScores {
+	s := make(valScores)
+	for _, e := range episodes {
+		if e.Split == SplitVal {
+			k := genVersion{e.Generation, e.Version}
+			s[k] = append(s[k], float64(e.Score))
+		}
+	}
+	for _, v := range s {
+		slices.Sort(v)
+	}
+	return s
+}
+
+// incumbent returns the val scores of version as incumbent of generation g:
+// those of generation g, else those of the latest earlier generation that
+// has any, else nil.
+func (s valScores) incumbent(g int32, version string) plotter.Values {
+	if v, ok := s[genVersion{g, version}]; ok {
+		return v
+	}
+	var latest genVersion
+	for k := range s {
+		if k.version == version && k.gen < g && (latest.version == "" || k.gen > latest.gen) {
+			latest = k
+		}
+	}
+	return s[latest]
 }
 
 // padY widens the y range by the fractions below and above of its span
