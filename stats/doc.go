@@ -34,10 +34,10 @@
 //
 // Bad data is reported as an error wrapping one of the sentinels
 // ([ErrSampleSize], [ErrNaN], [ErrLength], [ErrShape], [ErrProbability],
-// [ErrOption]); test with errors.Is. Statistical caveats that do not stop the
-// computation (ties, a fallback to the normal approximation, an unachievable
-// confidence level) are returned in the result's Warnings field, each
-// wrapping one of the Warn* sentinels. A broken programming contract (a nil
+// [ErrOption], [ErrNonFinite]); test with errors.Is. Statistical caveats
+// that do not stop the computation (ties, a fallback to the normal
+// approximation, an unachievable confidence level) are returned in the
+// result's Warnings field, each wrapping one of the Warn* sentinels. A broken programming contract (a nil
 // random source, a ragged matrix passed to an aggregate) panics with a
 // "stats: " prefix.
 //

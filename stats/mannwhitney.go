@@ -71,7 +71,8 @@ type MWUResult struct {
 // Methods:
 //   - Exact: p from the permutation distribution of U given the observed tie
 //     pattern (midranks), computed exactly by dynamic programming over the tie
-//     groups (see rankSumDist; Streitberg and Röhmel 1986; equals
+//     groups (a counting form of the shift algorithm of Streitberg and
+//     Röhmel 1986; the state is (#x so far, 2U so far); equals
 //     coin::wilcox_test(distribution = "exact") one-sided). Without ties it is
 //     the classic exact distribution of R's pwilcox and scipy's
 //     method="exact". Greater: P(U >= U1); Less: P(U <= U1); TwoSided:

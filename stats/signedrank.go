@@ -75,7 +75,8 @@ type SignedRankResult struct {
 // Methods:
 //   - Exact: p from the permutation (random-sign) distribution of T+ given
 //     the tie pattern of the nonzero |d| (midranks), computed exactly by
-//     dynamic programming (see signedRankDist). Without ties and zeros it
+//     dynamic programming over the tie groups (a group of t tied ranks r
+//     contributes k·r with k ~ Binomial(t, 1/2)). Without ties and zeros it
 //     equals R's psignrank and scipy's method="exact". With zeros the
 //     distribution is conditional on the zeros as well (their ranks are
 //     fixed; only nonzero signs are random): R and scipy 1.10 cannot do
