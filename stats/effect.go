@@ -113,7 +113,8 @@ type ShiftResult struct {
 // Auto uses Exact when n1 < 50, n2 < 50 and there are no ties, else
 // Asymptotic (R's default). Exact with ties falls back to Asymptotic with
 // WarnTiesCI; Exact too large for MaxExactCells falls back with
-// WarnExactTooLarge. O(n1·n2·log(n1·n2)) for the differences.
+// WarnExactTooLarge. Cost: O(n1·n2·log(n1·n2)) time and n1·n2 float64s
+// for the pairwise differences.
 //
 // Errors: ErrSampleSize if x or y is empty; ErrNaN for NaN; ErrNonFinite
 // for ±Inf; ErrOption for ConfLevel outside (0, 1) or a bad option.

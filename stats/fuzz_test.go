@@ -45,7 +45,7 @@ func FuzzMannWhitneyU(f *testing.F) {
 	f.Add([]byte{0, 0, 0, 0, 0, 0, 0xf0, 0x7f, 0, 0, 0, 0, 0, 0, 0xf8, 0x7f}, uint8(1), uint8(1), uint8(0), uint8(0))
 	f.Fuzz(func(t *testing.T, data []byte, split, mode, alt, method uint8) {
 		x, y := decodeSamples(data, split, mode)
-		opt := MWUOptions{Alternative: Alternative(alt % 3), Method: Method(method % 3), TwoSided: TwoSidedRule(method / 3 % 2)}
+		opt := MWUOptions{Alternative: Alternative(alt % 3), Method: Method(method % 3), TwoSidedRule: TwoSidedRule(method / 3 % 2)}
 		r, err := MannWhitneyU(x, y, opt)
 		if err != nil {
 			if len(x) == 0 || len(y) == 0 {

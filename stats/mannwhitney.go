@@ -26,10 +26,10 @@ type MWUOptions struct {
 	// normal approximation (R's correct = FALSE, scipy's
 	// use_continuity = False). Ignored by the exact method.
 	NoContinuity bool
-	// TwoSided selects the exact two-sided rule: DoubleTail (R, scipy;
+	// TwoSidedRule selects the exact two-sided rule: DoubleTail (R, scipy;
 	// default) or AbsDeviation (coin). Ignored for one-sided alternatives
 	// and by the asymptotic method.
-	TwoSided TwoSidedRule
+	TwoSidedRule TwoSidedRule
 }
 
 // MWUResult is the outcome of MannWhitneyU.
@@ -77,7 +77,7 @@ type MWUResult struct {
 //     the classic exact distribution of R's pwilcox and scipy's
 //     method="exact". Greater: P(U >= U1); Less: P(U <= U1); TwoSided:
 //     min(1, 2·min(P(U <= U1), P(U >= U1))) (R's and scipy's doubling),
-//     or with TwoSided = AbsDeviation coin's P(|U − μ| >= |U1 − μ|). The two
+//     or with TwoSidedRule = AbsDeviation coin's P(|U − μ| >= |U1 − μ|). The two
 //     rules agree without ties; with an asymmetric tie pattern the null
 //     distribution is not symmetric and they differ. With ties a
 //     WarnTiesExact warning is added. Note that with ties R falls back to the
@@ -104,7 +104,7 @@ func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
 	if err := checkMethod(opt.Method); err != nil {
 		return MWUResult{}, err
 	}
-	if err := checkTwoSidedRule(opt.TwoSided); err != nil {
+	if err := checkTwoSidedRule(opt.TwoSidedRule); err != nil {
 		return MWUResult{}, err
 	}
 	n1, n2 := len(x), len(y)
@@ -149,7 +149,7 @@ func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
 			}
 			obs := pooled.u2 * s / 2 // s·U
 			t := exactTails(dist, obs, s*n1*n2)
-			res.P = exactP(t, opt.Alternative, opt.TwoSided)
+			res.P = exactP(t, opt.Alternative, opt.TwoSidedRule)
 			res.Method = Exact
 			if pooled.ties {
 				res.Warnings = append(res.Warnings, WarnTiesExact)

@@ -51,7 +51,7 @@ func TestMannWhitneyUOracle(t *testing.T) {
 				if alt == TwoSided {
 					check(exact, "exact_conditional_doubled", tolExact)
 					abs := exact
-					abs.TwoSided = AbsDeviation
+					abs.TwoSidedRule = AbsDeviation
 					check(abs, "exact_conditional_abs", tolExact)
 					check(abs, "coin_exact", tolOracle)
 				} else {

@@ -39,7 +39,7 @@ func TestMannWhitneyUProperties(t *testing.T) {
 				p := map[Alternative]float64{}
 				q := map[Alternative]float64{}
 				for _, alt := range []Alternative{TwoSided, Greater, Less} {
-					opt := MWUOptions{Alternative: alt, Method: m, TwoSided: rule}
+					opt := MWUOptions{Alternative: alt, Method: m, TwoSidedRule: rule}
 					a, err := MannWhitneyU(x, y, opt)
 					if err != nil {
 						t.Fatal(err)
@@ -159,7 +159,7 @@ func TestMannWhitneyUExactBruteForce(t *testing.T) {
 				t.Fatalf("trial %d %v: x %v y %v: DP %v, enumeration %v", trial, alt, x, y, r.P, w)
 			}
 		}
-		r, _ := MannWhitneyU(x, y, MWUOptions{Method: Exact, TwoSided: AbsDeviation})
+		r, _ := MannWhitneyU(x, y, MWUOptions{Method: Exact, TwoSidedRule: AbsDeviation})
 		if !near(r.P, abs/all, 1e-12) {
 			t.Fatalf("trial %d abs: DP %v, enumeration %v", trial, r.P, abs/all)
 		}

@@ -27,9 +27,9 @@ type SignedRankOptions struct {
 	// normal approximation. R's default is on (correct = TRUE); scipy's
 	// default is off (correction = False). Ignored by the exact method.
 	NoContinuity bool
-	// TwoSided selects the exact two-sided rule (DoubleTail: R, scipy;
+	// TwoSidedRule selects the exact two-sided rule (DoubleTail: R, scipy;
 	// AbsDeviation: coin). Ignored for one-sided and asymptotic tests.
-	TwoSided TwoSidedRule
+	TwoSidedRule TwoSidedRule
 }
 
 // SignedRankResult is the outcome of WilcoxonSignedRank.
@@ -109,7 +109,7 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 	if err := checkMethod(opt.Method); err != nil {
 		return SignedRankResult{}, err
 	}
-	if err := checkTwoSidedRule(opt.TwoSided); err != nil {
+	if err := checkTwoSidedRule(opt.TwoSidedRule); err != nil {
 		return SignedRankResult{}, err
 	}
 	if opt.ZeroMethod < Wilcox || opt.ZeroMethod > ZSplit {
@@ -250,7 +250,7 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 			}
 			dist := signedRankDist(ws, ts)
 			tl := exactTails(dist, obs, center2)
-			res.P = exactP(tl, opt.Alternative, opt.TwoSided)
+			res.P = exactP(tl, opt.Alternative, opt.TwoSidedRule)
 			res.Method = Exact
 			if res.Ties {
 				res.Warnings = append(res.Warnings, WarnTiesExact)
