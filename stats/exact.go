@@ -186,14 +186,16 @@ func signedRankDist(ws, ts []int) []float64 {
 // axpy adds a·src to dst element-wise; len(dst) >= len(src).
 func axpy(dst, src []float64, a float64) {
 	dst = dst[:len(src)]
-	if a == 1 {
-		for j, v := range src {
-			dst[j] += v
-		}
-		return
+	j := 0
+	for ; j+4 <= len(src); j += 4 {
+		s, d := src[j:j+4:j+4], dst[j:j+4:j+4]
+		d[0] += a * s[0]
+		d[1] += a * s[1]
+		d[2] += a * s[2]
+		d[3] += a * s[3]
 	}
-	for j, v := range src {
-		dst[j] += a * v
+	for ; j < len(src); j++ {
+		dst[j] += a * src[j]
 	}
 }
 
