@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strconv"
 	"strings"
 )
 
@@ -30,12 +29,22 @@ func splitRank(s string) int {
 // byte order, so the order is total. It returns -1, 0 or +1 like
 // [cmp.Compare]; 0 only for equal strings.
 func CompareVersions(a, b string) int {
-	pa, oka := parseVersion(a)
-	pb, okb := parseVersion(b)
+	oka, okb := isVersion(a), isVersion(b)
 	switch {
 	case oka && okb:
-		if c := slices.Compare(pa, pb); c != 0 {
-			return c
+		// Compare number by number; allocation-free, as sorting 10^5
+		// episodes calls this millions of times.
+		x, y := strings.TrimPrefix(a, "v"), strings.TrimPrefix(b, "v")
+		for x != "" && y != "" {
+			var nx, ny string
+			nx, x, _ = strings.Cut(x, ".")
+			ny, y, _ = strings.Cut(y, ".")
+			if c := compareDecimal(nx, ny); c != 0 {
+				return c
+			}
+		}
+		if c := cmp.Compare(len(x), len(y)); c != 0 {
+			return c // the version with numbers left is the greater one
 		}
 	case oka:
 		return -1
@@ -47,24 +56,35 @@ func CompareVersions(a, b string) int {
 	return strings.Compare(a, b)
 }
 
-// parseVersion splits "v1.2.3" into [1 2 3]; ok is false if s is not an
-// optional "v" followed by dot-separated decimal numbers.
-func parseVersion(s string) (parts []uint64, ok bool) {
+// isVersion reports whether s is an optional "v" followed by dot-separated
+// non-empty decimal numbers.
+func isVersion(s string) bool {
 	s = strings.TrimPrefix(s, "v")
 	if s == "" {
-		return nil, false
+		return false
 	}
-	for f := range strings.SplitSeq(s, ".") {
-		if f == "" || f[0] == '+' || f[0] == '-' {
-			return nil, false
+	digits := 0
+	for i := 0; i < len(s); i++ {
+		switch c := s[i]; {
+		case c >= '0' && c <= '9':
+			digits++
+		case c == '.' && digits > 0:
+			digits = 0
+		default:
+			return false
 		}
-		n, err := strconv.ParseUint(f, 10, 64)
-		if err != nil {
-			return nil, false
-		}
-		parts = append(parts, n)
 	}
-	return parts, true
+	return digits > 0
+}
+
+// compareDecimal compares two strings of decimal digits by their value,
+// without overflow for any length.
+func compareDecimal(x, y string) int {
+	x, y = strings.TrimLeft(x, "0"), strings.TrimLeft(y, "0")
+	if c := cmp.Compare(len(x), len(y)); c != 0 {
+		return c
+	}
+	return strings.Compare(x, y)
 }
 
 // compareFloat is a total order on float64 values: numeric order (NaN first,
@@ -205,7 +225,96 @@ func CompareGenerations(a, b GenerationRow) int {
 }
 
 // SortEpisodes sorts rows in place into the order of [CompareEpisodes].
-func SortEpisodes(rows []EpisodeRow) { slices.SortFunc(rows, CompareEpisodes) }
+func SortEpisodes(rows []EpisodeRow) { copy(rows, permute(rows, episodeOrder(rows))) }
+
+// episodeOrder returns the permutation that sorts rows by CompareEpisodes:
+// rows[order[0]] is the first row. Sorting 10^5 rows of 200 bytes by
+// CompareEpisodes directly spends most of its time comparing versions and
+// missing the cache, so this ranks the distinct runs, splits and versions
+// once, sorts compact keys (run, generation, split, version, seed and row
+// index) and falls back to CompareEpisodes only for rows equal in the key.
+func episodeOrder(rows []EpisodeRow) []int32 {
+	type sortKey struct {
+		seed                     uint64
+		run, gen, version, split int32
+		row                      int32
+	}
+	runs := ranks(rows, func(e *EpisodeRow) string { return e.Run }, strings.Compare)
+	splits := ranks(rows, func(e *EpisodeRow) string { return e.Split }, func(a, b string) int {
+		if c := cmp.Compare(splitRank(a), splitRank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	versions := ranks(rows, func(e *EpisodeRow) string { return e.Version }, CompareVersions)
+	keys := make([]sortKey, len(rows))
+	for i := range rows {
+		e := &rows[i]
+		keys[i] = sortKey{seed: e.Seed, run: runs[e.Run], gen: e.Generation, version: versions[e.Version], split: splits[e.Split], row: int32(i)}
+	}
+	slices.SortFunc(keys, func(a, b sortKey) int {
+		if c := cmp.Compare(a.run, b.run); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.gen, b.gen); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.split, b.split); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.version, b.version); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.seed, b.seed); c != 0 {
+			return c
+		}
+		return CompareEpisodes(rows[a.row], rows[b.row])
+	})
+	order := make([]int32, len(rows))
+	for i, k := range keys {
+		order[i] = k.row
+	}
+	return order
+}
+
+// orderBy returns the permutation that sorts rows by compare.
+func orderBy[T any](rows []T, compare func(a, b T) int) []int32 {
+	order := make([]int32, len(rows))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(i, j int32) int { return compare(rows[i], rows[j]) })
+	return order
+}
+
+// permute returns the rows in the given order, a permutation of their
+// indices.
+func permute[T any](rows []T, order []int32) []T {
+	out := make([]T, len(order))
+	for i, r := range order {
+		out[i] = rows[r]
+	}
+	return out
+}
+
+// ranks numbers the distinct strings field(&rows[i]) in the order of
+// compare, from 0; equal ranks mean equal strings.
+func ranks[T any](rows []T, field func(*T) string, compare func(a, b string) int) map[string]int32 {
+	rank := make(map[string]int32)
+	var distinct []string
+	for i := range rows {
+		s := field(&rows[i])
+		if _, ok := rank[s]; !ok {
+			rank[s] = 0
+			distinct = append(distinct, s)
+		}
+	}
+	slices.SortFunc(distinct, compare)
+	for i, s := range distinct {
+		rank[s] = int32(i)
+	}
+	return rank
+}
 
 // SortCandidates sorts rows in place into the order of [CompareCandidates].
 func SortCandidates(rows []CandidateRow) { slices.SortFunc(rows, CompareCandidates) }

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
@@ -48,9 +47,7 @@ func WriteEpisodes(path string, rows []EpisodeRow) error {
 	if err := checkSplits(rows); err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	sorted := slices.Clone(rows)
-	SortEpisodes(sorted)
-	return writeTable(path, TableEpisodes, sorted)
+	return writeTable(path, TableEpisodes, rows, episodeOrder(rows))
 }
 
 // WriteCandidates writes rows to the Parquet file path, sorted by
@@ -59,9 +56,7 @@ func WriteEpisodes(path string, rows []EpisodeRow) error {
 // returns an error naming path if the file cannot be written (in which case
 // any previous file at path is left unchanged).
 func WriteCandidates(path string, rows []CandidateRow) error {
-	sorted := slices.Clone(rows)
-	SortCandidates(sorted)
-	return writeTable(path, TableCandidates, sorted)
+	return writeTable(path, TableCandidates, rows, orderBy(rows, CompareCandidates))
 }
 
 // WriteGenerations writes rows to the Parquet file path, sorted by
@@ -70,9 +65,7 @@ func WriteCandidates(path string, rows []CandidateRow) error {
 // returns an error naming path if the file cannot be written (in which case
 // any previous file at path is left unchanged).
 func WriteGenerations(path string, rows []GenerationRow) error {
-	sorted := slices.Clone(rows)
-	SortGenerations(sorted)
-	return writeTable(path, TableGenerations, sorted)
+	return writeTable(path, TableGenerations, rows, orderBy(rows, CompareGenerations))
 }
 
 // ReadEpisodes reads all rows of an episodes Parquet file written by
@@ -100,18 +93,32 @@ func writerOptions(table string) []parquet.WriterOption {
 	}
 }
 
-// encodeTable writes rows, already in file order, as Parquet to w.
-func encodeTable[T any](w io.Writer, table string, rows []T) error {
+// writeBatch is the number of rows handed to the Parquet writer at a time.
+const writeBatch = 4096
+
+// encodeTable writes rows[order[0]], rows[order[1]], ... as Parquet to w,
+// gathering them in batches so that the sorted table is never copied
+// whole.
+func encodeTable[T any](w io.Writer, table string, rows []T, order []int32) error {
 	pw := parquet.NewGenericWriter[T](w, writerOptions(table)...)
-	if _, err := pw.Write(rows); err != nil {
-		return err
+	batch := make([]T, 0, min(len(order), writeBatch))
+	for len(order) > 0 {
+		n := min(len(order), writeBatch)
+		batch = batch[:0]
+		for _, r := range order[:n] {
+			batch = append(batch, rows[r])
+		}
+		if _, err := pw.Write(batch); err != nil {
+			return err
+		}
+		order = order[n:]
 	}
 	return pw.Close()
 }
 
-// writeTable writes rows as Parquet to path atomically.
-func writeTable[T any](path, table string, rows []T) error {
-	err := writeAtomic(path, func(w io.Writer) error { return encodeTable(w, table, rows) })
+// writeTable writes rows in the given order as Parquet to path atomically.
+func writeTable[T any](path, table string, rows []T, order []int32) error {
+	err := writeAtomic(path, func(w io.Writer) error { return encodeTable(w, table, rows, order) })
 	if err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
