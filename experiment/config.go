@@ -9,6 +9,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
+	_ "evolve/envs/dungeon" // the built-in environment is always registered
 	"evolve/internal/strictyaml"
 	"evolve/mutate"
 )
@@ -142,7 +143,7 @@ func (c *Config) resolve(file string) error {
 		}
 	}
 	if _, err := f.New(params); err != nil {
-		return &strictyaml.Error{File: file, Line: c.Environment.Params.Line, Field: "environment.params", Msg: err.Error()}
+		return strictyaml.FieldError(file, "environment.params", &c.Environment.Params, err)
 	}
 	c.Environment.params = params
 	if c.Seeds == "" {

@@ -2,11 +2,14 @@
 // duplicate key, a value of the wrong type or a second document is an
 // error that names the file, the line, the field path and the bad value.
 // It wraps gopkg.in/yaml.v3, walking its node tree against the target's
-// struct fields (by their yaml tags) before decoding.
+// struct fields (by their yaml tags) before decoding. Types that decode
+// themselves (yaml.Unmarshaler, encoding.TextUnmarshaler such as
+// time.Time) are not walked.
 package strictyaml
 
 import (
 	"bytes"
+	"encoding"
 	"errors"
 	"fmt"
 	"io"
@@ -87,6 +90,7 @@ func DecodeNode(file, prefix string, node *yaml.Node, out any) error {
 }
 
 var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
+var textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 var nodeType = reflect.TypeOf(yaml.Node{})
 
 // check walks node against type t, reporting unknown and duplicate keys.
@@ -97,7 +101,7 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 	if node.Kind == yaml.AliasNode {
 		node = node.Alias
 	}
-	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) {
+	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
 		return nil
 	}
 	switch t.Kind() {
@@ -152,14 +156,36 @@ func check(file, path string, node *yaml.Node, t reflect.Type) error {
 	return nil
 }
 
-// validate calls Validate on out if it implements Validator.
+// validate calls Validate on out if it implements Validator. An error of
+// the form "key: problem" whose key is in node is reported at that key's
+// line and path.
 func validate(file, path string, node *yaml.Node, rv reflect.Value) error {
-	if v, ok := rv.Interface().(Validator); ok {
-		if err := v.Validate(); err != nil {
-			return &Error{File: file, Line: node.Line, Field: path, Msg: err.Error()}
+	v, ok := rv.Interface().(Validator)
+	if !ok {
+		return nil
+	}
+	err := v.Validate()
+	if err == nil {
+		return nil
+	}
+	return FieldError(file, path, node, err)
+}
+
+// FieldError reports err, a validation error of the value decoded from
+// node at path, as an *Error: at the line of the key named by err's
+// "key: problem" prefix when node has that key, else at node's line.
+func FieldError(file, path string, node *yaml.Node, err error) *Error {
+	e := &Error{File: file, Line: node.Line, Field: path, Msg: err.Error()}
+	key, rest, ok := strings.Cut(err.Error(), ": ")
+	if !ok || node.Kind != yaml.MappingNode {
+		return e
+	}
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		if node.Content[i].Value == key {
+			e.Line, e.Field, e.Msg = node.Content[i].Line, join(path, key), rest
 		}
 	}
-	return nil
+	return e
 }
 
 func structFields(t reflect.Type) map[string]reflect.Type {

@@ -1,0 +1,38 @@
+# evolve: the two commands of the README are `make run` and `make test`.
+GO ?= go
+PKGS := ./...
+FUZZTIME ?= 60s
+
+.PHONY: run test vet bench fuzz build clean
+
+## run: evolve the base prompt on the built-in dungeon (the embedded default)
+run:
+	$(GO) run ./cmd/evolve run
+
+## build: build bin/evolve
+build:
+	$(GO) build -o bin/evolve ./cmd/evolve
+
+## test: what CI runs: vet, then every test (a few minutes on 2 cores)
+test: vet
+	$(GO) test -count=1 $(PKGS)
+
+vet:
+	$(GO) vet $(PKGS)
+	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+
+## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, U test), as a table
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./envs/dungeon ./evaluate ./stats ./results | tee bench.txt
+	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
+
+## fuzz: run every fuzz target for FUZZTIME each (default 60s)
+fuzz:
+	@for pkg in $$($(GO) list $(PKGS)); do \
+	  for t in $$($(GO) test -list 'Fuzz.*' $$pkg 2>/dev/null | grep '^Fuzz'); do \
+	    echo "== $$pkg $$t"; $(GO) test -run '^$$' -fuzz "^$$t$$" -fuzztime $(FUZZTIME) $$pkg || exit 1; \
+	  done; \
+	done
+
+clean:
+	rm -rf bin bench.txt

@@ -1,0 +1,238 @@
+package prompt
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"evolve/internal/strictyaml"
+)
+
+// ErrHashMismatch reports a prompt whose content does not match its
+// recorded SHA-256: the file was edited after it was written.
+var ErrHashMismatch = errors.New("content hash mismatch")
+
+// DecodeError is a problem in a prompt file, at a line and field path.
+type DecodeError = strictyaml.Error
+
+// Encode returns the canonical YAML encoding of p: fields in schema order,
+// skills in the order of Skills, floats in their shortest round-tripping
+// form, times in RFC 3339 UTC, and last the content_sha256 line, the hex
+// SHA-256 of everything before it. Equal prompts encode to equal bytes.
+// Encode sets p.ContentSHA256. It returns an error if p is invalid.
+func Encode(p *Prompt) ([]byte, error) {
+	if err := p.Validate(); err != nil {
+		return nil, fmt.Errorf("encoding prompt %s: %w", p.Version, err)
+	}
+	body, err := encodeBody(p)
+	if err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256(body)
+	p.ContentSHA256 = hex.EncodeToString(sum[:])
+	return append(body, "content_sha256: "+p.ContentSHA256+"\n"...), nil
+}
+
+// encodeBody encodes every field but the hash.
+func encodeBody(p *Prompt) ([]byte, error) {
+	skills := mapping()
+	for _, s := range Skills {
+		add(skills, string(s), str(p.SkillDescriptions[s]))
+	}
+	rules := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, r := range p.RulesConstraints {
+		rules.Content = append(rules.Content, str(r))
+	}
+	prio := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	for _, s := range p.PolicyParameters.SkillPriority {
+		prio.Content = append(prio.Content, str(string(s)))
+	}
+	pp := p.PolicyParameters
+	params := mapping()
+	add(params, "health_threshold", float(pp.HealthThreshold))
+	add(params, "hunger_threshold", float(pp.HungerThreshold))
+	add(params, "max_exploration_steps", integer(pp.MaxExplorationSteps))
+	add(params, "max_combat_attempts", integer(pp.MaxCombatAttempts))
+	add(params, "risk_tolerance", float(pp.RiskTolerance))
+	add(params, "skill_priority", prio)
+	hist := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
+	if len(p.MutationHistory) == 0 {
+		hist.Style = yaml.FlowStyle
+	}
+	for _, r := range p.MutationHistory {
+		m := mapping()
+		add(m, "version", str(r.Version.String()))
+		add(m, "prev_version", str(r.PrevVersion.String()))
+		add(m, "operator", str(r.Operator))
+		add(m, "description", str(r.Description))
+		add(m, "timestamp", stamp(r.Timestamp))
+		if e := r.Evidence; e != nil {
+			ev := mapping()
+			add(ev, "test", str(e.Test))
+			add(ev, "alternative", str(e.Alternative))
+			add(ev, "p_value", float(e.PValue))
+			add(ev, "adjusted_p_value", float(e.AdjustedPValue))
+			add(ev, "correction", str(e.Correction))
+			add(ev, "a12", float(e.A12))
+			add(ev, "n_incumbent", integer(e.NIncumbent))
+			add(ev, "n_candidate", integer(e.NCandidate))
+			add(ev, "incumbent_val_mean", float(e.IncumbentValMean))
+			add(ev, "candidate_val_mean", float(e.CandidateValMean))
+			add(ev, "generation", integer(e.Generation))
+			add(ev, "accepted", boolean(e.Accepted))
+			add(m, "evidence", ev)
+		}
+		hist.Content = append(hist.Content, m)
+	}
+	doc := mapping()
+	add(doc, "version", str(p.Version.String()))
+	add(doc, "timestamp", stamp(p.Timestamp))
+	task := str(p.TaskDefinition)
+	if strings.Contains(p.TaskDefinition, "\n") {
+		task.Style = yaml.LiteralStyle
+	}
+	add(doc, "task_definition", task)
+	add(doc, "rules_constraints", rules)
+	add(doc, "skill_descriptions", skills)
+	add(doc, "policy_parameters", params)
+	add(doc, "mutation_history", hist)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2)
+	if err := enc.Encode(doc); err != nil {
+		return nil, err
+	}
+	if err := enc.Close(); err != nil {
+		return nil, err
+	}
+	return buf.Bytes(), nil
+}
+
+func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }
+
+func add(m *yaml.Node, key string, v *yaml.Node) { m.Content = append(m.Content, str(key), v) }
+
+func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+
+func integer(n int) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(n)}
+}
+
+func boolean(b bool) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!bool", Value: strconv.FormatBool(b)}
+}
+
+// float formats x in its shortest round-tripping form, always with a '.'
+// or an exponent so that it reads back as a float ("1.0", "0.3", "1e-09").
+func float(x float64) *yaml.Node {
+	s := strconv.FormatFloat(x, 'g', -1, 64)
+	switch {
+	case math.IsInf(x, 1):
+		s = ".inf"
+	case math.IsInf(x, -1):
+		s = "-.inf"
+	case math.IsNaN(x):
+		s = ".nan"
+	case !strings.ContainsAny(s, ".e"):
+		s += ".0"
+	}
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!float", Value: s}
+}
+
+func stamp(t time.Time) *yaml.Node {
+	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!timestamp", Value: t.UTC().Format(time.RFC3339)}
+}
+
+// Decode reads a prompt from data, the contents of file, strictly: unknown
+// or duplicate keys, wrong types, a bad version, parameters out of range
+// and missing frozen parts are *DecodeError values naming the file, line,
+// field path and bad value. If the document has content_sha256, it must
+// equal the hash of the canonical encoding of the decoded fields, else
+// the error wraps ErrHashMismatch and names both hashes.
+func Decode(file string, data []byte) (*Prompt, error) {
+	var root yaml.Node
+	if err := yaml.Unmarshal(data, &root); err != nil {
+		// Let strictyaml format the syntax error with its line.
+		var p Prompt
+		return nil, strictyaml.Decode(file, data, &p)
+	}
+	p := &Prompt{}
+	if err := strictyaml.Decode(file, data, p); err != nil {
+		return nil, err
+	}
+	doc := &root
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		doc = doc.Content[0]
+	}
+	if err := p.Validate(); err != nil {
+		return nil, locate(file, doc, err)
+	}
+	if p.ContentSHA256 != "" {
+		want := p.ContentSHA256
+		q := p.Clone()
+		if _, err := Encode(q); err != nil {
+			return nil, &DecodeError{File: file, Msg: err.Error()}
+		}
+		if q.ContentSHA256 != want {
+			return nil, fmt.Errorf("%s: %w: content_sha256 records %s, the content hashes to %s (the file was edited after it was written; versions are immutable)",
+				file, ErrHashMismatch, want, q.ContentSHA256)
+		}
+	}
+	return p, nil
+}
+
+// locate turns a Validate error into a *DecodeError at the line of the
+// field it names ("policy_parameters.health_threshold: ...",
+// "skill_descriptions: ...").
+func locate(file string, doc *yaml.Node, err error) error {
+	msg := err.Error()
+	var pe *ParamError
+	path := ""
+	if errors.As(err, &pe) {
+		path = "policy_parameters." + pe.Field
+		msg = fmt.Sprintf("%s is out of range, allowed %s", pe.Value, pe.Allowed)
+	} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
+		path, msg = k, rest
+	}
+	return &DecodeError{File: file, Line: lineOf(doc, path), Field: path, Msg: msg}
+}
+
+// lineOf returns the line of the node at a dotted path with optional
+// [i] indexes ("policy_parameters.skill_priority[2]"), or of the deepest
+// existing prefix; 0 if none.
+func lineOf(n *yaml.Node, path string) int {
+	line := 0
+	for _, part := range strings.Split(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
+			key = part[:i]
+			idx, _ = strconv.Atoi(part[i+1 : len(part)-1])
+		}
+		next := (*yaml.Node)(nil)
+		if n != nil && n.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == key {
+					line = n.Content[j].Line
+					next = n.Content[j+1]
+				}
+			}
+		}
+		if next == nil {
+			return line
+		}
+		if idx >= 0 && next.Kind == yaml.SequenceNode && idx < len(next.Content) {
+			next = next.Content[idx]
+			line = next.Line
+		}
+		n = next
+	}
+	return line
+}

@@ -1,0 +1,169 @@
+package seeds
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"embed"
+	"encoding/hex"
+	"fmt"
+	"io/fs"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// Split names a seed split.
+type Split string
+
+// The three splits: failures on train drive mutations, val decides
+// acceptance, test reports the final version.
+const (
+	Train Split = "train"
+	Val   Split = "val"
+	Test  Split = "test"
+)
+
+// Splits lists the splits in their canonical order.
+var Splits = []Split{Train, Val, Test}
+
+// File returns the split's file name, e.g. "val.txt".
+func (s Split) File() string { return string(s) + ".txt" }
+
+// SumsFile is the name of the file recording each split's SHA-256, in the
+// format of sha256sum(1).
+const SumsFile = "SHA256SUMS"
+
+// Set is a verified seed set.
+type Set struct {
+	// Dir is where the set was loaded from ("embedded" for the built-in).
+	Dir string
+	// Train, Val and Test hold the seeds of each split in file order.
+	Train, Val, Test []uint64
+	// Hashes maps each split to the hex SHA-256 of its file.
+	Hashes map[Split]string
+}
+
+// Seeds returns the seeds of split s.
+func (set *Set) Seeds(s Split) []uint64 {
+	switch s {
+	case Train:
+		return set.Train
+	case Val:
+		return set.Val
+	case Test:
+		return set.Test
+	}
+	return nil
+}
+
+//go:embed train.txt val.txt test.txt SHA256SUMS
+var embedded embed.FS
+
+// Embedded returns the built-in seed sets, verified.
+func Embedded() (*Set, error) { return load(embedded, "embedded", "seeds/") }
+
+// Load reads and verifies the seed set in dir: train.txt, val.txt,
+// test.txt and SHA256SUMS. Every problem is an error naming the file (and
+// line): a hash that differs from SHA256SUMS, a line that is not an
+// unsigned 64-bit integer, a duplicate seed, a seed in two splits, an
+// empty split, a missing file.
+func Load(dir string) (*Set, error) { return load(os.DirFS(dir), dir, dir+"/") }
+
+func load(fsys fs.FS, dir, prefix string) (*Set, error) {
+	sums, err := fs.ReadFile(fsys, SumsFile)
+	if err != nil {
+		return nil, fmt.Errorf("%s%s: %w (a seed set records each split's sha256 there)", prefix, SumsFile, err)
+	}
+	want, err := parseSums(prefix+SumsFile, sums)
+	if err != nil {
+		return nil, err
+	}
+	set := &Set{Dir: dir, Hashes: map[Split]string{}}
+	owner := map[uint64]Split{}
+	for _, sp := range Splits {
+		name := prefix + sp.File()
+		data, err := fs.ReadFile(fsys, sp.File())
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		sum := sha256.Sum256(data)
+		got := hex.EncodeToString(sum[:])
+		w, ok := want[sp.File()]
+		if !ok {
+			return nil, fmt.Errorf("%s%s: no entry for %s", prefix, SumsFile, sp.File())
+		}
+		if got != w {
+			return nil, fmt.Errorf("%s: sha256 is %s, %s records %s: seed files are frozen; restore the file or create a new seed set",
+				name, got, SumsFile, w)
+		}
+		seeds, err := Parse(name, data)
+		if err != nil {
+			return nil, err
+		}
+		for _, s := range seeds {
+			if other, dup := owner[s]; dup {
+				return nil, fmt.Errorf("%s: seed %d is also in the %s split: splits must be disjoint", name, s, other)
+			}
+			owner[s] = sp
+		}
+		set.Hashes[sp] = got
+		switch sp {
+		case Train:
+			set.Train = seeds
+		case Val:
+			set.Val = seeds
+		case Test:
+			set.Test = seeds
+		}
+	}
+	return set, nil
+}
+
+// parseSums reads sha256sum(1) lines "HEX  NAME".
+func parseSums(name string, data []byte) (map[string]string, error) {
+	m := map[string]string{}
+	for i, line := range strings.Split(string(data), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" {
+			continue
+		}
+		f := strings.Fields(line)
+		if len(f) != 2 || len(f[0]) != 64 {
+			return nil, fmt.Errorf("%s:%d: want \"<64 hex digits>  <file>\", got %q", name, i+1, line)
+		}
+		m[strings.TrimPrefix(f[1], "*")] = strings.ToLower(f[0])
+	}
+	return m, nil
+}
+
+// Parse reads one split file: one unsigned 64-bit seed per line, blank
+// lines and lines starting with '#' ignored. A bad line, a duplicate seed
+// or no seed at all is an error naming name and the line.
+func Parse(name string, data []byte) ([]uint64, error) {
+	var out []uint64
+	seen := map[uint64]int{}
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	for n := 1; sc.Scan(); n++ {
+		line := strings.TrimSpace(sc.Text())
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		v, err := strconv.ParseUint(line, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%s:%d: %q is not a seed (want an unsigned 64-bit integer)", name, n, line)
+		}
+		if first, dup := seen[v]; dup {
+			return nil, fmt.Errorf("%s:%d: seed %d repeats line %d", name, n, v, first)
+		}
+		seen[v] = n
+		out = append(out, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no seeds", name)
+	}
+	return out, nil
+}
