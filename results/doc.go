@@ -14,29 +14,35 @@
 //  3. generations.parquet: one [GenerationRow] per generation, written by
 //     [WriteGenerations];
 //  4. plots/val_by_generation.{png,svg} and plots/candidates.{png,svg}, drawn
-//     by [PlotValByGeneration] and [PlotCandidates].
+//     by [PlotValByGeneration] and [PlotCandidates] (which also write .pdf
+//     when asked to). [ValByGenerationFigure] and [CandidatesFigure] return
+//     the same plots as a [Figure] for a report to save at another path or
+//     size.
 //
 // # Determinism
 //
-// Every output is a pure function of its input rows: the writers sort a copy
-// of the rows into a documented total order before writing ([SortEpisodes],
-// [SortCandidates], [SortGenerations]), so the same multiset of rows gives a
-// byte-identical Parquet file whatever the order the caller collected them in.
-// PNG and SVG plots are byte-identical across runs for the same input. PDF
-// output embeds a creation date and is therefore not byte-reproducible.
+// Every output is a pure function of its input rows: the writers write the
+// rows in a documented total order ([CompareEpisodes], [CompareCandidates],
+// [CompareGenerations]), leaving the caller's slice as it was, so the same
+// multiset of rows gives a
+// byte-identical Parquet file whatever the order the caller collected them in
+// (for one build: the file records the parquet-go version that wrote it).
+// PNG and SVG plots are byte-identical across runs for the same rows in any
+// order. PDF output embeds a creation date and is not byte-reproducible.
 //
 // # Atomicity
 //
 // Every file is written to a temporary file in the destination directory,
-// fsynced, and renamed over the destination, so a reader (or a resumed run)
-// sees either the previous file or the complete new one, never a partial
-// file.
+// fsynced, and renamed over the destination (then the directory is fsynced),
+// so a reader or a resumed run sees either the previous file or the
+// complete new one, never a partial file. Errors name the path.
 //
 // # Parquet layout
 //
 // Column names are snake_case and given by the parquet struct tags of the row
-// types. Pages are compressed with zstd; low-cardinality string columns (run,
-// version, split, cause, ...) are dictionary encoded. Row groups hold at most
+// types; integers keep their Go width and signedness (seed is an unsigned
+// 64-bit integer). Pages are compressed with zstd; low-cardinality string
+// columns (run, version, split, cause, ...) are dictionary encoded. Row groups hold at most
 // [MaxRowsPerRowGroup] rows. Each file carries the key/value metadata
 // "evolve.table" (episodes, candidates or generations) and
 // "evolve.schema_version" ([SchemaVersion]). The files are read back with
@@ -46,9 +52,12 @@
 // # Missing values
 //
 // A value that does not exist is represented so that a reader cannot mistake
-// it for a measurement: GenerationRow.AcceptedP is an optional (nullable)
-// column, null when no candidate was accepted. Statistics that are undefined
-// for the sample at hand (the standard deviation and CI of fewer than two
-// scores, the statistics of an empty sample) are NaN, which every Parquet
-// reader preserves in a DOUBLE column.
+// it for a measurement: GenerationRow.AcceptedP (a *float64) is the only
+// optional (nullable) column, null when no candidate was accepted; a
+// sentinel such as 1.0 would read as a real p-value and NaN would pass
+// silently through aggregations. Statistics that are undefined for the
+// sample at hand (the standard deviation and CI of fewer than two scores,
+// any statistic of an empty sample) are NaN, which Parquet readers preserve
+// in a DOUBLE column; GenerationRow.Accepted is "" when nothing was
+// accepted.
 package results

@@ -31,7 +31,9 @@ const (
 )
 
 // ErrInvalidRow is wrapped by the errors of the writers when a row cannot be
-// written, e.g. an EpisodeRow whose Split is not "train", "val" or "test".
+// written (an EpisodeRow whose Split is not "train", "val" or "test"), and
+// by those of the plot functions when the rows cannot be plotted together
+// (rows of more than one run).
 var ErrInvalidRow = errors.New("results: invalid row")
 
 // zstdCodec is shared by all writers; the codec is safe for concurrent use.

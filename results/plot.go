@@ -32,9 +32,9 @@ const (
 // PNGDPI is the resolution, in dots per inch, of PNG plots.
 const PNGDPI = 144
 
-// DefaultPlotFormats are the formats the plot functions write when called
+// defaultPlotFormats are the formats the plot functions write when called
 // without formats: PNG for viewing and SVG for the HTML report.
-var DefaultPlotFormats = []string{"png", "svg"}
+var defaultPlotFormats = []string{"png", "svg"}
 
 // ErrNoData is wrapped by the errors of the plot functions when there is
 // nothing to plot (no generation rows).
@@ -190,11 +190,11 @@ func (f Figure) Save(path string) error {
 }
 
 // saveAll saves fig as dir/name.<format> for each format ("png", "svg",
-// "pdf", with or without a leading dot), or DefaultPlotFormats if formats
+// "pdf", with or without a leading dot), or defaultPlotFormats if formats
 // is empty. Formats are checked before anything is written.
 func saveAll(fig Figure, dir, name string, formats []string) error {
 	if len(formats) == 0 {
-		formats = DefaultPlotFormats
+		formats = defaultPlotFormats
 	}
 	paths := make([]string, len(formats))
 	for i, f := range formats {
@@ -218,11 +218,13 @@ func saveAll(fig Figure, dir, name string, formats []string) error {
 // line with its 95% CI as a translucent band, the best (highest mean)
 // candidate of each generation as hollow points and the accepted candidate
 // as filled points, and saves it as dir/val_by_generation.<format> for each
-// of formats ("png", "svg", "pdf"; default [DefaultPlotFormats]). dir must
-// exist. gens and cands are rows of one run in any order; generations
-// without candidates get no points, NaN statistics are left out. It returns
-// an error wrapping [ErrNoData] if gens is empty, [ErrFormat] for an
-// unknown format, or an error naming the file that could not be written.
+// of formats ("png", "svg" or "pdf", with or without a leading dot;
+// default png and svg). dir must exist. gens and cands are the rows of one
+// run, in any order; generations without candidates get no points, NaN
+// statistics are left out. It returns an error wrapping [ErrNoData] if gens
+// is empty, [ErrInvalidRow] if the rows belong to more than one run,
+// [ErrFormat] for an unknown format (before writing anything), or an error
+// naming the file that could not be written.
 func PlotValByGeneration(dir string, gens []GenerationRow, cands []CandidateRow, formats ...string) error {
 	fig, err := ValByGenerationFigure(gens, cands)
 	if err != nil {
@@ -233,10 +235,13 @@ func PlotValByGeneration(dir string, gens []GenerationRow, cands []CandidateRow,
 
 // PlotCandidates draws, per generation, box plots of the val scores of the
 // incumbent and of each candidate, and saves it as dir/candidates.<format>
-// for each of formats ("png", "svg", "pdf"; default [DefaultPlotFormats]).
-// See [CandidatesFigure] for the layout. dir must exist. It returns an
-// error wrapping [ErrNoData] if gens is empty, [ErrFormat] for an unknown
-// format, or an error naming the file that could not be written.
+// for each of formats ("png", "svg" or "pdf", with or without a leading
+// dot; default png and svg). See [CandidatesFigure] for the layout and how
+// the scores are chosen. dir must exist. episodes, cands and gens are the
+// rows of one run, in any order. It returns an error wrapping [ErrNoData]
+// if gens is empty, [ErrInvalidRow] if the rows belong to more than one
+// run, [ErrFormat] for an unknown format (before writing anything), or an
+// error naming the file that could not be written.
 func PlotCandidates(dir string, episodes []EpisodeRow, cands []CandidateRow, gens []GenerationRow, formats ...string) error {
 	fig, err := CandidatesFigure(episodes, cands, gens)
 	if err != nil {
@@ -247,10 +252,14 @@ func PlotCandidates(dir string, episodes []EpisodeRow, cands []CandidateRow, gen
 
 // ValByGenerationFigure builds the figure [PlotValByGeneration] saves: 7 by
 // 4.5 inches, x = generation, y = val score. It returns an error wrapping
-// [ErrNoData] if gens is empty.
+// [ErrNoData] if gens is empty and [ErrInvalidRow] if the rows belong to
+// more than one run.
 func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, error) {
 	if len(gens) == 0 {
 		return Figure{}, fmt.Errorf("%w: no generation rows for %s", ErrNoData, ValByGenerationName)
+	}
+	if err := oneRun(ValByGenerationName, gens, cands, nil); err != nil {
+		return Figure{}, err
 	}
 	gens = slices.Clone(gens)
 	SortGenerations(gens)
@@ -438,10 +447,14 @@ const (
 // Each box takes 0.52 inch and each row of panels 2.6 inches; as many
 // panels go in a row as fit in 14 inches, so 10 generations of 5 boxes make
 // a figure of 3 rows of 4 panels, about 12.8 by 8.4 inches. It returns an
-// error wrapping [ErrNoData] if gens is empty.
+// error wrapping [ErrNoData] if gens is empty and [ErrInvalidRow] if the
+// rows belong to more than one run.
 func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []GenerationRow) (Figure, error) {
 	if len(gens) == 0 {
 		return Figure{}, fmt.Errorf("%w: no generation rows for %s", ErrNoData, CandidatesName)
+	}
+	if err := oneRun(CandidatesName, gens, cands, episodes); err != nil {
+		return Figure{}, err
 	}
 	gens = slices.Clone(gens)
 	SortGenerations(gens)
@@ -537,6 +550,31 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 		Width:  max(vg.Length(cols)*panelW, headerStyle(12).Width(title), keyWidth(key)) + 0.4*vg.Inch,
 		Height: headerRoom + vg.Length(len(rows))*panelHeight,
 	}, nil
+}
+
+// oneRun returns an error wrapping ErrInvalidRow unless all rows carry the
+// run of gens[0].
+func oneRun(plotName string, gens []GenerationRow, cands []CandidateRow, episodes []EpisodeRow) error {
+	run := gens[0].Run
+	other := func(table, r string) error {
+		return fmt.Errorf("%w: plot %s takes the rows of one run, got %s rows of runs %q and %q", ErrInvalidRow, plotName, table, run, r)
+	}
+	for _, g := range gens {
+		if g.Run != run {
+			return other("generation", g.Run)
+		}
+	}
+	for _, c := range cands {
+		if c.Run != run {
+			return other("candidate", c.Run)
+		}
+	}
+	for _, e := range episodes {
+		if e.Run != run {
+			return other("episode", e.Run)
+		}
+	}
+	return nil
 }
 
 // genVersion identifies the val episodes of one version in one generation.

@@ -82,7 +82,7 @@ func TestPlotEdgeCases(t *testing.T) {
 			{Generation: 2, ValMean: 3, ValCILow: 2, ValCIHigh: 4},
 			{Generation: 3, ValMean: 3, ValCILow: 2, ValCIHigh: 4},
 		}},
-		{"constant scores", []EpisodeRow{{Split: SplitVal, Version: "v1.0.0", Score: 5}, {Split: SplitVal, Version: "v1.0.0", Seed: 1, Score: 5}}, nil, one},
+		{"constant scores", []EpisodeRow{{Run: "r", Split: SplitVal, Version: "v1.0.0", Score: 5}, {Run: "r", Split: SplitVal, Version: "v1.0.0", Seed: 1, Score: 5}}, nil, one},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -127,6 +127,12 @@ func TestPlotErrors(t *testing.T) {
 	}
 	if err := PlotCandidates(dir, nil, nil, nil); !errors.Is(err, ErrNoData) {
 		t.Errorf("PlotCandidates(no rows) = %v, want ErrNoData", err)
+	}
+	if err := PlotValByGeneration(dir, gens, []CandidateRow{{Run: "other"}}); !errors.Is(err, ErrInvalidRow) {
+		t.Errorf("PlotValByGeneration(two runs) = %v, want ErrInvalidRow", err)
+	}
+	if err := PlotCandidates(dir, []EpisodeRow{{Run: "other"}}, nil, gens); !errors.Is(err, ErrInvalidRow) {
+		t.Errorf("PlotCandidates(two runs) = %v, want ErrInvalidRow", err)
 	}
 	if err := PlotValByGeneration(dir, gens, nil, "png", "jpg"); !errors.Is(err, ErrFormat) {
 		t.Errorf("format jpg: err = %v, want ErrFormat", err)
