@@ -24,11 +24,11 @@
 // Every output is a pure function of its input rows: the writers write the
 // rows in a documented total order ([CompareEpisodes], [CompareCandidates],
 // [CompareGenerations]), leaving the caller's slice as it was, so the same
-// multiset of rows gives a
-// byte-identical Parquet file whatever the order the caller collected them in
-// (for one build: the file records the parquet-go version that wrote it).
-// PNG and SVG plots are byte-identical across runs for the same rows in any
-// order. PDF output embeds a creation date and is not byte-reproducible.
+// multiset of rows gives a byte-identical Parquet file whatever the order the
+// caller collected them in (for one build: the file records the parquet-go
+// version that wrote it). PNG and SVG plots are byte-identical across runs
+// for the same rows in any order. PDF output embeds a creation date and is
+// not byte-reproducible.
 //
 // # Atomicity
 //
