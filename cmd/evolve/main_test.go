@@ -1,0 +1,98 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// evolve runs the CLI in-process and returns its exit status and output.
+func evolve(t *testing.T, args ...string) (int, string, string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), &out, &errb, args)
+	return code, out.String(), errb.String()
+}
+
+func TestUsage(t *testing.T) {
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stdout []string // substrings
+		stderr []string
+	}{
+		{"no args", nil, exitUsage, nil, []string{"Usage:", "run"}},
+		{"help", []string{"--help"}, exitOK, []string{"Commands:", "run ", "Exit status"}, nil},
+		{"help run", []string{"help", "run"}, exitOK, []string{"usage: evolve run", "--workers"}, nil},
+		{"run --help", []string{"run", "--help"}, exitOK, []string{"usage: evolve run", "-config FILE", "Examples:"}, nil},
+		{"version", []string{"version"}, exitOK, []string{"evolve "}, nil},
+		{"unknown command", []string{"frobnicate"}, exitUsage, nil, []string{`unknown command "frobnicate"`}},
+		{"unknown flag", []string{"run", "--wokers", "2"}, exitUsage, nil, []string{"flag provided but not defined: -wokers", "usage: evolve run"}},
+		{"bad flag value", []string{"run", "--workers", "two"}, exitUsage, nil, []string{`invalid value "two" for flag -workers`}},
+		{"negative workers", []string{"run", "--workers", "-1"}, exitUsage, nil, []string{"--workers must be >= 0 (0 = GOMAXPROCS), got -1"}},
+		{"extra argument", []string{"run", "extra"}, exitUsage, nil, []string{`unexpected argument "extra"`}},
+		{"missing config", []string{"run", "--config", "/nonexistent/exp.yaml"}, exitFailure, nil, []string{"/nonexistent/exp.yaml", "no such file"}},
+		{"print config", []string{"run", "--print-config"}, exitOK, []string{"name: default", "max_generations: 10"}, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			code, stdout, stderr := evolve(t, tt.args...)
+			if code != tt.code {
+				t.Errorf("exit %d, want %d\nstdout: %s\nstderr: %s", code, tt.code, stdout, stderr)
+			}
+			for _, s := range tt.stdout {
+				if !strings.Contains(stdout, s) {
+					t.Errorf("stdout lacks %q:\n%s", s, stdout)
+				}
+			}
+			for _, s := range tt.stderr {
+				if !strings.Contains(stderr, s) {
+					t.Errorf("stderr lacks %q:\n%s", s, stderr)
+				}
+			}
+		})
+	}
+}
+
+func TestRunBadConfig(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "exp.yaml")
+	os.WriteFile(cfg, []byte("name: x\nacceptance:\n  alpah: 0.1\n"), 0o644)
+	code, _, stderr := evolve(t, "run", "--config", cfg)
+	if code != exitFailure {
+		t.Fatalf("exit %d, want 1", code)
+	}
+	want := cfg + `:3: acceptance: unknown key "alpah" (known: alpha, correction, test)`
+	if !strings.Contains(stderr, want) {
+		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
+	}
+}
+
+// A small run end to end through the CLI: the summary table and the run
+// directory.
+func TestRunSmall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("plays episodes")
+	}
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "exp.yaml")
+	os.WriteFile(cfg, []byte("name: small\nmax_generations: 1\nmutation:\n  candidates: 2\n"), 0o644)
+	code, stdout, stderr := evolve(t, "run", "--config", cfg, "--out", filepath.Join(dir, "runs"), "--workers", "2")
+	if code != exitOK {
+		t.Fatalf("exit %d\nstderr: %s", code, stderr)
+	}
+	for _, s := range []string{"generation  incumbent", "test split (n=1000)", "run directory: " + filepath.Join(dir, "runs", "small-")} {
+		if !strings.Contains(stdout, s) {
+			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+	// Not a terminal: plain progress lines on stderr.
+	for _, s := range []string{"gen 0  train v1.0.0   done in", "generation 0: incumbent v1.0.0"} {
+		if !strings.Contains(stderr, s) {
+			t.Errorf("stderr lacks %q:\n%s", s, stderr)
+		}
+	}
+}
