@@ -1,0 +1,35 @@
+package prompt
+
+// NextVersion returns the next version from base for bump b that is not
+// in existing: patch gives vX.Y.(largest patch of vX.Y.* + 1), minor
+// vX.(largest minor of vX.* + 1).0, major v(largest major + 1).0.0.
+// Versions allocated one after another from one base (each added to
+// existing) are distinct and depend only on existing, not on its order:
+// from {v1.0.0}: v1.0.1, v1.0.2, then minor v1.1.0, v1.2.0.
+func NextVersion(base Version, b Bump, existing []Version) Version {
+	switch b {
+	case BumpMinor:
+		next := Version{base.Major, base.Minor + 1, 0}
+		for _, v := range existing {
+			if v.Major == base.Major && v.Minor >= next.Minor {
+				next.Minor = v.Minor + 1
+			}
+		}
+		return next
+	case BumpMajor:
+		next := Version{base.Major + 1, 0, 0}
+		for _, v := range existing {
+			if v.Major >= next.Major {
+				next.Major = v.Major + 1
+			}
+		}
+		return next
+	}
+	next := Version{base.Major, base.Minor, base.Patch + 1}
+	for _, v := range existing {
+		if v.Major == base.Major && v.Minor == base.Minor && v.Patch >= next.Patch {
+			next.Patch = v.Patch + 1
+		}
+	}
+	return next
+}
