@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"syscall"
 	"time"
 
 	"evolve/envs"
@@ -30,18 +31,40 @@ const (
 	PhaseTest  = results.SplitTest
 )
 
+// ErrInterrupted is returned (wrapped in an *InterruptedError) when the
+// run's context is cancelled: the run directory holds the checkpoint of
+// the last finished generation and can be resumed.
+var ErrInterrupted = errors.New("run interrupted")
+
+// InterruptedError says where an interrupted run can be resumed from.
+type InterruptedError struct {
+	Dir         string // the run directory
+	Generations int    // generations finished and checkpointed
+	Cause       error  // the context's error
+}
+
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("%v after %d finished generation(s); resume with: evolve run --resume %s", ErrInterrupted, e.Generations, e.Dir)
+}
+
+// Unwrap returns ErrInterrupted and the context's error.
+func (e *InterruptedError) Unwrap() []error { return []error{ErrInterrupted, e.Cause} }
+
 // Observer receives the progress of a run. PhaseStart, PhaseEnd and
 // GenerationEnd are called from the goroutine running Run; EpisodeDone is
 // called from worker goroutines, one call at a time.
 type Observer interface {
+	// Started announces the run directory; resumed is the number of
+	// generations already done when resuming, -1 for a new run.
+	Started(runID, dir string, resumed int)
 	// PhaseStart announces that total episodes of version on split are
 	// about to be played in generation gen.
 	PhaseStart(gen int, split, version string, total int)
 	// EpisodeDone reports done of total episodes of the current phase.
 	EpisodeDone(done, total int)
 	// PhaseEnd reports the end of the current phase.
-	PhaseEnd(gen int, split, version string, elapsed time.Duration)
-	// GenerationEnd reports a finished generation.
+	PhaseEnd(gen int, split, version string, episodes int, elapsed time.Duration)
+	// GenerationEnd reports a finished (and checkpointed) generation.
 	GenerationEnd(g Generation)
 }
 
@@ -58,6 +81,10 @@ type Options struct {
 	Now func() time.Time
 	// Version is the evolve version recorded in the manifest.
 	Version string
+	// Report, if not nil, is called with the run directory after the
+	// Parquet files, plots and manifest are written (e.g. to write
+	// report.md). Its error fails the run.
+	Report func(dir string) error
 }
 
 // Generation summarises one generation of a run.
@@ -80,14 +107,15 @@ type Candidate struct {
 
 // Result is what a finished run reports.
 type Result struct {
-	RunID       string        // content-derived run ID (name-hash)
-	Dir         string        // the run directory
-	Generations []Generation  // in order
-	Base        string        // the base version
-	Final       string        // the final version
-	TestBase    stats.Summary // the base version on the test split
-	TestFinal   stats.Summary // the final version on the test split (== TestBase if Final == Base)
-	Started     time.Time
+	RunID       string                  // content-derived run ID (name-hash)
+	Dir         string                  // the run directory
+	Generations []results.GenerationRow // one per generation, in order (also those before a resume)
+	Candidates  []results.CandidateRow  // every candidate, in generation and version order
+	Base        string                  // the base version
+	Final       string                  // the final version
+	TestBase    stats.Summary           // the base version on the test split
+	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
+	Started     time.Time               // when this process started the run (or resumed it)
 	Finished    time.Time
 }
 
@@ -113,12 +141,15 @@ type run struct {
 	opt    Options
 	id     string
 	dir    string
+	lock   *os.File
 	env    envs.Environment
 	seeds  *seeds.Set
+	base   *prompt.Prompt
 	store  *prompt.Store
 	runner *evaluate.Runner
 	gate   evaluate.Gate
 	now    func() time.Time
+	ck     checkpoint
 
 	episodes    []results.EpisodeRow
 	candidates  []results.CandidateRow
@@ -128,69 +159,24 @@ type run struct {
 // Run executes the experiment cfg: the evolution loop of the architecture
 // note, then the test split, then the exports. It creates
 // <out>/<run-id>/ (with a numeric suffix if that exists) and returns what
-// happened. It stops with ctx.Err() when ctx is cancelled.
+// happened. The run directory is locked while the run lasts and
+// checkpointed at every generation boundary; when ctx is cancelled Run
+// returns an *InterruptedError and Resume continues the run.
 func Run(ctx context.Context, cfg *Config, opt Options) (*Result, error) {
 	r := &run{cfg: cfg, opt: opt}
-	res := &Result{Started: time.Now().UTC()}
-	if err := r.setup(); err != nil {
+	if err := r.prepare(); err != nil {
 		return nil, err
 	}
-	res.RunID, res.Dir = r.id, r.dir
-	base, err := r.basePrompt()
-	if err != nil {
+	if err := r.create(); err != nil {
 		return nil, err
 	}
-	if err := r.writeVersion(base); err != nil {
-		return nil, err
-	}
-	res.Base = base.Version.String()
-
-	inc := base
-	incVal, err := r.play(ctx, 0, PhaseVal, inc, r.seeds.Val)
-	if err != nil {
-		return nil, err
-	}
-	stall := 0
-	for g := 0; g < cfg.MaxGenerations; g++ {
-		gen, next, nextVal, err := r.generation(ctx, g, inc, incVal, stall)
-		if err != nil {
-			return nil, err
-		}
-		res.Generations = append(res.Generations, gen)
-		if r.opt.Observer != nil {
-			r.opt.Observer.GenerationEnd(gen)
-		}
-		if next == nil {
-			stall++
-			if stall >= cfg.Patience {
-				break
-			}
-			continue
-		}
-		stall = 0
-		inc, incVal = next, nextVal
-	}
-	res.Final = inc.Version.String()
-	last := len(res.Generations) - 1
-	if res.TestFinal, err = r.test(ctx, last, inc); err != nil {
-		return nil, err
-	}
-	res.TestBase = res.TestFinal
-	if res.Final != res.Base {
-		if res.TestBase, err = r.test(ctx, last, base); err != nil {
-			return nil, err
-		}
-	}
-	res.Finished = time.Now().UTC()
-	if err := r.export(res); err != nil {
-		return nil, err
-	}
-	return res, nil
+	defer r.unlock()
+	return r.loop(ctx)
 }
 
-// setup resolves the config into the environment, seeds, store and run
-// directory.
-func (r *run) setup() error {
+// prepare resolves the config into the environment, seeds, base prompt,
+// gate, runner, clock and run ID.
+func (r *run) prepare() error {
 	var err error
 	if r.env, err = r.cfg.Env(); err != nil {
 		return err
@@ -203,11 +189,15 @@ func (r *run) setup() error {
 	if err != nil {
 		return err
 	}
-	corr, err := stats.ParseCorrection(r.cfg.Acceptance.Correction)
-	if err != nil {
+	if r.base, err = r.basePrompt(); err != nil {
 		return err
 	}
-	r.gate = evaluate.Gate{Alpha: r.cfg.Acceptance.Alpha, Correction: corr}
+	if _, err := prompt.Encode(r.base); err != nil { // sets ContentSHA256
+		return err
+	}
+	if r.gate, err = r.cfg.Gate(); err != nil {
+		return err
+	}
 	workers := r.cfg.Workers
 	if r.opt.Workers > 0 {
 		workers = r.opt.Workers
@@ -221,9 +211,12 @@ func (r *run) setup() error {
 			r.now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 		}
 	}
-	if r.id, err = r.runID(); err != nil {
-		return err
-	}
+	r.id, err = r.runID()
+	return err
+}
+
+// create makes and locks a new run directory and writes the base version.
+func (r *run) create() error {
 	out := r.cfg.Output
 	if r.opt.Out != "" {
 		out = r.opt.Out
@@ -242,29 +235,130 @@ func (r *run) setup() error {
 		}
 		r.dir = filepath.Join(out, fmt.Sprintf("%s.%d", r.id, i))
 	}
-	r.store, err = prompt.OpenStore(filepath.Join(r.dir, "prompts"))
-	return err
-}
-
-// runID is the config's name and the first 10 hex digits of the SHA-256 of
-// everything that shapes the results: the resolved config, the seed hashes
-// and the base prompt.
-func (r *run) runID() (string, error) {
-	h := sha256.New()
+	if err := r.lockDir(); err != nil {
+		return err
+	}
+	var err error
+	if r.store, err = prompt.OpenStore(filepath.Join(r.dir, "prompts")); err != nil {
+		return err
+	}
+	if err := r.writeVersion(r.base); err != nil {
+		return err
+	}
+	if err := r.store.SetCurrent(r.base.Version); err != nil {
+		return err
+	}
 	resolved, err := r.cfg.Resolved()
 	if err != nil {
-		return "", err
+		return err
 	}
-	h.Write(resolved)
-	for _, s := range []seeds.Split{seeds.Train, seeds.Val, seeds.Test} {
-		fmt.Fprintf(h, "%s %s\n", s, r.seeds.Hashes[s])
+	r.ck = checkpoint{
+		Schema: checkpointSchema, RunID: r.id, Config: string(resolved),
+		SeedSHA256: r.seedHashes(), BaseSHA256: r.base.ContentSHA256,
+		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
+		Versions: []string{r.base.Version.String()}, Started: time.Now().UTC(),
 	}
-	base, err := r.basePrompt()
+	if r.opt.Observer != nil {
+		r.opt.Observer.Started(r.id, r.dir, -1)
+	}
+	return r.save()
+}
+
+// lockDir takes an exclusive advisory lock on the run directory for the
+// life of the process (released by the kernel if it dies).
+func (r *run) lockDir() error {
+	f, err := os.OpenFile(filepath.Join(r.dir, "run.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return "", err
+		return err
 	}
-	fmt.Fprintf(h, "base %s\n", base.ContentSHA256)
-	return r.cfg.Name + "-" + hex.EncodeToString(h.Sum(nil))[:10], nil
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("run directory %s is in use by another evolve process (%v); wait for it to finish or stop it first", r.dir, err)
+	}
+	r.lock = f
+	return nil
+}
+
+func (r *run) unlock() {
+	if r.lock != nil {
+		syscall.Flock(int(r.lock.Fd()), syscall.LOCK_UN)
+		r.lock.Close()
+	}
+}
+
+// loop runs the generations still to do, the test split and the exports.
+func (r *run) loop(ctx context.Context) (*Result, error) {
+	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: time.Now().UTC()}
+	inc, err := r.store.Load(prompt.MustParseVersion(r.ck.Incumbent))
+	if err != nil {
+		return nil, err
+	}
+	if !r.ck.BaseValDone {
+		if _, err := r.play(ctx, 0, PhaseVal, inc, r.seeds.Val); err != nil {
+			return nil, r.interrupted(ctx, err)
+		}
+		r.ck.BaseValDone = true
+		if err := r.save(); err != nil {
+			return nil, err
+		}
+	}
+	incVal, err := r.valScores(inc.Version.String())
+	if err != nil {
+		return nil, err
+	}
+	for !r.ck.LoopDone {
+		g := r.ck.Generations
+		gen, next, nextVal, err := r.generation(ctx, g, inc, incVal)
+		if err != nil {
+			return nil, r.interrupted(ctx, err)
+		}
+		r.ck.Generations++
+		if next == nil {
+			r.ck.Stall++
+		} else {
+			r.ck.Stall = 0
+			inc, incVal = next, nextVal
+			r.ck.Incumbent = inc.Version.String()
+		}
+		r.ck.LoopDone = r.ck.Stall >= r.cfg.Patience || r.ck.Generations >= r.cfg.MaxGenerations
+		if err := r.save(); err != nil {
+			return nil, err
+		}
+		if r.opt.Observer != nil {
+			r.opt.Observer.GenerationEnd(gen)
+		}
+	}
+	res.Final = inc.Version.String()
+	last := r.ck.Generations - 1
+	if res.TestFinal, err = r.test(ctx, last, inc); err != nil {
+		return nil, r.interrupted(ctx, err)
+	}
+	res.TestBase = res.TestFinal
+	if res.Final != res.Base {
+		if res.TestBase, err = r.test(ctx, last, r.base); err != nil {
+			return nil, r.interrupted(ctx, err)
+		}
+	}
+	res.Finished = time.Now().UTC()
+	res.Generations, res.Candidates = r.generations, r.candidates
+	results.SortGenerations(res.Generations)
+	results.SortCandidates(res.Candidates)
+	if err := r.export(res); err != nil {
+		return nil, err
+	}
+	r.ck.Done, r.ck.Finished = true, res.Finished
+	if err := r.save(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// interrupted wraps err as an *InterruptedError if ctx was cancelled.
+func (r *run) interrupted(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return &InterruptedError{Dir: r.dir, Generations: r.ck.Generations, Cause: ctx.Err()}
+	}
+	return err
 }
 
 // basePrompt returns the embedded base prompt or the configured file.
@@ -279,11 +373,42 @@ func (r *run) basePrompt() (*prompt.Prompt, error) {
 	return prompt.Decode(r.cfg.BasePrompt, data)
 }
 
+// writeVersion writes p to the store. A version left by an interrupted
+// generation is adopted if it holds the same content (timestamps aside),
+// so that a resumed run allocates the same versions as one never
+// interrupted; any other existing version is an error.
 func (r *run) writeVersion(p *prompt.Prompt) error {
-	if err := r.store.Write(p); err != nil {
+	err := r.store.Write(p)
+	if !errors.Is(err, prompt.ErrVersionExists) {
 		return err
 	}
-	return r.store.SetCurrent(p.Version)
+	old, lerr := r.store.Load(p.Version)
+	if lerr != nil {
+		return fmt.Errorf("%w (and reading it back: %v)", err, lerr)
+	}
+	if !sameContent(old, p) {
+		return fmt.Errorf("%w with different content: the run directory holds a %s this run did not write", err, p.Version)
+	}
+	*p = *old
+	return nil
+}
+
+// sameContent reports whether a and b are equal but for their timestamps.
+func sameContent(a, b *prompt.Prompt) bool {
+	strip := func(p *prompt.Prompt) []byte {
+		q := p.Clone()
+		q.Timestamp = time.Time{}
+		for i := range q.MutationHistory {
+			q.MutationHistory[i].Timestamp = time.Time{}
+		}
+		data, err := prompt.Encode(q)
+		if err != nil {
+			return nil
+		}
+		return data
+	}
+	x, y := strip(a), strip(b)
+	return x != nil && string(x) == string(y)
 }
 
 // play runs p over one split and records its episodes.
@@ -312,7 +437,7 @@ func (r *run) playRaw(ctx context.Context, gen int, split, version string, param
 		return nil, err
 	}
 	if obs != nil {
-		obs.PhaseEnd(gen, split, version, time.Since(start))
+		obs.PhaseEnd(gen, split, version, len(outs), time.Since(start))
 	}
 	return outs, nil
 }
@@ -333,21 +458,43 @@ func (r *run) record(gen int, split, version string, outs []envs.Outcome) {
 	}
 }
 
+// valScores returns the recorded val scores of version, in the order of
+// the val seed file (the order the runner played them in).
+func (r *run) valScores(version string) ([]float64, error) {
+	bySeed := make(map[uint64]int64, len(r.seeds.Val))
+	for i := range r.episodes {
+		e := &r.episodes[i]
+		if e.Split == PhaseVal && e.Version == version {
+			bySeed[e.Seed] = e.Score
+		}
+	}
+	out := make([]float64, len(r.seeds.Val))
+	for i, s := range r.seeds.Val {
+		v, ok := bySeed[s]
+		if !ok {
+			return nil, fmt.Errorf("run directory %s: no val episode of %s for seed %d (episodes.parquet incomplete)", r.dir, version, s)
+		}
+		out[i] = float64(v)
+	}
+	return out, nil
+}
+
 // generation runs generation g from the incumbent inc (whose val scores
 // are incVal) and returns its summary and, if a candidate was accepted,
-// the new incumbent and its val scores.
-func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal []float64, stall int) (Generation, *prompt.Prompt, []float64, error) {
+// the new incumbent and its val scores. It changes nothing on disk until
+// every episode is played, then writes the candidates.
+func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal []float64) (Generation, *prompt.Prompt, []float64, error) {
 	gen := Generation{Index: g, Incumbent: inc.Version.String(), Accepted: -1}
 	trainOuts, err := r.playRaw(ctx, g, PhaseTrain, gen.Incumbent, inc.PolicyParameters, r.seeds.Train)
 	if err != nil {
 		return gen, nil, nil, err
 	}
-	r.record(g, PhaseTrain, gen.Incumbent, trainOuts)
 	gen.Failures = failure.Analyze(trainOuts)
 	gen.TrainMean = mean(evaluate.Scores(trainOuts))
 
 	// Propose k candidates; after a stalled generation, the next k in the
 	// proposer's order.
+	stall := r.ck.Stall
 	mcfg := r.cfg.Mutation
 	mcfg.Candidates = r.cfg.Mutation.Candidates * (stall + 1)
 	muts, err := mutate.Propose(gen.Failures, inc.PolicyParameters, mcfg)
@@ -360,25 +507,21 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 		muts = nil
 	}
 
-	// Allocate versions (deterministic: in proposal order from the store's
-	// state), evaluate each candidate on val, then decide.
+	// Allocate versions from the versions this run has committed (not
+	// from the store, which may hold versions of an interrupted
+	// generation), then evaluate each candidate on val and decide.
+	existing := make([]prompt.Version, 0, len(r.ck.Versions)+len(muts))
+	for _, s := range r.ck.Versions {
+		existing = append(existing, prompt.MustParseVersion(s))
+	}
 	versions := make([]prompt.Version, len(muts))
-	taken := map[prompt.Version]bool{}
 	for i, m := range muts {
 		bump := prompt.BumpPatch
 		if m.Reorder {
 			bump = prompt.BumpMinor
 		}
-		v, err := r.store.Next(inc.Version, bump)
-		if err != nil {
-			return gen, nil, nil, err
-		}
-		for taken[v] {
-			// Next only sees written versions; step past earlier picks.
-			v = nextAfter(v, bump)
-		}
-		taken[v] = true
-		versions[i] = v
+		versions[i] = prompt.NextVersion(inc.Version, bump, existing)
+		existing = append(existing, versions[i])
 	}
 	candVal := make([][]float64, len(muts))
 	candOuts := make([][]envs.Outcome, len(muts))
@@ -394,7 +537,9 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	}
 	gen.Decision, gen.Val, gen.Accepted = dec, dec.Incumbent, dec.Accepted
 
-	// Write every candidate as an immutable version with its evidence.
+	// Every episode is played: record them and write every candidate as
+	// an immutable version with its evidence.
+	r.record(g, PhaseTrain, gen.Incumbent, trainOuts)
 	var next *prompt.Prompt
 	for i, m := range muts {
 		c := dec.Candidates[i]
@@ -405,7 +550,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			Description: m.Description,
 			Timestamp:   r.now(),
 			Evidence: &prompt.Evidence{
-				Test:             "mann-whitney-u",
+				Test:             r.cfg.testName(),
 				Alternative:      "greater",
 				PValue:           c.Test.P,
 				AdjustedPValue:   c.PAdj,
@@ -420,9 +565,10 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			},
 		}
 		cand := inc.Derive(versions[i], m.Params, rec, r.now())
-		if err := r.store.Write(cand); err != nil {
+		if err := r.writeVersion(cand); err != nil {
 			return gen, nil, nil, err
 		}
+		r.ck.Versions = append(r.ck.Versions, versions[i].String())
 		r.record(g, PhaseVal, versions[i].String(), candOuts[i])
 		gen.Candidates = append(gen.Candidates, Candidate{Version: versions[i].String(), Mutation: m})
 		r.candidates = append(r.candidates, results.CandidateRow{
@@ -446,25 +592,18 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 		Entrapment: int32(gen.Failures.Counts[failure.Entrapment]), NCandidates: int32(len(muts)),
 		NextIncumbent: gen.Incumbent,
 	}
+	if next != nil {
+		p := dec.Candidates[dec.Accepted].PAdj
+		row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
+		if err := r.store.SetCurrent(next.Version); err != nil {
+			return gen, nil, nil, err
+		}
+	}
+	r.generations = append(r.generations, row)
 	if next == nil {
-		r.generations = append(r.generations, row)
 		return gen, nil, nil, nil
 	}
-	p := dec.Candidates[dec.Accepted].Test.P
-	row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
-	r.generations = append(r.generations, row)
-	if err := r.store.SetCurrent(next.Version); err != nil {
-		return gen, nil, nil, err
-	}
 	return gen, next, candVal[dec.Accepted], nil
-}
-
-// nextAfter returns the version after v by bump b.
-func nextAfter(v prompt.Version, b prompt.Bump) prompt.Version {
-	if b == prompt.BumpMinor {
-		return prompt.Version{Major: v.Major, Minor: v.Minor + 1}
-	}
-	return prompt.Version{Major: v.Major, Minor: v.Minor, Patch: v.Patch + 1}
 }
 
 // test plays p on the test split and summarises its scores with a 95% CI.
@@ -487,15 +626,21 @@ func mean(x []float64) float64 {
 	return t / float64(len(x))
 }
 
-// export writes the Parquet tables, the plots and the manifest.
-func (r *run) export(res *Result) error {
+// writeTables writes the three Parquet tables with the rows so far.
+func (r *run) writeTables() error {
 	if err := results.WriteEpisodes(filepath.Join(r.dir, "episodes.parquet"), r.episodes); err != nil {
 		return err
 	}
 	if err := results.WriteCandidates(filepath.Join(r.dir, "candidates.parquet"), r.candidates); err != nil {
 		return err
 	}
-	if err := results.WriteGenerations(filepath.Join(r.dir, "generations.parquet"), r.generations); err != nil {
+	return results.WriteGenerations(filepath.Join(r.dir, "generations.parquet"), r.generations)
+}
+
+// export writes the final Parquet tables, the plots, the manifest and the
+// report.
+func (r *run) export(res *Result) error {
+	if err := r.writeTables(); err != nil {
 		return err
 	}
 	plots := filepath.Join(r.dir, "plots")
@@ -508,8 +653,31 @@ func (r *run) export(res *Result) error {
 	if err := results.PlotCandidates(plots, r.episodes, r.candidates, r.generations); err != nil {
 		return err
 	}
-	return r.writeManifest(res)
+	if err := r.writeManifest(res); err != nil {
+		return err
+	}
+	if r.opt.Report != nil {
+		return r.opt.Report(r.dir)
+	}
+	return nil
 }
 
 // GoVersion is the Go toolchain the binary was built with.
 func GoVersion() string { return runtime.Version() }
+
+// runID is the config's name and the first 10 hex digits of the SHA-256 of
+// everything that shapes the results: the resolved config, the seed hashes
+// and the base prompt's content hash.
+func (r *run) runID() (string, error) {
+	h := sha256.New()
+	resolved, err := r.cfg.Resolved()
+	if err != nil {
+		return "", err
+	}
+	h.Write(resolved)
+	for _, s := range seeds.Splits {
+		fmt.Fprintf(h, "%s %s\n", s, r.seeds.Hashes[s])
+	}
+	fmt.Fprintf(h, "base %s\n", r.base.ContentSHA256)
+	return r.cfg.Name + "-" + hex.EncodeToString(h.Sum(nil))[:10], nil
+}

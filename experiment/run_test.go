@@ -63,11 +63,10 @@ func TestMain(m *testing.M) {
 func TestDefaultRunImproves(t *testing.T) {
 	res := defaultRun(t, 2)
 	accepted := 0
-	for _, g := range res.Generations {
-		if g.Accepted >= 0 {
-			c := g.Decision.Candidates[g.Accepted]
-			if c.Test.P >= 0.05 || c.PAdj >= 0.05 {
-				t.Errorf("generation %d accepted %s with p=%v, p_adj=%v", g.Index, g.Candidates[g.Accepted].Version, c.Test.P, c.PAdj)
+	for _, c := range res.Candidates {
+		if c.Accepted {
+			if c.P >= 0.05 || c.PAdj >= 0.05 {
+				t.Errorf("generation %d accepted %s with p=%v, p_adj=%v", c.Generation, c.Version, c.P, c.PAdj)
 			}
 			accepted++
 		}
@@ -174,10 +173,7 @@ func TestRunPromptStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := 1
-	for _, g := range res.Generations {
-		want += len(g.Candidates)
-	}
+	want := 1 + len(res.Candidates)
 	if len(list) != want {
 		t.Fatalf("store has %d versions, want %d", len(list), want)
 	}

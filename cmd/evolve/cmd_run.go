@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
+	"math"
 	"text/tabwriter"
 
 	"evolve/cmd/evolve/internal/progress"
@@ -14,14 +16,15 @@ func init() {
 	register(&command{
 		name:     "run",
 		synopsis: "evolve a prompt: train, propose, gate on val, report on test",
-		usage:    "[--config FILE] [--out DIR] [--workers N] [--quiet]",
+		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--quiet] [--log-format text|json]",
 		help: `
 Run an evolution experiment. Without --config it runs the embedded default:
 the base prompt v1.0.0 on the built-in dungeon, over the embedded frozen seed
 sets (train 200, val 300, test 1000), 4 candidates a generation, one-sided
 Mann-Whitney U with Holm correction at alpha 0.05, until a generation accepts
 no candidate (or 10 generations). A config file needs only the keys it
-changes; 'evolve run --print-config' shows the default with comments.
+changes; 'evolve run --print-config' shows the default with comments, and
+'evolve validate FILE' checks a config without running it.
 
 Each generation plays the incumbent on the train seeds, classifies its
 failures (injury, combat_loss, starvation, entrapment), proposes structured
@@ -37,16 +40,33 @@ config and seeds give the same ID and byte-identical Parquet, whatever
 --workers is. New prompt versions are stamped with SOURCE_DATE_EPOCH when it
 is set (for byte-identical prompt files), else with the current time.
 
+Interrupting and resuming: the run directory is checkpointed at every
+generation boundary (checkpoint.json and the tables so far). Ctrl-C
+(SIGINT) or SIGTERM stops starting episodes, discards the unfinished
+generation, and exits with 130 or 143, printing the command that resumes
+it; a second signal exits at once (everything on disk stays consistent).
+'evolve run --resume RUN_DIR' continues a stopped or crashed run and ends
+with the same outputs as a run never interrupted; it refuses a changed
+config, seed file or base prompt and names what changed.
+
+Progress goes to stderr: live bars with rate and ETA on a terminal, and one
+log line per phase and per generation (log/slog, --log-format text or
+json). Results go to stdout.
+
 Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
+	evolve run --resume runs/default-3da474e219
+	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			config := fs.String("config", "", "experiment config `FILE` (YAML); default: the embedded default")
+			resume := fs.String("resume", "", "continue the interrupted run in `RUN_DIR` from its last checkpoint")
 			out := fs.String("out", "", "create the run directory under `DIR` (default: the config's output, \"runs\")")
 			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: the config's workers, 0 = GOMAXPROCS)")
-			quiet := fs.Bool("quiet", false, "print only one line per generation and the final table")
+			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines: one line per generation and the final table")
+			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
@@ -55,22 +75,44 @@ Examples:
 				if *workers < 0 {
 					return usagef("--workers must be >= 0 (0 = GOMAXPROCS), got %d", *workers)
 				}
+				if *logFormat != "text" && *logFormat != "json" {
+					return usagef("--log-format must be text or json, got %q", *logFormat)
+				}
+				if *resume != "" && *out != "" {
+					return usagef("--out cannot be used with --resume (the run continues in its own directory)")
+				}
 				if *printConfig {
 					_, err := env.stdout.Write(experiment.DefaultYAML())
 					return err
 				}
-				cfg := experiment.DefaultConfig()
+				var cfg *experiment.Config
 				if *config != "" {
 					var err error
 					if cfg, err = experiment.Load(*config); err != nil {
 						return err
 					}
 				}
-				disp := progress.New(env.stderr, *quiet)
-				res, err := experiment.Run(ctx, cfg, experiment.Options{
-					Out: *out, Workers: *workers, Observer: disp, Version: Version(),
-				})
+				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat})
+				if err != nil {
+					return usagef("%v", err)
+				}
+				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook}
+				var res *experiment.Result
+				if *resume != "" {
+					res, err = experiment.Resume(ctx, *resume, cfg, opt)
+				} else {
+					if cfg == nil {
+						cfg = experiment.DefaultConfig()
+					}
+					res, err = experiment.Run(ctx, cfg, opt)
+				}
 				disp.Close()
+				var ie *experiment.InterruptedError
+				if errors.As(err, &ie) {
+					disp.Logger().Warn("interrupted", "dir", ie.Dir, "generations_done", ie.Generations,
+						"resume", "evolve run --resume "+ie.Dir)
+					return &exitError{code: interruptCode(ctx), err: err}
+				}
 				if err != nil {
 					return err
 				}
@@ -81,22 +123,38 @@ Examples:
 	})
 }
 
+// reportHook writes the run's report once its tables are written; nil
+// until the report command exists.
+var reportHook func(dir string) error
+
 // printSummary prints the run's table and where its outputs are.
 func printSummary(env *cmdEnv, res *experiment.Result) {
 	w := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(w, "generation\tincumbent\tval mean\taccepted\tp\tA12\tval mean (accepted)\tmutation")
+	fmt.Fprintln(w, "generation\tincumbent\tval mean\taccepted\tp\tp (adj.)\tA12\tval mean (accepted)\tmutation")
+	accepted := map[string]int{}
+	for i, c := range res.Candidates {
+		if c.Accepted {
+			accepted[fmt.Sprint(c.Generation)] = i
+		}
+	}
 	for _, g := range res.Generations {
-		if g.Accepted < 0 {
-			fmt.Fprintf(w, "%d\t%s\t%.1f\t-\t-\t-\t-\t-\n", g.Index, g.Incumbent, g.Val.Mean)
+		i, ok := accepted[fmt.Sprint(g.Generation)]
+		if !ok {
+			fmt.Fprintf(w, "%d\t%s\t%.1f\t-\t-\t-\t-\t-\t-\n", g.Generation, g.Incumbent, g.ValMean)
 			continue
 		}
-		c := g.Decision.Candidates[g.Accepted]
-		fmt.Fprintf(w, "%d\t%s\t%.1f\t%s\t%.2g\t%.3f\t%.1f\t%s\n", g.Index, g.Incumbent, g.Val.Mean,
-			g.Candidates[g.Accepted].Version, c.Test.P, c.A12, c.Summary.Mean, g.Candidates[g.Accepted].Mutation.Description)
+		c := res.Candidates[i]
+		fmt.Fprintf(w, "%d\t%s\t%.1f\t%s\t%.2g\t%.2g\t%.3f\t%.1f\t%s\n", g.Generation, g.Incumbent, g.ValMean,
+			c.Version, c.P, c.PAdj, c.A12, c.Mean, c.Mutation)
 	}
 	w.Flush()
-	fmt.Fprintf(env.stdout, "\ntest split (n=%d): %s mean %.1f [95%% CI %.1f, %.1f]; final %s mean %.1f [95%% CI %.1f, %.1f]\n",
-		res.TestFinal.N, res.Base, res.TestBase.Mean, res.TestBase.CILow, res.TestBase.CIHigh,
-		res.Final, res.TestFinal.Mean, res.TestFinal.CILow, res.TestFinal.CIHigh)
-	fmt.Fprintf(env.stdout, "run directory: %s\n", res.Dir)
+	half := func(lo, hi float64) float64 { return (hi - lo) / 2 }
+	fmt.Fprintf(env.stdout, "\ntest split (n=%d): base %s mean %.1f ± %.1f (95%% CI); final %s mean %.1f ± %.1f (95%% CI)",
+		res.TestFinal.N, res.Base, res.TestBase.Mean, half(res.TestBase.CILow, res.TestBase.CIHigh),
+		res.Final, res.TestFinal.Mean, half(res.TestFinal.CILow, res.TestFinal.CIHigh))
+	if res.Final != res.Base && res.TestBase.Mean != 0 {
+		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
+	}
+	fmt.Fprintf(env.stdout, "\nrun directory: %s\n", res.Dir)
+	_ = math.NaN
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"sort"
 	"strings"
+	"sync/atomic"
 	"syscall"
 )
 
@@ -124,9 +125,60 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	return exitFailure
 }
 
-// signalContext cancels ctx on SIGINT or SIGTERM.
+// signalKey is the context key of the *atomic.Value holding the first
+// signal received.
+type signalKey struct{}
+
+// signalContext cancels ctx on the first SIGINT or SIGTERM, so that a run
+// stops starting episodes and writes its checkpoint; a second signal exits
+// at once with 130 or 143 (every file is written atomically, so nothing on
+// disk is half-written). The returned stop function stops listening.
 func signalContext(ctx context.Context) (context.Context, func()) {
-	return signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	var got atomic.Value
+	ctx, cancel := context.WithCancel(context.WithValue(ctx, signalKey{}, &got))
+	ch := make(chan os.Signal, 2)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			got.Store(sig)
+			fmt.Fprintf(os.Stderr, "evolve: %v: stopping after in-flight episodes and writing the checkpoint (send it again to exit now)\n", sig)
+			cancel()
+		case <-done:
+			return
+		}
+		select {
+		case sig := <-ch:
+			fmt.Fprintf(os.Stderr, "evolve: %v again: exiting now\n", sig)
+			os.Exit(signalExit(sig))
+		case <-done:
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		close(done)
+		cancel()
+	}
+}
+
+// signalExit is the exit status for a signal: 128 + its number.
+func signalExit(sig os.Signal) int {
+	if sig == syscall.SIGTERM {
+		return exitTerminated
+	}
+	return exitInterrupted
+}
+
+// interruptCode returns the exit status for the signal that cancelled ctx
+// (130 for SIGINT, 143 for SIGTERM; 130 when cancelled otherwise).
+func interruptCode(ctx context.Context) int {
+	if v, ok := ctx.Value(signalKey{}).(*atomic.Value); ok {
+		if sig, ok := v.Load().(os.Signal); ok {
+			return signalExit(sig)
+		}
+	}
+	return exitInterrupted
 }
 
 func topUsage(w io.Writer) {

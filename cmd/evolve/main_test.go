@@ -90,7 +90,7 @@ func TestRunSmall(t *testing.T) {
 		}
 	}
 	// Not a terminal: plain progress lines on stderr.
-	for _, s := range []string{"gen 0  train v1.0.0   done in", "generation 0: incumbent v1.0.0"} {
+	for _, s := range []string{`msg="phase done" gen=0 split=train version=v1.0.0 episodes=200`, `msg="generation done" gen=0 incumbent=v1.0.0`} {
 		if !strings.Contains(stderr, s) {
 			t.Errorf("stderr lacks %q:\n%s", s, stderr)
 		}

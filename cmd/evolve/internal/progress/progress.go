@@ -1,12 +1,15 @@
-// Package progress shows an evolution run's progress: live bars with rate
-// and ETA on a terminal (github.com/vbauerster/mpb/v8), and one plain line
-// per phase and per generation otherwise (CI logs, Slurm output), since
-// mpb prints nothing when its output is not a terminal.
+// Package progress shows an evolution run's progress. On a terminal it
+// draws a live bar per phase (train, val, test) with episodes done, rate
+// and ETA (github.com/vbauerster/mpb/v8); in any case it logs one
+// structured line per phase and per generation with log/slog, as text or
+// JSON, which is all that appears when the output is not a terminal (CI
+// logs, Slurm output; mpb prints nothing there).
 package progress
 
 import (
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
 	"sync"
 	"time"
@@ -16,43 +19,84 @@ import (
 	"golang.org/x/term"
 
 	"evolve/experiment"
+	"evolve/failure"
 )
+
+// Options configure a Display.
+type Options struct {
+	// Quiet logs only the start, the generations and the end.
+	Quiet bool
+	// Format is the log format: "text" (slog's key=value lines) or "json".
+	Format string
+	// Bars forces live bars on (true) or off (false); nil means "when the
+	// output is a terminal".
+	Bars *bool
+}
 
 // Display implements experiment.Observer.
 type Display struct {
-	w     io.Writer
-	tty   bool
+	log   *slog.Logger
 	quiet bool
 
 	mu  sync.Mutex
-	p   *mpb.Progress
+	p   *mpb.Progress // nil without live bars
 	bar *mpb.Bar
-	cur string
 }
 
 var _ experiment.Observer = (*Display)(nil)
 
-// New returns a display writing to w: live bars when w is a terminal,
-// plain lines otherwise; nothing but generation lines when quiet.
-func New(w io.Writer, quiet bool) *Display {
-	d := &Display{w: w, quiet: quiet}
-	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !quiet {
-		d.tty = true
-		d.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(100*time.Millisecond))
+// New returns a display writing to w. It returns an error for an unknown
+// Format.
+func New(w io.Writer, opt Options) (*Display, error) {
+	d := &Display{quiet: opt.Quiet}
+	bars := false
+	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		bars = true
 	}
-	return d
+	if opt.Bars != nil {
+		bars = *opt.Bars
+	}
+	out := w
+	if bars && !opt.Quiet {
+		d.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150*time.Millisecond))
+		out = d.p // lines print above the bars
+	}
+	var h slog.Handler
+	switch opt.Format {
+	case "", "text":
+		h = slog.NewTextHandler(out, nil)
+	case "json":
+		h = slog.NewJSONHandler(out, nil)
+	default:
+		return nil, fmt.Errorf("unknown log format %q (want text or json)", opt.Format)
+	}
+	d.log = slog.New(h)
+	return d, nil
+}
+
+// Logger returns the display's structured logger, for messages of the
+// command around the run.
+func (d *Display) Logger() *slog.Logger { return d.log }
+
+// Started implements experiment.Observer.
+func (d *Display) Started(runID, dir string, resumed int) {
+	if resumed >= 0 {
+		d.log.Info("resuming run", "run_id", runID, "dir", dir, "generations_done", resumed)
+		return
+	}
+	d.log.Info("run started", "run_id", runID, "dir", dir)
 }
 
 // PhaseStart implements experiment.Observer.
 func (d *Display) PhaseStart(gen int, split, version string, total int) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.cur = fmt.Sprintf("gen %-2d %-5s %-8s", gen, split, version)
-	if !d.tty {
+	if d.p == nil {
 		return
 	}
+	name := fmt.Sprintf("gen %-2d %-5s %-8s", gen, split, version)
 	d.bar = d.p.AddBar(int64(total),
-		mpb.PrependDecorators(decor.Name(d.cur, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
+		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 		mpb.AppendDecorators(
 			decor.EwmaSpeed(nil, "%.0f ep/s", 30, decor.WCSyncSpace),
 			decor.OnComplete(decor.EwmaETA(decor.ET_STYLE_GO, 30, decor.WCSyncSpace), "done"),
@@ -63,9 +107,6 @@ func (d *Display) PhaseStart(gen int, split, version string, total int) {
 
 // EpisodeDone implements experiment.Observer.
 func (d *Display) EpisodeDone(done, total int) {
-	if !d.tty {
-		return
-	}
 	d.mu.Lock()
 	b := d.bar
 	d.mu.Unlock()
@@ -75,45 +116,54 @@ func (d *Display) EpisodeDone(done, total int) {
 }
 
 // PhaseEnd implements experiment.Observer.
-func (d *Display) PhaseEnd(gen int, split, version string, elapsed time.Duration) {
+func (d *Display) PhaseEnd(gen int, split, version string, episodes int, elapsed time.Duration) {
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if d.tty && d.bar != nil {
+	if d.bar != nil {
 		d.bar.SetTotal(-1, true)
 		d.bar.Wait()
 		d.bar = nil
 	}
+	d.mu.Unlock()
 	if d.quiet {
 		return
 	}
-	d.printf("%s done in %s\n", d.cur, elapsed.Round(time.Millisecond))
+	rate := float64(episodes) / elapsed.Seconds()
+	d.log.Info("phase done", "gen", gen, "split", split, "version", version, "episodes", episodes,
+		"seconds", round(elapsed.Seconds(), 3), "episodes_per_s", round(rate, 0))
 }
 
 // GenerationEnd implements experiment.Observer.
 func (d *Display) GenerationEnd(g experiment.Generation) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	acc := "none accepted"
+	attrs := []any{"gen", g.Index, "incumbent", g.Incumbent, "val_mean", round(g.Val.Mean, 1),
+		"injury", g.Failures.Counts[failure.Injury], "combat_loss", g.Failures.Counts[failure.CombatLoss],
+		"starvation", g.Failures.Counts[failure.Starvation], "entrapment", g.Failures.Counts[failure.Entrapment],
+		"candidates", len(g.Candidates)}
 	if g.Accepted >= 0 {
 		c := g.Decision.Candidates[g.Accepted]
-		acc = fmt.Sprintf("accepted %s (p=%.2g, A12=%.3f): %s", g.Candidates[g.Accepted].Version, c.Test.P, c.A12,
-			g.Candidates[g.Accepted].Mutation.Description)
+		attrs = append(attrs, "accepted", g.Candidates[g.Accepted].Version, "p", c.Test.P, "p_adj", c.PAdj,
+			"a12", round(c.A12, 3), "accepted_val_mean", round(c.Summary.Mean, 1),
+			"mutation", g.Candidates[g.Accepted].Mutation.Description)
+	} else {
+		attrs = append(attrs, "accepted", "none")
 	}
-	d.printf("generation %d: incumbent %s val mean %.1f; %d candidates, %s\n",
-		g.Index, g.Incumbent, g.Val.Mean, len(g.Candidates), acc)
+	d.log.Info("generation done", attrs...)
 }
 
-func (d *Display) printf(format string, args ...any) {
-	if d.tty {
-		fmt.Fprintf(d.p, format, args...)
-		return
+func round(x float64, digits int) float64 {
+	p := 1.0
+	for i := 0; i < digits; i++ {
+		p *= 10
 	}
-	fmt.Fprintf(d.w, format, args...)
+	if x < 0 {
+		return float64(int64(x*p-0.5)) / p
+	}
+	return float64(int64(x*p+0.5)) / p
 }
 
-// Close stops the live display; call it once the run has ended.
+// Close stops the live display; call it once the run has ended, before
+// printing anything else.
 func (d *Display) Close() {
-	if d.tty {
+	if d.p != nil {
 		d.p.Shutdown()
 	}
 }
