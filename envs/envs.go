@@ -95,9 +95,10 @@ const (
 	EndTurnLimit                   // the turn limit was reached alive
 	EndMaxDepth                    // the deepest level was reached (a win)
 	EndStepBudget                  // the runner's step budget ran out (a timeout, not a game rule)
+	EndPanic                       // the environment or agent panicked; recorded by the runner, score 0
 )
 
-var endNames = [...]string{"running", "killed", "starved", "no_progress", "turn_limit", "max_depth", "step_budget"}
+var endNames = [...]string{"running", "killed", "starved", "no_progress", "turn_limit", "max_depth", "step_budget", "panic"}
 
 // String returns the reason's snake_case name, e.g. "no_progress".
 func (r EndReason) String() string {

@@ -28,6 +28,13 @@ type Runner struct {
 	StepBudget int
 	// NewAgent builds the agent for a policy; nil means agent.NewScripted.
 	NewAgent func(p prompt.PolicyParameters) agent.Agent
+	// RecordPanics, when true, records an episode that panics as an
+	// outcome with End envs.EndPanic and score 0 (and reports it to
+	// OnPanic) instead of failing the run.
+	RecordPanics bool
+	// OnPanic, if not nil, receives every recorded panic (called from
+	// worker goroutines, one call at a time).
+	OnPanic func(*PanicError)
 	// Progress, if not nil, is called after each finished episode with the
 	// number done so far and the total. It is called from worker
 	// goroutines, one call at a time.
@@ -52,7 +59,8 @@ func (e *PanicError) Error() string {
 // order: out[i] is the episode of seeds[i], whatever the worker count. It
 // stops early and returns ctx.Err() when ctx is cancelled (finished
 // episodes are discarded), and returns a *PanicError if an episode panics
-// (the other in-flight episodes finish, no new ones start).
+// (the other in-flight episodes finish, no new ones start) unless
+// RecordPanics is set.
 func (r *Runner) Run(ctx context.Context, p prompt.PolicyParameters, seeds []uint64) ([]envs.Outcome, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
@@ -75,6 +83,14 @@ func (r *Runner) Run(ctx context.Context, p prompt.PolicyParameters, seeds []uin
 				return err
 			}
 			out[i], err = r.play(newAgent(p), seed)
+			if pe, ok := err.(*PanicError); ok && r.RecordPanics {
+				out[i], err = envs.Outcome{Seed: seed, End: envs.EndPanic}, nil
+				if r.OnPanic != nil {
+					progressMu.Lock()
+					r.OnPanic(pe)
+					progressMu.Unlock()
+				}
+			}
 			if err != nil {
 				return err
 			}

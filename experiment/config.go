@@ -45,6 +45,12 @@ type Config struct {
 	// StepBudget ends an episode as a recorded timeout after this many
 	// steps; 0 means no budget beyond the environment's turn limit.
 	StepBudget int `yaml:"step_budget"`
+	// OnEpisodePanic is what a panic inside the environment or agent does:
+	// "fail" stops the run with the seed, version and stack; "record"
+	// records the episode as ended by "panic" with score 0 (failure cause
+	// "error"), logs the panic to episode_errors.jsonl in the run
+	// directory, and goes on.
+	OnEpisodePanic string `yaml:"on_episode_panic"`
 	// Output is the directory under which runs/<run-id>/ is created.
 	Output string `yaml:"output"`
 }
@@ -118,16 +124,17 @@ func Parse(file string, data []byte) (*Config, error) {
 			c.Environment.Params = def.Environment.Params
 		}
 	}
-	if err := c.resolve(file); err != nil {
+	if err := c.resolve(file, strictyaml.Root(data)); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
 // resolve validates every field and decodes the environment parameters.
-func (c *Config) resolve(file string) error {
+// root is the file's YAML tree, to give errors their line.
+func (c *Config) resolve(file string, root *yaml.Node) error {
 	bad := func(field string, format string, args ...any) error {
-		return &strictyaml.Error{File: file, Field: field, Msg: fmt.Sprintf(format, args...)}
+		return &strictyaml.Error{File: file, Line: strictyaml.Line(root, field), Field: field, Msg: fmt.Sprintf(format, args...)}
 	}
 	if !nameRE.MatchString(c.Name) {
 		return bad("name", "%q is not a valid name (1-64 letters, digits, '.', '_', '-')", c.Name)
@@ -153,7 +160,7 @@ func (c *Config) resolve(file string) error {
 		return bad("base_prompt", `empty; want "embedded" or a prompt YAML file`)
 	}
 	if err := c.Mutation.Validate(); err != nil {
-		return bad("mutation", "%v", err)
+		return strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err)
 	}
 	if c.Acceptance.Test != "mwu" {
 		return bad("acceptance.test", "%q is not supported (allowed: mwu)", c.Acceptance.Test)
@@ -178,10 +185,25 @@ func (c *Config) resolve(file string) error {
 	if c.StepBudget < 0 {
 		return bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
 	}
+	if c.OnEpisodePanic != "fail" && c.OnEpisodePanic != "record" {
+		return bad("on_episode_panic", "%q is not one of fail, record", c.OnEpisodePanic)
+	}
 	if c.Output == "" {
 		return bad("output", "empty; want a directory")
 	}
 	return nil
+}
+
+// nodeAt returns the mapping value at key of root, or an empty node.
+func nodeAt(root *yaml.Node, key string) *yaml.Node {
+	if root != nil && root.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(root.Content); i += 2 {
+			if root.Content[i].Value == key {
+				return root.Content[i+1]
+			}
+		}
+	}
+	return &yaml.Node{}
 }
 
 // Env builds the configured environment.
@@ -214,7 +236,8 @@ func (c *Config) Resolved() ([]byte, error) {
 		MaxGenerations int           `yaml:"max_generations"`
 		Patience       int           `yaml:"patience"`
 		StepBudget     int           `yaml:"step_budget"`
+		OnEpisodePanic string        `yaml:"on_episode_panic"`
 	}
 	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, c.Seeds, c.BasePrompt,
-		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget})
+		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic})
 }

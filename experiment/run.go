@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -202,7 +203,8 @@ func (r *run) prepare() error {
 	if r.opt.Workers > 0 {
 		workers = r.opt.Workers
 	}
-	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, StepBudget: r.cfg.StepBudget}
+	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, StepBudget: r.cfg.StepBudget,
+		RecordPanics: r.cfg.OnEpisodePanic == "record"}
 	r.now = r.opt.Now
 	if r.now == nil {
 		if t, ok := SourceDateEpoch(); ok {
@@ -424,6 +426,7 @@ func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt,
 func (r *run) playRaw(ctx context.Context, gen int, split, version string, params prompt.PolicyParameters, seedList []uint64) ([]envs.Outcome, error) {
 	obs := r.opt.Observer
 	start := time.Now()
+	r.runner.OnPanic = func(pe *evaluate.PanicError) { r.logPanic(gen, split, version, pe) }
 	if obs != nil {
 		obs.PhaseStart(gen, split, version, len(seedList))
 		r.runner.Progress = obs.EpisodeDone
@@ -440,6 +443,20 @@ func (r *run) playRaw(ctx context.Context, gen int, split, version string, param
 		obs.PhaseEnd(gen, split, version, len(outs), time.Since(start))
 	}
 	return outs, nil
+}
+
+// logPanic appends a recorded episode panic to episode_errors.jsonl.
+func (r *run) logPanic(gen int, split, version string, pe *evaluate.PanicError) {
+	line, _ := json.Marshal(map[string]any{
+		"generation": gen, "split": split, "version": version, "seed": pe.Seed,
+		"panic": fmt.Sprint(pe.Value), "stack": string(pe.Stack),
+	})
+	f, err := os.OpenFile(filepath.Join(r.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
 }
 
 func (r *run) record(gen int, split, version string, outs []envs.Outcome) {

@@ -17,6 +17,7 @@ const (
 	CombatLoss              // killed during a fight the agent chose to take or continue
 	Starvation              // died of hunger
 	Entrapment              // ended by the no-progress rule (stuck, dead end, oscillation) or the runner's step budget
+	Error                   // the episode crashed (a panic in the environment or agent): not a policy failure, never proposed on
 	NumCauses               // number of causes including None; not a cause
 )
 
@@ -24,7 +25,7 @@ const (
 // of tables, plots and Parquet columns).
 var Causes = []Cause{Injury, CombatLoss, Starvation, Entrapment}
 
-var causeNames = [...]string{"none", "injury", "combat_loss", "starvation", "entrapment"}
+var causeNames = [...]string{"none", "injury", "combat_loss", "starvation", "entrapment", "error"}
 
 // String returns the cause's snake_case name, e.g. "combat_loss".
 func (c Cause) String() string {
@@ -35,7 +36,7 @@ func (c Cause) String() string {
 }
 
 // ParseCause returns the cause named s ("none", "injury", "combat_loss",
-// "starvation", "entrapment"), or an error naming s.
+// "starvation", "entrapment", "error"), or an error naming s.
 func ParseCause(s string) (Cause, error) {
 	for i, n := range causeNames {
 		if n == s {
@@ -47,8 +48,8 @@ func ParseCause(s string) (Cause, error) {
 
 // Classify returns the failure cause of one episode from its outcome:
 // killed in a chosen fight is CombatLoss, killed otherwise Injury, starved
-// Starvation, no progress or an exhausted step budget Entrapment, and the
-// turn limit or the deepest level None.
+// Starvation, no progress or an exhausted step budget Entrapment, a
+// recorded panic Error, and the turn limit or the deepest level None.
 func Classify(o *envs.Outcome) Cause {
 	switch o.End {
 	case envs.EndKilled:
@@ -60,6 +61,8 @@ func Classify(o *envs.Outcome) Cause {
 		return Starvation
 	case envs.EndNoProgress, envs.EndStepBudget:
 		return Entrapment
+	case envs.EndPanic:
+		return Error
 	}
 	return None
 }

@@ -305,3 +305,51 @@ func pathAtLine(n *yaml.Node, path string, line int) string {
 	}
 	return ""
 }
+
+// Root parses data and returns its top-level node (nil if data is not
+// YAML), for Line.
+func Root(data []byte) *yaml.Node {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return nil
+	}
+	if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+		return doc.Content[0]
+	}
+	return &doc
+}
+
+// Line returns the line of the key at a dotted path with optional [i]
+// indexes ("policy_parameters.skill_priority[2]") in the tree under n, or
+// of its deepest existing prefix; 0 if none (or n is nil).
+func Line(n *yaml.Node, path string) int {
+	line := 0
+	if path == "" {
+		return 0
+	}
+	for _, part := range strings.Split(path, ".") {
+		key, idx := part, -1
+		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
+			key = part[:i]
+			fmt.Sscanf(part[i+1:len(part)-1], "%d", &idx)
+		}
+		var next *yaml.Node
+		if n != nil && n.Kind == yaml.MappingNode {
+			for j := 0; j+1 < len(n.Content); j += 2 {
+				if n.Content[j].Value == key {
+					line = n.Content[j].Line
+					next = n.Content[j+1]
+				}
+			}
+		}
+		if next == nil {
+			return line
+		}
+		if idx >= 0 && next.Kind == yaml.SequenceNode && idx < len(next.Content) {
+			next = next.Content[idx]
+			line = next.Line
+		}
+		n = next
+	}
+	return line
+}
