@@ -19,7 +19,7 @@ test: vet
 
 vet:
 	$(GO) vet $(PKGS)
-	@test -z "$$(gofmt -l .)" || (echo "gofmt needed:"; gofmt -l .; exit 1)
+	@test -z "$$(gofmt -l $$(git ls-files "*.go"))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files "*.go"); exit 1)
 
 ## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, U test), as a table
 bench:
