@@ -5,7 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"math"
 	"text/tabwriter"
 
 	"evolve/cmd/evolve/internal/progress"
@@ -16,7 +15,7 @@ func init() {
 	register(&command{
 		name:     "run",
 		synopsis: "evolve a prompt: train, propose, gate on val, report on test",
-		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--quiet] [--log-format text|json]",
+		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--quiet|--verbose] [--log-format text|json]",
 		help: `
 Run an evolution experiment. Without --config it runs the embedded default:
 the base prompt v1.0.0 on the built-in dungeon, over the embedded frozen seed
@@ -67,6 +66,7 @@ Examples:
 			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: the config's workers, 0 = GOMAXPROCS)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines: one line per generation and the final table")
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
+			verbose := fs.Bool("verbose", false, "also log the start of every phase")
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
@@ -92,7 +92,7 @@ Examples:
 						return err
 					}
 				}
-				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat})
+				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat, Verbose: *verbose})
 				if err != nil {
 					return usagef("%v", err)
 				}
@@ -156,5 +156,4 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
 	}
 	fmt.Fprintf(env.stdout, "\nrun directory: %s\n", res.Dir)
-	_ = math.NaN
 }

@@ -31,6 +31,8 @@ type Options struct {
 	// Bars forces live bars on (true) or off (false); nil means "when the
 	// output is a terminal".
 	Bars *bool
+	// Verbose also logs the start of every phase (at debug level).
+	Verbose bool
 }
 
 // Display implements experiment.Observer.
@@ -62,11 +64,15 @@ func New(w io.Writer, opt Options) (*Display, error) {
 		out = d.p // lines print above the bars
 	}
 	var h slog.Handler
+	ho := &slog.HandlerOptions{Level: slog.LevelInfo}
+	if opt.Verbose {
+		ho.Level = slog.LevelDebug
+	}
 	switch opt.Format {
 	case "", "text":
-		h = slog.NewTextHandler(out, nil)
+		h = slog.NewTextHandler(out, ho)
 	case "json":
-		h = slog.NewJSONHandler(out, nil)
+		h = slog.NewJSONHandler(out, ho)
 	default:
 		return nil, fmt.Errorf("unknown log format %q (want text or json)", opt.Format)
 	}
@@ -89,6 +95,7 @@ func (d *Display) Started(runID, dir string, resumed int) {
 
 // PhaseStart implements experiment.Observer.
 func (d *Display) PhaseStart(gen int, split, version string, total int) {
+	d.log.Debug("phase started", "gen", gen, "split", split, "version", version, "episodes", total)
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.p == nil {
