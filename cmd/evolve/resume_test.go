@@ -352,4 +352,3 @@ func TestResumeRefusals(t *testing.T) {
 		t.Errorf("not a run: exit %d, stderr %q", code, stderr)
 	}
 }
-
