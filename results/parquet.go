@@ -5,11 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
+
+	"evolve/internal/atomicfile"
 )
 
 // MaxRowsPerRowGroup is the most rows a Parquet row group holds. At 64Ki rows
@@ -127,48 +128,11 @@ func writeTable[T any](path, table string, rows []T, order []int32) error {
 	return nil
 }
 
-// writeAtomic creates path with the bytes write produces: it writes to a
-// temporary file in path's directory, fsyncs it, renames it to path and
-// fsyncs the directory. On error the temporary file is removed and any
-// previous file at path is untouched. The new file has mode 0644.
-func writeAtomic(path string, write func(io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	f, err := os.CreateTemp(dir, "."+base+".tmp*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if err = write(f); err != nil {
-		return err
-	}
-	if err = f.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	// Make the rename durable. Not every platform can fsync a directory;
-	// the file itself is complete either way, so this error is ignored.
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
+// writeAtomic creates path with the bytes write produces, atomically and
+// durably (see internal/atomicfile); on error any previous file at path is
+// untouched. The new file has mode 0644.
+func writeAtomic(path string, write func(io.Writer) error) error {
+	return atomicfile.Write(path, 0o644, func(f *os.File) error { return write(f) })
 }
 
 // readTable reads every row of the Parquet file path.
