@@ -203,3 +203,54 @@ func TestScores(t *testing.T) {
 		t.Fatalf("Scores = %v", got)
 	}
 }
+
+// TestDecideSignedRank checks the paired gate: a small shift that every
+// seed shows is invisible to the U test but decisive for the signed-rank
+// test, whose statistic and p-value are stats.WilcoxonSignedRank's.
+func TestDecideSignedRank(t *testing.T) {
+	inc := make([]float64, 50)
+	shifted := make([]float64, 50)
+	for i := range inc {
+		inc[i] = float64(i * 10)
+		shifted[i] = inc[i] + 1
+	}
+	for _, tc := range []struct {
+		test        Test
+		significant bool
+	}{{MWU, false}, {SignedRank, true}} {
+		d, err := Decide(inc, [][]float64{shifted}, Gate{Test: tc.test, Alpha: 0.05, Correction: stats.Holm})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c := d.Candidates[0]
+		if c.Significant != tc.significant {
+			t.Errorf("%v: significant = %v (p %v), want %v", tc.test, c.Significant, c.P, tc.significant)
+		}
+		if tc.test == MWU {
+			if c.SignedRank != nil || c.P != c.Test.P {
+				t.Errorf("mwu: SignedRank %v, P %v, want nil and %v", c.SignedRank, c.P, c.Test.P)
+			}
+			continue
+		}
+		want, _ := stats.WilcoxonSignedRank(shifted, inc, stats.SignedRankOptions{Alternative: stats.Greater})
+		if c.SignedRank == nil || c.SignedRank.TPlus != 1275 || c.P != want.P || c.PAdj != want.P {
+			t.Errorf("signed-rank: %+v P %v PAdj %v, want V 1275, p %v", c.SignedRank, c.P, c.PAdj, want.P)
+		}
+	}
+	_, err := Decide(inc, [][]float64{shifted[:49]}, Gate{Test: SignedRank, Alpha: 0.05})
+	if err == nil || err.Error() != "candidate 0: 49 val scores, incumbent 50: a signed-rank test needs pairs" {
+		t.Errorf("unpaired: err = %v", err)
+	}
+}
+
+func TestParseTest(t *testing.T) {
+	for _, s := range []string{"mwu", "signed-rank"} {
+		got, err := ParseTest(s)
+		if err != nil || got.String() != s {
+			t.Errorf("ParseTest(%q) = %v, %v", s, got, err)
+		}
+	}
+	if _, err := ParseTest("t-test"); err == nil || err.Error() != `unknown acceptance test "t-test" (allowed: mwu, signed-rank)` {
+		t.Errorf("ParseTest(t-test) err = %v", err)
+	}
+}

@@ -68,7 +68,9 @@ type EnvironmentConfig struct {
 // Acceptance is the statistical gate of a generation.
 type Acceptance struct {
 	// Test is the acceptance test: "mwu" (one-sided Mann-Whitney U,
-	// candidate greater than incumbent).
+	// candidate greater than incumbent; the default) or "signed-rank"
+	// (one-sided Wilcoxon signed-rank test of the differences candidate −
+	// incumbent paired by val seed).
 	Test string `yaml:"test"`
 	// Alpha is the family-wise significance level, in (0, 0.5].
 	Alpha float64 `yaml:"alpha"`
@@ -162,8 +164,8 @@ func (c *Config) resolve(file string, root *yaml.Node) error {
 	if err := c.Mutation.Validate(); err != nil {
 		return strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err)
 	}
-	if c.Acceptance.Test != "mwu" {
-		return bad("acceptance.test", "%q is not supported (allowed: mwu)", c.Acceptance.Test)
+	if c.Acceptance.Test != "mwu" && c.Acceptance.Test != "signed-rank" {
+		return bad("acceptance.test", "%q is not supported (allowed: mwu, signed-rank)", c.Acceptance.Test)
 	}
 	if !(c.Acceptance.Alpha > 0 && c.Acceptance.Alpha <= 0.5) {
 		return bad("acceptance.alpha", "%v is out of range, allowed (0, 0.5]", c.Acceptance.Alpha)

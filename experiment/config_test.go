@@ -66,7 +66,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad correction", "acceptance:\n  correction: sidak\n",
 			`exp.yaml:2: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`},
 		{"bad test", "acceptance:\n  test: t-test\n",
-			`exp.yaml:2: acceptance.test: "t-test" is not supported (allowed: mwu)`},
+			`exp.yaml:2: acceptance.test: "t-test" is not supported (allowed: mwu, signed-rank)`},
 		{"zero generations", "max_generations: 0\n",
 			`exp.yaml:1: max_generations: 0 is out of range, allowed [1, 1000]`},
 		{"bad patience", "patience: 0\n",

@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"math"
+
 	"evolve/evaluate"
 	"evolve/stats"
 )
@@ -11,7 +13,11 @@ func (c *Config) Gate() (evaluate.Gate, error) {
 	if err != nil {
 		return evaluate.Gate{}, err
 	}
-	return evaluate.Gate{Alpha: c.Acceptance.Alpha, Correction: corr}, nil
+	test, err := evaluate.ParseTest(c.Acceptance.Test)
+	if err != nil {
+		return evaluate.Gate{}, err
+	}
+	return evaluate.Gate{Test: test, Alpha: c.Acceptance.Alpha, Correction: corr}, nil
 }
 
 // testName is the acceptance test as recorded in mutation evidence.
@@ -20,4 +26,13 @@ func (c *Config) testName() string {
 		return "wilcoxon-signed-rank"
 	}
 	return "mann-whitney-u"
+}
+
+// signedRankV is the candidate's signed-rank statistic V (T+), or NaN when
+// the gate's test is not the signed-rank test.
+func signedRankV(c evaluate.Comparison) float64 {
+	if c.SignedRank == nil {
+		return math.NaN()
+	}
+	return c.SignedRank.TPlus
 }

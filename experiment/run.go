@@ -569,7 +569,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			Evidence: &prompt.Evidence{
 				Test:             r.cfg.testName(),
 				Alternative:      "greater",
-				PValue:           c.Test.P,
+				PValue:           c.P,
 				AdjustedPValue:   c.PAdj,
 				Correction:       r.cfg.Acceptance.Correction,
 				A12:              c.A12,
@@ -593,7 +593,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			Operator: m.Operator, Mutation: m.Description, N: int32(c.Summary.N),
 			Mean: c.Summary.Mean, Std: c.Summary.Std, Median: c.Summary.Median, IQM: c.Summary.IQM,
 			CILow: c.Summary.CILow, CIHigh: c.Summary.CIHigh,
-			U: c.Test.U, P: c.Test.P, PAdj: c.PAdj, A12: c.A12, Accepted: i == dec.Accepted,
+			Test: r.cfg.Acceptance.Test, U: c.Test.U, V: signedRankV(c), P: c.P, PAdj: c.PAdj, A12: c.A12, Accepted: i == dec.Accepted,
 		})
 		if i == dec.Accepted {
 			next = cand

@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"sort"
@@ -16,6 +17,7 @@ import (
 	"evolve/failure"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/stats"
 )
 
 var fixedNow = func() time.Time { return time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC) }
@@ -275,5 +277,59 @@ func writeSeeds(t *testing.T, dir string, splits map[string][]uint64) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, "SHA256SUMS"), []byte(sums.String()), 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestRunSignedRank runs one generation under the paired gate and checks
+// that candidates.parquet records the signed-rank test, recomputed here
+// from the episodes paired by val seed.
+func TestRunSignedRank(t *testing.T) {
+	cfg, err := Parse("sr.yaml", []byte("name: sr\nmax_generations: 1\nacceptance:\n  test: signed-rank\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cfg, Options{Out: t.TempDir(), Now: fixedNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	eps, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	val := map[string]map[uint64]float64{}
+	for _, e := range eps {
+		if e.Generation == 0 && e.Split == results.SplitVal {
+			if val[e.Version] == nil {
+				val[e.Version] = map[uint64]float64{}
+			}
+			val[e.Version][e.Seed] = float64(e.Score)
+		}
+	}
+	cands, err := results.ReadCandidates(filepath.Join(res.Dir, "candidates.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cands) == 0 {
+		t.Fatal("no candidates")
+	}
+	for _, c := range cands {
+		var x, y []float64
+		for seed, s := range val["v1.0.0"] {
+			x, y = append(x, val[c.Version][seed]), append(y, s)
+		}
+		want, err := stats.WilcoxonSignedRank(x, y, stats.SignedRankOptions{Alternative: stats.Greater})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Test != "signed-rank" || c.V != want.TPlus || math.Abs(c.P-want.P) > 1e-12 {
+			t.Errorf("%s: test %q V %v p %v, want signed-rank V %v p %v", c.Version, c.Test, c.V, c.P, want.TPlus, want.P)
+		}
+	}
+	y, err := os.ReadFile(filepath.Join(res.Dir, "prompts", "prompt_"+cands[0].Version+".yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(y), "test: wilcoxon-signed-rank") {
+		t.Errorf("%s evidence does not name the signed-rank test:\n%s", cands[0].Version, y)
 	}
 }

@@ -179,6 +179,7 @@ func CompareCandidates(a, b CandidateRow) int {
 		CompareVersions(a.Parent, b.Parent),
 		strings.Compare(a.Operator, b.Operator),
 		strings.Compare(a.Mutation, b.Mutation),
+		strings.Compare(a.Test, b.Test),
 		cmp.Compare(a.N, b.N),
 		compareBool(a.Accepted, b.Accepted),
 	} {
@@ -187,8 +188,8 @@ func CompareCandidates(a, b CandidateRow) int {
 		}
 	}
 	return slices.CompareFunc(
-		[]float64{a.Mean, a.Std, a.Median, a.IQM, a.CILow, a.CIHigh, a.U, a.P, a.PAdj, a.A12},
-		[]float64{b.Mean, b.Std, b.Median, b.IQM, b.CILow, b.CIHigh, b.U, b.P, b.PAdj, b.A12},
+		[]float64{a.Mean, a.Std, a.Median, a.IQM, a.CILow, a.CIHigh, a.U, a.V, a.P, a.PAdj, a.A12},
+		[]float64{b.Mean, b.Std, b.Median, b.IQM, b.CILow, b.CIHigh, b.U, b.V, b.P, b.PAdj, b.A12},
 		compareFloat,
 	)
 }

@@ -73,7 +73,7 @@ type EpisodeRow struct {
 // when undefined (Std, CILow and CIHigh need N >= 2; all need N >= 1).
 //
 // Columns: run, generation, version, parent, operator, mutation, n, mean,
-// std, median, iqm, ci_low, ci_high, u, p, p_adj, a12, accepted.
+// std, median, iqm, ci_low, ci_high, test, u, v, p, p_adj, a12, accepted.
 type CandidateRow struct {
 	// Run is the run identifier.
 	Run string `parquet:"run,dict"`
@@ -103,16 +103,24 @@ type CandidateRow struct {
 	// of the mean val score: mean ± t(0.975, n-1)·std/√n.
 	CILow  float64 `parquet:"ci_low"`
 	CIHigh float64 `parquet:"ci_high"` // upper bound of the 95% CI of the mean
+	// Test is the acceptance test whose p-value is P: "mwu" (Mann-Whitney
+	// U) or "signed-rank" (Wilcoxon signed-rank, paired by val seed).
+	Test string `parquet:"test,dict"`
 	// U is the Mann-Whitney U statistic of the candidate's val scores against
 	// the incumbent's: the number of (candidate, incumbent) pairs in which
 	// the candidate scored higher, ties counting one half; in
 	// [0, N·n_incumbent].
+	// It is recorded whatever Test is.
 	U float64 `parquet:"u"`
-	// P is the one-sided p-value of the U test (alternative: the candidate's
+	// V is the Wilcoxon signed-rank statistic (R's V, T+) of the
+	// differences candidate − incumbent paired by val seed, in
+	// [0, N(N+1)/2]; NaN when Test is not "signed-rank".
+	V float64 `parquet:"v"`
+	// P is the one-sided p-value of Test (alternative: the candidate's
 	// scores are stochastically greater), in (0, 1].
 	P float64 `parquet:"p"`
-	// PAdj is P after Holm's step-down correction over the generation's
-	// candidates, in [P, 1].
+	// PAdj is P after the run's multiple-comparison correction (Holm by
+	// default) over the generation's candidates, in [P, 1].
 	PAdj float64 `parquet:"p_adj"`
 	// A12 is the Vargha-Delaney effect size U/(N·n_incumbent), the
 	// probability that a random candidate episode outscores a random

@@ -111,7 +111,7 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 				Run: run, Generation: g, Version: version, Parent: incumbent, Operator: op,
 				Mutation: fmt.Sprintf("%s: parameter %d %.2f -> %.2f", op, c, 0.3, 0.3+0.05*float64(c+1)),
 				N:        int32(nVal), Mean: m, Std: sd, Median: med, IQM: iqm, CILow: lo, CIHigh: hi,
-				U: u, P: p, PAdj: padj, A12: u / n1n2,
+				Test: "mwu", U: u, V: math.NaN(), P: p, PAdj: padj, A12: u / n1n2,
 			})
 			if padj < 0.05 && padj < bestP {
 				bestP, bestI, bestSkill = padj, c, cs

@@ -147,7 +147,7 @@ func (d *Display) GenerationEnd(g experiment.Generation) {
 		"candidates", len(g.Candidates)}
 	if g.Accepted >= 0 {
 		c := g.Decision.Candidates[g.Accepted]
-		attrs = append(attrs, "accepted", g.Candidates[g.Accepted].Version, "p", c.Test.P, "p_adj", c.PAdj,
+		attrs = append(attrs, "accepted", g.Candidates[g.Accepted].Version, "p", c.P, "p_adj", c.PAdj,
 			"a12", round(c.A12, 3), "accepted_val_mean", round(c.Summary.Mean, 1),
 			"mutation", g.Candidates[g.Accepted].Mutation.Description)
 	} else {
