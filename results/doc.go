@@ -26,9 +26,10 @@
 // [CompareGenerations]), leaving the caller's slice as it was, so the same
 // multiset of rows gives a byte-identical Parquet file whatever the order the
 // caller collected them in (for one build: the file records the parquet-go
-// version that wrote it). PNG and SVG plots are byte-identical across runs
-// for the same rows in any order. PDF output embeds a creation date and is
-// not byte-reproducible.
+// version that wrote it). PNG, SVG and PDF plots are byte-identical across
+// runs for the same rows in any order: a PDF's creation and modification
+// dates are the SOURCE_DATE_EPOCH environment variable (Unix seconds) if
+// set, else the Unix epoch, as reproducible-builds.org recommends.
 //
 // # Atomicity
 //

@@ -158,8 +158,8 @@ func headerStyle(size vg.Length) text.Style {
 
 // Save writes the figure to path atomically, in the format named by path's
 // extension: ".png" (PNGDPI dots per inch), ".svg" or ".pdf" (fonts
-// embedded). PNG and SVG output is byte-identical for identical figures; PDF
-// output embeds its creation time and is not. It returns an error wrapping
+// embedded). Output is byte-identical for identical figures in every
+// format (PDF dates are fixed, see SOURCE_DATE_EPOCH in the package docs). It returns an error wrapping
 // [ErrFormat] for any other extension, and an error naming path if the file
 // cannot be written.
 func (f Figure) Save(path string) error {

@@ -22,6 +22,8 @@ var plotsDir = flag.String("plots", "", "also write the sample plots of TestPlot
 var plotFiles = []string{
 	"val_by_generation.png", "val_by_generation.svg",
 	"candidates.png", "candidates.svg",
+	"failure_causes.png", "failure_causes.svg",
+	"lineage.png", "lineage.svg",
 }
 
 // writePlots draws both plots of tables into dir.
@@ -33,6 +35,12 @@ func writePlots(t *testing.T, dir string, eps []EpisodeRow, cands []CandidateRow
 	if err := PlotCandidates(dir, eps, cands, gens, formats...); err != nil {
 		t.Fatal(err)
 	}
+	if err := PlotFailureCauses(dir, gens, formats...); err != nil {
+		t.Fatal(err)
+	}
+	if err := PlotLineage(dir, gens, cands, formats...); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestPlotsReproducible(t *testing.T) {
@@ -40,11 +48,17 @@ func TestPlotsReproducible(t *testing.T) {
 	// target of PlotCandidates.
 	eps, cands, gens := sampleRun("run-plots", 10, 4, 40, 30, 20, 7)
 	dirs := []string{t.TempDir(), t.TempDir()}
-	writePlots(t, dirs[0], eps, cands, gens)
+	writePlots(t, dirs[0], eps, cands, gens, "png", "svg", "pdf")
 	// The second time from shuffled input: the plots depend on the rows,
 	// not on their order.
-	writePlots(t, dirs[1], shuffled(eps, 1), shuffled(cands, 2), shuffled(gens, 3))
+	writePlots(t, dirs[1], shuffled(eps, 1), shuffled(cands, 2), shuffled(gens, 3), "png", "svg", "pdf")
+	var pdfs []string
 	for _, name := range plotFiles {
+		if strings.HasSuffix(name, ".svg") {
+			pdfs = append(pdfs, strings.TrimSuffix(name, ".svg")+".pdf")
+		}
+	}
+	for _, name := range append(slices.Clone(plotFiles), pdfs...) {
 		a, err := os.ReadFile(filepath.Join(dirs[0], name))
 		if err != nil {
 			t.Fatal(err)
@@ -232,4 +246,46 @@ func pngDiff(a, b []byte, tol uint32) (float64, error) {
 		}
 	}
 	return float64(diff) / float64(r.Dx()*r.Dy()), nil
+}
+
+func TestLineage(t *testing.T) {
+	gens := []GenerationRow{
+		{Run: "r", Generation: 2, Incumbent: "v1.0.2", NVal: 30, ValMean: 30},
+		{Run: "r", Generation: 0, Incumbent: "v1.0.0", NVal: 30, ValMean: 10, ValCILow: 8, ValCIHigh: 12, Accepted: "v1.0.1"},
+		{Run: "r", Generation: 1, Incumbent: "v1.0.1", NVal: 30, ValMean: 20, Accepted: "v1.0.2"},
+	}
+	cands := []CandidateRow{
+		{Run: "r", Generation: 1, Version: "v1.0.2", Parent: "v1.0.1", Mutation: "m2", N: 30, Mean: 30, PAdj: 0.01, A12: 0.7, Accepted: true},
+		{Run: "r", Generation: 0, Version: "v1.0.1", Parent: "v1.0.0", Mutation: "m1", N: 30, Mean: 20, PAdj: 0.02, A12: 0.6, Accepted: true},
+		{Run: "r", Generation: 0, Version: "v1.0.3", Parent: "v1.0.0", Mutation: "m3", N: 30, Mean: 5},
+	}
+	steps, err := Lineage(gens, cands)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range steps {
+		got = append(got, fmt.Sprintf("%s<%s g%d %s n%d %.0f [%.0f %.0f] p%.2f a%.1f", s.Version, s.Parent, s.Generation, s.Mutation, s.N, s.Mean, s.CILow, s.CIHigh, s.PAdj, s.A12))
+	}
+	want := []string{
+		"v1.0.0< g0  n30 10 [8 12] pNaN aNaN",
+		"v1.0.1<v1.0.0 g0 m1 n30 20 [0 0] p0.02 a0.6",
+		"v1.0.2<v1.0.1 g1 m2 n30 30 [0 0] p0.01 a0.7",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Lineage:\n got %q\nwant %q", got, want)
+	}
+	if _, err := Lineage(gens, cands[1:]); !errors.Is(err, ErrInvalidRow) ||
+		err.Error() != "results: invalid row: generation 1 accepted v1.0.2, which has no candidate row" {
+		t.Errorf("missing accepted candidate: err = %v", err)
+	}
+	if _, err := Lineage(nil, cands); !errors.Is(err, ErrNoData) {
+		t.Errorf("no generations: err = %v, want ErrNoData", err)
+	}
+	if _, err := FailureCausesFigure(nil); !errors.Is(err, ErrNoData) {
+		t.Errorf("FailureCausesFigure(nil): err = %v, want ErrNoData", err)
+	}
+	if err := PlotFailureCauses(t.TempDir(), gens, "jpg"); !errors.Is(err, ErrFormat) {
+		t.Errorf("jpg: err = %v, want ErrFormat", err)
+	}
 }
