@@ -26,7 +26,7 @@ var FailureCauses = []string{"injury", "combat_loss", "starvation", "entrapment"
 // causeColors are the colours of FailureCauses (a colour-blind-safe
 // Okabe-Ito subset).
 var causeColors = []color.Color{
-	color.NRGBA{R: 213, G: 94, B: 0, A: 255},   // vermillion: injury
+	color.NRGBA{R: 213, G: 94, B: 0, A: 255},    // vermillion: injury
 	color.NRGBA{R: 204, G: 121, B: 167, A: 255}, // reddish purple: combat_loss
 	color.NRGBA{R: 230, G: 159, B: 0, A: 255},   // orange: starvation
 	color.NRGBA{R: 86, G: 180, B: 233, A: 255},  // sky blue: entrapment
