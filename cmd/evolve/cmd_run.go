@@ -5,10 +5,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"path/filepath"
 	"text/tabwriter"
 
 	"evolve/cmd/evolve/internal/progress"
 	"evolve/experiment"
+	"evolve/report"
 )
 
 func init() {
@@ -33,7 +35,9 @@ base are then played on the test seeds.
 
 The run directory <out>/<run-id>/ holds manifest.yaml, prompts/ (one
 immutable YAML file per version and versions.json), episodes.parquet,
-candidates.parquet, generations.parquet and plots/. The run ID is the
+candidates.parquet, generations.parquet, the report (report.md,
+report.html, results.tex; see 'evolve report --help') and plots/ (PNG, SVG
+and PDF figures). The run ID is the
 config's name and a hash of everything that shapes the results, so the same
 config and seeds give the same ID and byte-identical Parquet, whatever
 --workers is. New prompt versions are stamped with SOURCE_DATE_EPOCH when it
@@ -123,9 +127,8 @@ Examples:
 	})
 }
 
-// reportHook writes the run's report once its tables are written; nil
-// until the report command exists.
-var reportHook func(dir string) error
+// reportHook writes the run's report once its tables are written.
+var reportHook = writeReport
 
 // printSummary prints the run's table and where its outputs are.
 func printSummary(env *cmdEnv, res *experiment.Result) {
@@ -155,5 +158,5 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 	if res.Final != res.Base && res.TestBase.Mean != 0 {
 		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
 	}
-	fmt.Fprintf(env.stdout, "\nrun directory: %s\n", res.Dir)
+	fmt.Fprintf(env.stdout, "\nrun directory: %s\nreport: %s\n", res.Dir, filepath.Join(res.Dir, report.MarkdownFile))
 }

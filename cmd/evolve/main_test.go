@@ -37,6 +37,10 @@ func TestUsage(t *testing.T) {
 		{"extra argument", []string{"run", "extra"}, exitUsage, nil, []string{`unexpected argument "extra"`}},
 		{"missing config", []string{"run", "--config", "/nonexistent/exp.yaml"}, exitFailure, nil, []string{"/nonexistent/exp.yaml", "no such file"}},
 		{"print config", []string{"run", "--print-config"}, exitOK, []string{"name: default", "max_generations: 10"}, nil},
+		{"report --help", []string{"report", "--help"}, exitOK, []string{"usage: evolve report", "results.tex", "booktabs", "Examples:"}, nil},
+		{"report no dir", []string{"report"}, exitUsage, nil, []string{"want one RUN_DIR, got 0 arguments"}},
+		{"report bad format", []string{"report", "--formats", "png,jpg", "x"}, exitUsage, nil, []string{`--formats: unknown format "jpg" (allowed: png, svg, pdf)`}},
+		{"report not a run", []string{"report", "/nonexistent/run"}, exitFailure, nil, []string{"/nonexistent/run: not a run directory"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -87,6 +91,25 @@ func TestRunSmall(t *testing.T) {
 	for _, s := range []string{"generation  incumbent", "test split (n=1000)", "run directory: " + filepath.Join(dir, "runs", "small-")} {
 		if !strings.Contains(stdout, s) {
 			t.Errorf("stdout lacks %q:\n%s", s, stdout)
+		}
+	}
+	// The run wrote its report; evolve report rebuilds it identically.
+	runDir := strings.TrimSpace(strings.TrimPrefix(stdout[strings.Index(stdout, "run directory: "):strings.Index(stdout, "\nreport: ")], "run directory: "))
+	before := map[string][]byte{}
+	for _, f := range []string{"report.md", "report.html", "results.tex", "plots/lineage.pdf", "plots/failure_causes.png", "plots/candidates.svg"} {
+		b, err := os.ReadFile(filepath.Join(runDir, f))
+		if err != nil || len(b) == 0 {
+			t.Errorf("run wrote no %s: %v", f, err)
+		}
+		before[f] = b
+	}
+	code, out, errs := evolve(t, "report", runDir)
+	if code != exitOK || !strings.Contains(out, filepath.Join(runDir, "results.tex")) || !strings.Contains(out, "12 figures in") {
+		t.Errorf("evolve report: exit %d\nstdout: %s\nstderr: %s", code, out, errs)
+	}
+	for f, b := range before {
+		if again, _ := os.ReadFile(filepath.Join(runDir, f)); !bytes.Equal(again, b) {
+			t.Errorf("evolve report rewrote %s differently", f)
 		}
 	}
 	// Not a terminal: plain progress lines on stderr.

@@ -157,11 +157,12 @@ func sameOutputs(t *testing.T, want, got map[string][]byte) {
 	}
 }
 
-// table is the summary table of a run's stdout, without the directory line.
+// table is the summary table of a run's stdout, without the lines naming
+// the run directory and the report.
 func table(stdout string) string {
 	var keep []string
 	for _, l := range strings.Split(stdout, "\n") {
-		if !strings.HasPrefix(l, "run directory:") {
+		if !strings.HasPrefix(l, "run directory:") && !strings.HasPrefix(l, "report:") {
 			keep = append(keep, l)
 		}
 	}

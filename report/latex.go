@@ -1,0 +1,165 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// LaTeX renders results.tex: two booktabs tables ready to \input into a
+// paper (they need \usepackage{booktabs}).
+//
+// The first lists, per generation, the incumbent and every candidate on
+// the val split: version, n, mean ± half-width of the Student t 95% CI,
+// IQM, the one-sided p of the acceptance test, the adjusted p and the A12
+// effect size; accepted candidates are in bold. The second gives the base
+// and final versions on the test split: n, mean ± 95% CI, IQM with its
+// bootstrap CI, and the two-sided U test p and A12 of final against base.
+func (d *Data) LaTeX() []byte {
+	var w bytes.Buffer
+	run := texEscape(d.Manifest.RunID)
+	label := labelSafe(d.Manifest.RunID)
+	s := d.Settings
+	fmt.Fprintf(&w, "%% results.tex: written by evolve report from run %s.\n%% Needs \\usepackage{booktabs}.\n\n", d.Manifest.RunID)
+
+	fmt.Fprintf(&w, `\begin{table}[t]
+\centering
+\caption{Val results of run \texttt{%s}. Each candidate is compared with its
+generation's incumbent by a one-sided %s test (candidate better), $p$-values
+%s, $\alpha = %s$. Mean $\pm$ half-width
+of the 95\%% CI; IQM is the 25\%% trimmed mean; $A_{12}$ is the Vargha-Delaney
+effect size. Accepted candidates in bold.}
+\label{tab:%s-val}
+\begin{tabular}{rlrrrrrr}
+\toprule
+Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A_{12}$ \\
+`, run, texEscape(testLong(s.Test)), adjusted(s.Correction), num(s.Alpha), label)
+	for _, g := range d.Generations {
+		w.WriteString("\\midrule\n")
+		fmt.Fprintf(&w, "%d & %s & %d & %s & %s & -- & -- & -- \\\\\n",
+			g.Generation, g.Incumbent+" (inc.)", g.NVal, pm(g.ValMean, g.ValCILow, g.ValCIHigh), texNum(g.ValIQM))
+		for _, c := range d.Candidates {
+			if c.Generation != g.Generation {
+				continue
+			}
+			cells := []string{c.Version, strconv.Itoa(int(c.N)), pm(c.Mean, c.CILow, c.CIHigh), texNum(c.IQM),
+				texP(c.P), texP(c.PAdj), texF3(c.A12)}
+			if c.Accepted {
+				for i, x := range cells {
+					cells[i] = bold(x)
+				}
+			}
+			fmt.Fprintf(&w, " & %s \\\\\n", strings.Join(cells, " & "))
+		}
+	}
+	w.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
+
+	if len(d.Test) > 0 {
+		fmt.Fprintf(&w, `
+\begin{table}[t]
+\centering
+\caption{Test results of run \texttt{%s}: base and final version on the
+frozen test seeds. Mean $\pm$ half-width of the 95\%% CI; IQM with its 95\%%
+stratified-bootstrap CI (%d resamples); $p$ of the two-sided Mann-Whitney U
+test and $A_{12}$ of the final version against the base.}
+\label{tab:%s-test}
+\begin{tabular}{llrrrrr}
+\toprule
+Version & Role & $n$ & Mean $\pm$ 95\%% CI & IQM [95\%% CI] & $p$ & $A_{12}$ \\
+\midrule
+`, run, BootstrapReps, label)
+		for i, v := range d.Test {
+			p, a := "--", "--"
+			if i == 1 && d.Compare != nil {
+				p, a = texP(d.Compare.MWU.P), texF3(d.Compare.A12)
+			}
+			fmt.Fprintf(&w, "%s & %s & %d & %s & %s [%s, %s] & %s & %s \\\\\n", v.Version, texEscape(v.Role), v.Summary.N,
+				pm(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), texNum(v.IQM.Point), texNum(v.IQM.Low), texNum(v.IQM.High), p, a)
+		}
+		w.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
+	}
+	return w.Bytes()
+}
+
+// pm formats "$mean \pm half$" with the CI's half-width (the Student t CI
+// is symmetric), or the mean alone when the CI is undefined.
+func pm(mean, lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return texNum(mean)
+	}
+	return fmt.Sprintf("$%s \\pm %s$", f1(mean), f1((hi-lo)/2))
+}
+
+func texNum(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "--"
+	}
+	return f1(x)
+}
+
+func texF3(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "--"
+	}
+	return f3(x)
+}
+
+// texP formats a p-value with two significant digits in math mode:
+// "$0.031$", "$6.9 \times 10^{-7}$".
+func texP(p float64) string {
+	if math.IsNaN(p) {
+		return "--"
+	}
+	s := pval(p)
+	if m, e, ok := strings.Cut(s, "e"); ok {
+		exp, _ := strconv.Atoi(e)
+		return fmt.Sprintf("$%s \\times 10^{%d}$", m, exp)
+	}
+	return "$" + s + "$"
+}
+
+// bold makes a cell bold, inside math mode for math cells.
+func bold(s string) string {
+	if strings.HasPrefix(s, "$") {
+		return "$\\mathbf{" + strings.Trim(s, "$") + "}$"
+	}
+	return "\\textbf{" + s + "}"
+}
+
+// texEscape escapes LaTeX's special characters in text.
+func texEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`,
+		"_", `\_`, "{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`)
+	return r.Replace(s)
+}
+
+// labelSafe keeps the characters LaTeX accepts in a \label.
+func labelSafe(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
+			return r
+		}
+		return '-'
+	}, s)
+}
+
+// adjusted says how p-values were adjusted, for a caption.
+func adjusted(c string) string {
+	if c == "none" || c == "" {
+		return "not adjusted"
+	}
+	return texEscape(titleCase(c)) + "-adjusted across the generation's candidates"
+}
+
+// titleCase names a correction as papers do: "Holm", "BH".
+func titleCase(c string) string {
+	switch c {
+	case "bh", "by":
+		return strings.ToUpper(c)
+	case "":
+		return c
+	}
+	return strings.ToUpper(c[:1]) + c[1:]
+}

@@ -1,0 +1,410 @@
+package report
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"evolve/results"
+)
+
+// The report is built once as a small document model and rendered to
+// Markdown and HTML, so the two always say the same thing.
+
+type blockKind int
+
+const (
+	heading blockKind = iota
+	para
+	table
+	list
+	figureBlock
+)
+
+type block struct {
+	kind  blockKind
+	text  string     // heading, para; figure: title
+	level int        // heading
+	head  []string   // table
+	right []bool     // table: right-aligned columns
+	rows  [][]string // table
+	items []string   // list
+	name  string     // figure: base name under plots/
+	note  string     // figure: caption
+}
+
+// document builds the report's blocks.
+func (d *Data) document() []block {
+	m := d.Manifest
+	var b []block
+	add := func(x block) { b = append(b, x) }
+	add(block{kind: heading, level: 1, text: "Evolution run " + m.RunID})
+
+	s := d.Settings
+	add(block{kind: table, head: []string{"", ""}, rows: [][]string{
+		{"environment", s.Environment},
+		{"seed sets", fmt.Sprintf("train %d, val %d, test %d (sha256 %s, %s, %s)",
+			m.SeedCounts["train"], m.SeedCounts["val"], m.SeedCounts["test"],
+			short(m.Seeds["train"]), short(m.Seeds["val"]), short(m.Seeds["test"]))},
+		{"acceptance", fmt.Sprintf("one-sided %s test, candidate > incumbent on val, %s correction, α = %s; %d candidates per generation",
+			testLong(s.Test), titleCase(s.Correction), num(s.Alpha), s.Candidates)},
+		{"generations", fmt.Sprintf("%d (at most %d, patience %d)", m.Generations, s.MaxGenerations, s.Patience)},
+		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
+		{"software", fmt.Sprintf("evolve %s, %s", m.Evolve, m.Go)},
+		{"started", stamp(m.Started)},
+		{"finished", stamp(m.Finished)},
+	}})
+
+	add(block{kind: heading, level: 2, text: "Result on the test split"})
+	add(block{kind: para, text: d.verdict()})
+	if len(d.Test) > 0 {
+		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% CI]", "median", "IQM [95% bootstrap CI]"},
+			right: []bool{false, false, true, true, true, true}}
+		for _, v := range d.Test {
+			t.rows = append(t.rows, []string{v.Version, v.Role, strconv.Itoa(v.Summary.N),
+				withCI(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), f1(v.Summary.Median),
+				withCI(v.IQM.Point, v.IQM.Low, v.IQM.High)})
+		}
+		add(t)
+	}
+	if c := d.Compare; c != nil {
+		t := block{kind: table, head: []string{"final vs base (two-sided)", "statistic", "p"}, right: []bool{false, true, true}}
+		t.rows = append(t.rows, []string{"Mann-Whitney U (" + c.MWU.Method.String() + ")", "U = " + num(c.MWU.U), pval(c.MWU.P)})
+		if sr := c.SignedRank; sr != nil {
+			t.rows = append(t.rows, []string{fmt.Sprintf("Wilcoxon signed-rank, paired by seed (%s, %d pairs)", sr.Method, sr.N),
+				"V = " + num(sr.TPlus), pval(sr.P)})
+		}
+		t.rows = append(t.rows,
+			[]string{"A12 (P(final > base))", f3(c.A12), ""},
+			[]string{"Hodges-Lehmann shift [95% CI]", withCI(c.Shift.Estimate, c.Shift.CILow, c.Shift.CIHigh), ""},
+			[]string{"difference of means", signed(c.MeanDiff) + fmt.Sprintf(" (%+.1f%%)", 100*c.RelDiff), ""})
+		add(t)
+	}
+
+	add(block{kind: heading, level: 2, text: "Lineage"})
+	var items []string
+	for _, st := range d.Lineage {
+		if st.Parent == "" {
+			items = append(items, fmt.Sprintf("%s (base): val mean %s, n = %d", st.Version, withCI(st.Mean, st.CILow, st.CIHigh), st.N))
+			continue
+		}
+		items = append(items, fmt.Sprintf("%s, accepted in generation %d: %s; val mean %s, n = %d; p (adj.) = %s, A12 = %s",
+			st.Version, st.Generation, st.Mutation, withCI(st.Mean, st.CILow, st.CIHigh), st.N, pval(st.PAdj), f3(st.A12)))
+	}
+	add(block{kind: list, items: items})
+	figs := map[string]figure{}
+	for _, f := range d.figures() {
+		figs[f.name] = f
+	}
+	fig := func(name string) {
+		f := figs[name]
+		add(block{kind: figureBlock, name: f.name, text: f.title, note: f.caption})
+	}
+	fig(results.LineageName)
+
+	add(block{kind: heading, level: 2, text: "Generations"})
+	g := block{kind: table,
+		head:  []string{"gen", "incumbent", "n val", "val mean [95% CI]", "val IQM", "train failures", "injury", "combat loss", "starvation", "entrapment", "accepted", "p (adj.)"},
+		right: []bool{true, false, true, true, true, true, true, true, true, true, false, true}}
+	for _, r := range d.Generations {
+		acc, p := "–", "–"
+		if r.Accepted != "" {
+			acc = r.Accepted
+		}
+		if r.AcceptedP != nil {
+			p = pval(*r.AcceptedP)
+		}
+		g.rows = append(g.rows, []string{strconv.Itoa(int(r.Generation)), r.Incumbent, strconv.Itoa(int(r.NVal)),
+			withCI(r.ValMean, r.ValCILow, r.ValCIHigh), f1(r.ValIQM),
+			fmt.Sprintf("%d / %d", r.Failures, r.NTrain),
+			strconv.Itoa(int(r.Injury)), strconv.Itoa(int(r.CombatLoss)), strconv.Itoa(int(r.Starvation)), strconv.Itoa(int(r.Entrapment)),
+			acc, p})
+	}
+	add(g)
+	fig(results.ValByGenerationName)
+	fig(results.FailureCausesName)
+
+	add(block{kind: heading, level: 2, text: "Candidates"})
+	c := block{kind: table,
+		head:  []string{"gen", "version", "parent", "mutation", "n", "val mean [95% CI]", "IQM", "U", "V", "p", "p (adj.)", "A12", "accepted"},
+		right: []bool{true, false, false, false, true, true, true, true, true, true, true, true, false}}
+	for _, r := range d.Candidates {
+		acc := ""
+		if r.Accepted {
+			acc = "yes"
+		}
+		v := "–"
+		if !math.IsNaN(r.V) && r.Test == "signed-rank" {
+			v = num(r.V)
+		}
+		row := []string{strconv.Itoa(int(r.Generation)), r.Version, r.Parent, r.Mutation, strconv.Itoa(int(r.N)),
+			withCI(r.Mean, r.CILow, r.CIHigh), f1(r.IQM), num(r.U), v, pval(r.P), pval(r.PAdj), f3(r.A12), acc}
+		if s.Test != "signed-rank" {
+			row = append(row[:8], row[9:]...)
+		}
+		c.rows = append(c.rows, row)
+	}
+	if s.Test != "signed-rank" {
+		c.head = append(c.head[:8], c.head[9:]...)
+		c.right = append(c.right[:8], c.right[9:]...)
+	}
+	add(c)
+	fig(results.CandidatesName)
+
+	add(block{kind: heading, level: 2, text: "Methods"})
+	add(block{kind: para, text: d.methods()})
+	add(block{kind: heading, level: 2, text: "Files"})
+	add(block{kind: list, items: []string{
+		"manifest.yaml: the resolved config, seed hashes, software versions and timestamps",
+		"episodes.parquet: one row per episode (generation, version, split, seed, score, depth, turns, kills, gold, cause, ...)",
+		"candidates.parquet: one row per candidate (val statistics, U, V, p, adjusted p, A12, accepted)",
+		"generations.parquet: one row per generation (incumbent, val statistics, train failures by cause, decision)",
+		"prompts/: every version written, as immutable YAML with its mutation history and evidence",
+		"results.tex: the tables of this report for LaTeX (booktabs)",
+		"plots/: the figures of this report in PNG, SVG and PDF",
+	}})
+	return b
+}
+
+// verdict is the report's one-paragraph answer.
+func (d *Data) verdict() string {
+	m := d.Manifest
+	accepted := len(d.Lineage) - 1
+	if len(d.Test) == 0 {
+		return fmt.Sprintf("The run accepted %d mutation(s) from %s to %s; it has no test episodes.", max(accepted, 0), m.BaseVersion, m.FinalVersion)
+	}
+	if d.Compare == nil {
+		v := d.Test[0]
+		return fmt.Sprintf("No candidate was accepted: the base version %s stays, with a mean test score of %s (95%% CI %s to %s) over %d episodes.",
+			v.Version, f1(v.Summary.Mean), f1(v.Summary.CILow), f1(v.Summary.CIHigh), v.Summary.N)
+	}
+	b, f, c := d.Test[0], d.Test[1], d.Compare
+	return fmt.Sprintf("After %d accepted mutation(s), the final version %s has a mean test score of %s (95%% CI %s to %s) over %d episodes, "+
+		"against %s (%s to %s) for the base version %s: %s points (%+.1f%%), "+
+		"Hodges-Lehmann shift %s (95%% CI %s to %s), A12 = %s, two-sided Mann-Whitney p = %s.",
+		accepted, f.Version, f1(f.Summary.Mean), f1(f.Summary.CILow), f1(f.Summary.CIHigh), f.Summary.N,
+		f1(b.Summary.Mean), f1(b.Summary.CILow), f1(b.Summary.CIHigh), b.Version, signed(c.MeanDiff), 100*c.RelDiff,
+		f1(c.Shift.Estimate), f1(c.Shift.CILow), f1(c.Shift.CIHigh), f3(c.A12), pval(c.MWU.P))
+}
+
+// methods states how every number was computed.
+func (d *Data) methods() string {
+	s := d.Settings
+	gate := "a one-sided Mann-Whitney U test of the candidate's val scores against the incumbent's (exact distribution given ties when n1·n2 ≤ 2500, else the normal approximation with tie and continuity correction)"
+	if s.Test == "signed-rank" {
+		gate = "a one-sided Wilcoxon signed-rank test of the val score differences candidate − incumbent paired by seed (exact when at most 50 pairs and no ties or zeros, else the normal approximation with tie and continuity correction; zero differences dropped)"
+	}
+	return "Each generation evaluates the incumbent and its candidates on the same frozen val seeds and accepts the candidate with the best val mean among those significant under " +
+		gate + ", with the p-values of a generation's candidates adjusted by the " + titleCase(s.Correction) + " correction at family-wise α = " + num(s.Alpha) +
+		". Means carry Student t 95% confidence intervals. IQM is the interquartile mean (25% trimmed mean, scipy.stats.trim_mean); its 95% CI is the percentile interval of " +
+		strconv.Itoa(BootstrapReps) + " bootstrap resamples (rliable; PCG seed " + strconv.Itoa(BootstrapSeed) + "). " +
+		"A12 is the Vargha-Delaney effect size U/(n1·n2), the probability that a random episode of the first version outscores one of the second (ties count half). " +
+		"The Hodges-Lehmann shift is the median of pairwise differences with its 95% CI as R's wilcox.test(conf.int = TRUE). " +
+		"U is the first version's statistic, R's W for wilcox.test(first, second); V is R's V of the paired test."
+}
+
+// Markdown renders the report as GitHub-flavoured Markdown; figures link
+// to plots/<name>.svg.
+func (d *Data) Markdown() []byte {
+	var w bytes.Buffer
+	for i, b := range d.document() {
+		if i > 0 {
+			w.WriteString("\n")
+		}
+		switch b.kind {
+		case heading:
+			fmt.Fprintf(&w, "%s %s\n", strings.Repeat("#", b.level), b.text)
+		case para:
+			fmt.Fprintf(&w, "%s\n", b.text)
+		case list:
+			for _, it := range b.items {
+				fmt.Fprintf(&w, "- %s\n", it)
+			}
+		case figureBlock:
+			fmt.Fprintf(&w, "![%s](%s/%s.svg)\n\n*%s* %s\n", b.text, PlotsDir, b.name, b.text+".", b.note)
+		case table:
+			cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+			w.WriteString("|")
+			for _, h := range b.head {
+				fmt.Fprintf(&w, " %s |", cell(h))
+			}
+			w.WriteString("\n|")
+			for j := range b.head {
+				if j < len(b.right) && b.right[j] {
+					w.WriteString(" ---: |")
+				} else {
+					w.WriteString(" --- |")
+				}
+			}
+			w.WriteString("\n")
+			for _, r := range b.rows {
+				w.WriteString("|")
+				for _, c := range r {
+					fmt.Fprintf(&w, " %s |", cell(c))
+				}
+				w.WriteString("\n")
+			}
+		}
+	}
+	return w.Bytes()
+}
+
+// HTML renders the report as one self-contained HTML page: no scripts, no
+// external resources; svgs maps a figure's base name to its SVG file,
+// inlined (without its XML prolog). A figure missing from svgs is left
+// out with a note.
+func (d *Data) HTML(svgs map[string][]byte) []byte {
+	var w bytes.Buffer
+	esc := html.EscapeString
+	title := "Evolution run " + d.Manifest.RunID
+	fmt.Fprintf(&w, `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%s</title>
+<style>
+body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
+th { border-bottom: 2px solid #888; }
+td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
+td.r { white-space: nowrap; }
+figure { margin: 1.5rem 0; }
+figure svg { max-width: 100%%; height: auto; }
+figcaption { font-size: 0.9rem; color: #444; }
+</style>
+</head>
+<body>
+`, esc(title))
+	for _, b := range d.document() {
+		switch b.kind {
+		case heading:
+			fmt.Fprintf(&w, "<h%d>%s</h%d>\n", b.level, esc(b.text), b.level)
+		case para:
+			fmt.Fprintf(&w, "<p>%s</p>\n", esc(b.text))
+		case list:
+			w.WriteString("<ul>\n")
+			for _, it := range b.items {
+				fmt.Fprintf(&w, "<li>%s</li>\n", esc(it))
+			}
+			w.WriteString("</ul>\n")
+		case figureBlock:
+			fmt.Fprintf(&w, "<figure id=\"%s\">\n", esc(b.name))
+			if svg, ok := svgs[b.name]; ok {
+				w.Write(stripProlog(svg))
+				w.WriteString("\n")
+			} else {
+				fmt.Fprintf(&w, "<p>(figure %s.svg not available)</p>\n", esc(b.name))
+			}
+			fmt.Fprintf(&w, "<figcaption><b>%s.</b> %s</figcaption>\n</figure>\n", esc(b.text), esc(b.note))
+		case table:
+			class := func(j int) string {
+				if j < len(b.right) && b.right[j] {
+					return ` class="r"`
+				}
+				return ""
+			}
+			w.WriteString("<table>\n<thead><tr>")
+			for j, h := range b.head {
+				fmt.Fprintf(&w, "<th%s>%s</th>", class(j), esc(h))
+			}
+			w.WriteString("</tr></thead>\n<tbody>\n")
+			for _, r := range b.rows {
+				w.WriteString("<tr>")
+				for j, c := range r {
+					fmt.Fprintf(&w, "<td%s>%s</td>", class(j), esc(c))
+				}
+				w.WriteString("</tr>\n")
+			}
+			w.WriteString("</tbody>\n</table>\n")
+		}
+	}
+	w.WriteString("</body>\n</html>\n")
+	return w.Bytes()
+}
+
+// stripProlog drops an SVG file's XML declaration and leading comments,
+// which are not allowed inside HTML.
+func stripProlog(svg []byte) []byte {
+	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
+		return bytes.TrimSpace(svg[i:])
+	}
+	return svg
+}
+
+func testLong(t string) string {
+	if t == "signed-rank" {
+		return "Wilcoxon signed-rank (paired by seed)"
+	}
+	return "Mann-Whitney U"
+}
+
+func short(h string) string {
+	if len(h) > 8 {
+		return h[:8] + "…"
+	}
+	return h
+}
+
+func stamp(t time.Time) string {
+	if t.IsZero() {
+		return "–"
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// f1 formats a score with one decimal; NaN and ±Inf as "–".
+func f1(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 1, 64)
+}
+
+// f3 formats an effect size with three decimals.
+func f3(x float64) string {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return "–"
+	}
+	return strconv.FormatFloat(x, 'f', 3, 64)
+}
+
+func signed(x float64) string {
+	if math.IsNaN(x) {
+		return "–"
+	}
+	return fmt.Sprintf("%+.1f", x)
+}
+
+// withCI formats a value and its CI as "x [lo, hi]", or "x" when the CI is
+// undefined.
+func withCI(x, lo, hi float64) string {
+	if c := ci(lo, hi); c != "" {
+		return f1(x) + " " + c
+	}
+	return f1(x)
+}
+
+// ci formats a confidence interval as "[lo, hi]", or "" when undefined.
+func ci(lo, hi float64) string {
+	if math.IsNaN(lo) || math.IsNaN(hi) {
+		return ""
+	}
+	return "[" + f1(lo) + ", " + f1(hi) + "]"
+}
+
+// num formats a statistic in the shortest exact form (U = 55.5, α = 0.05).
+func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+// pval formats a p-value with two significant digits ("0.031", "6.9e-07").
+func pval(p float64) string {
+	if math.IsNaN(p) {
+		return "–"
+	}
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}

@@ -1,0 +1,393 @@
+// Package report turns a run directory into what a paper or a lab notebook
+// needs: report.md, a self-contained report.html (figures inlined as SVG,
+// no network), results.tex (booktabs tables) and the figures in PNG, SVG
+// and PDF under plots/.
+//
+// Everything is computed from the run directory's files (manifest.yaml and
+// the Parquet tables), so a report can be rebuilt at any time with
+// `evolve report RUN_DIR`, and every number in it can be recomputed from
+// episodes.parquet by another tool. The same run directory gives
+// byte-identical report files.
+//
+// Statistics of the test split (base against final version, both played on
+// the same test seeds):
+//   - mean with the Student t 95% CI, median, and the IQM (25% trimmed
+//     mean) with a 95% stratified-bootstrap percentile CI as rliable reports
+//     it (Agarwal et al., "Deep Reinforcement Learning at the Edge of the
+//     Statistical Precipice", NeurIPS 2021), BootstrapReps resamples from
+//     a PCG source seeded with BootstrapSeed;
+//   - the two-sided Mann-Whitney U test (R's wilcox.test(final, base),
+//     Auto method) and the two-sided Wilcoxon signed-rank test paired by
+//     seed (R's wilcox.test(final, base, paired = TRUE));
+//   - the Vargha-Delaney A12 effect size and the Hodges-Lehmann shift with
+//     its 95% CI (R's wilcox.test(..., conf.int = TRUE)).
+package report
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+
+	"gopkg.in/yaml.v3"
+
+	"evolve/experiment"
+	"evolve/internal/atomicfile"
+	"evolve/results"
+	"evolve/stats"
+)
+
+// Files written into the run directory by Write.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+	LaTeXFile    = "results.tex"
+	PlotsDir     = "plots"
+)
+
+// BootstrapSeed seeds the PCG source of the IQM bootstrap CIs, so that a
+// report is reproducible; BootstrapReps is the number of resamples.
+const (
+	BootstrapSeed = 1
+	BootstrapReps = 2000
+)
+
+// DefaultFormats are the figure formats Write produces when Options.Formats
+// is empty.
+var DefaultFormats = []string{"png", "svg", "pdf"}
+
+// ErrNotRun is wrapped by Load's error when dir is not a finished run
+// directory (manifest.yaml or a Parquet table is missing).
+var ErrNotRun = errors.New("not a finished run directory")
+
+// Settings are the parts of a run's resolved config a report states.
+type Settings struct {
+	// Environment is the environment's registry name, e.g. "dungeon".
+	Environment string
+	// Test is the acceptance test: "mwu" or "signed-rank".
+	Test string
+	// Alpha is the family-wise significance level, in (0, 0.5].
+	Alpha float64
+	// Correction is the multiple-comparison correction, e.g. "holm".
+	Correction string
+	// Candidates is k, the candidates proposed per generation.
+	Candidates int
+	// MaxGenerations and Patience are the stopping rule's limits.
+	MaxGenerations, Patience int
+}
+
+// Version is the test-split statistics of one version.
+type Version struct {
+	// Version is the prompt version, e.g. "v1.0.5".
+	Version string
+	// Role is "base", "final", or "base = final" when nothing was accepted.
+	Role string
+	// Summary of the version's test scores (mean, Student t 95% CI, median,
+	// IQM), in score points.
+	Summary stats.Summary
+	// IQM is the IQM with its 95% stratified-bootstrap percentile CI.
+	IQM stats.Interval
+}
+
+// Comparison is the final version against the base on the test split.
+// Every field compares final (x) with base (y): positive shifts and A12
+// above 0.5 mean the final version scores higher.
+type Comparison struct {
+	// MWU is the two-sided Mann-Whitney U test; MWU.U is the final
+	// version's U statistic (R's W for wilcox.test(final, base)).
+	MWU stats.MWUResult
+	// SignedRank is the two-sided Wilcoxon signed-rank test of the
+	// differences final − base paired by seed; nil if the two versions were
+	// not played on the same test seeds.
+	SignedRank *stats.SignedRankResult
+	// A12 is the Vargha-Delaney effect size U/(n1·n2), in [0, 1].
+	A12 float64
+	// Shift is the Hodges-Lehmann shift estimate with its 95% CI, in
+	// score points.
+	Shift stats.ShiftResult
+	// MeanDiff is the difference of the mean test scores, final − base, in
+	// score points; RelDiff is MeanDiff over the base mean (NaN if that is
+	// 0).
+	MeanDiff, RelDiff float64
+}
+
+// Data is everything a report shows, loaded from one run directory.
+type Data struct {
+	// Dir is the run directory.
+	Dir string
+	// Manifest is the run's manifest.yaml.
+	Manifest experiment.Manifest
+	// Settings are decoded from Manifest.Config.
+	Settings Settings
+	// Episodes, Candidates and Generations are the run's Parquet tables,
+	// in their files' (deterministic) order.
+	Episodes    []results.EpisodeRow
+	Candidates  []results.CandidateRow
+	Generations []results.GenerationRow
+	// Lineage is the chain of accepted versions, base first.
+	Lineage []results.LineageStep
+	// Test holds the test-split statistics of the base and, if it differs,
+	// the final version, in that order; empty if the run has no test
+	// episodes.
+	Test []Version
+	// Compare is the final version against the base on the test split;
+	// nil unless Test has two versions.
+	Compare *Comparison
+}
+
+// Load reads a finished run directory and computes the report's
+// statistics. It returns an error wrapping ErrNotRun if manifest.yaml or a
+// Parquet table is missing, and an error naming the file for anything
+// unreadable.
+func Load(dir string) (*Data, error) {
+	d := &Data{Dir: dir}
+	mpath := filepath.Join(dir, "manifest.yaml")
+	raw, err := os.ReadFile(mpath)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("report: %s: %w (no manifest.yaml; is the run finished?)", dir, ErrNotRun)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	if err := yaml.Unmarshal(raw, &d.Manifest); err != nil {
+		return nil, fmt.Errorf("report: %s: %w", mpath, err)
+	}
+	var cfg struct {
+		Environment struct {
+			Name string `yaml:"name"`
+		} `yaml:"environment"`
+		Mutation struct {
+			Candidates int `yaml:"candidates"`
+		} `yaml:"mutation"`
+		Acceptance struct {
+			Test       string  `yaml:"test"`
+			Alpha      float64 `yaml:"alpha"`
+			Correction string  `yaml:"correction"`
+		} `yaml:"acceptance"`
+		MaxGenerations int `yaml:"max_generations"`
+		Patience       int `yaml:"patience"`
+	}
+	if err := d.Manifest.Config.Decode(&cfg); err != nil {
+		return nil, fmt.Errorf("report: %s: config: %w", mpath, err)
+	}
+	d.Settings = Settings{Environment: cfg.Environment.Name, Test: cfg.Acceptance.Test, Alpha: cfg.Acceptance.Alpha,
+		Correction: cfg.Acceptance.Correction, Candidates: cfg.Mutation.Candidates,
+		MaxGenerations: cfg.MaxGenerations, Patience: cfg.Patience}
+
+	read := func(name string, f func(string) error) error {
+		p := filepath.Join(dir, name)
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("report: %s: %w (no %s)", dir, ErrNotRun, name)
+		}
+		if err := f(p); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		return nil
+	}
+	if err := read(results.TableEpisodes+".parquet", func(p string) (err error) { d.Episodes, err = results.ReadEpisodes(p); return }); err != nil {
+		return nil, err
+	}
+	if err := read(results.TableCandidates+".parquet", func(p string) (err error) { d.Candidates, err = results.ReadCandidates(p); return }); err != nil {
+		return nil, err
+	}
+	if err := read(results.TableGenerations+".parquet", func(p string) (err error) { d.Generations, err = results.ReadGenerations(p); return }); err != nil {
+		return nil, err
+	}
+	if len(d.Generations) > 0 {
+		if d.Lineage, err = results.Lineage(d.Generations, d.Candidates); err != nil {
+			return nil, fmt.Errorf("report: %s: %w", dir, err)
+		}
+	}
+	if err := d.testSplit(); err != nil {
+		return nil, fmt.Errorf("report: %s: test split: %w", dir, err)
+	}
+	return d, nil
+}
+
+// testSplit fills Test and Compare from the test episodes.
+func (d *Data) testSplit() error {
+	base, final := d.Manifest.BaseVersion, d.Manifest.FinalVersion
+	bySeed := map[string]map[uint64]float64{}
+	for _, e := range d.Episodes {
+		if e.Split != results.SplitTest || (e.Version != base && e.Version != final) {
+			continue
+		}
+		if bySeed[e.Version] == nil {
+			bySeed[e.Version] = map[uint64]float64{}
+		}
+		bySeed[e.Version][e.Seed] = float64(e.Score)
+	}
+	scores := func(v string) []float64 {
+		m := bySeed[v]
+		seeds := make([]uint64, 0, len(m))
+		for s := range m {
+			seeds = append(seeds, s)
+		}
+		slices.Sort(seeds)
+		x := make([]float64, len(seeds))
+		for i, s := range seeds {
+			x[i] = m[s]
+		}
+		return x
+	}
+	versions := []string{base}
+	if final != base {
+		versions = append(versions, final)
+	}
+	for _, v := range versions {
+		x := scores(v)
+		if len(x) == 0 {
+			continue
+		}
+		iqm, err := stats.BootstrapCI(column(x), stats.AggregateIQM,
+			stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))})
+		if err != nil {
+			return fmt.Errorf("%s IQM CI: %w", v, err)
+		}
+		role := "base"
+		switch {
+		case final == base:
+			role = "base = final"
+		case v == final:
+			role = "final"
+		}
+		d.Test = append(d.Test, Version{Version: v, Role: role, Summary: stats.Summarize(x), IQM: iqm})
+	}
+	if len(d.Test) != 2 {
+		return nil
+	}
+	x, y := scores(final), scores(base)
+	c := &Comparison{}
+	var err error
+	if c.MWU, err = stats.MannWhitneyU(x, y, stats.MWUOptions{}); err != nil {
+		return err
+	}
+	c.A12 = c.MWU.U / float64(c.MWU.N1*c.MWU.N2)
+	if c.Shift, err = stats.HodgesLehmann(x, y, stats.ShiftOptions{}); err != nil {
+		return err
+	}
+	c.MeanDiff = d.Test[1].Summary.Mean - d.Test[0].Summary.Mean
+	c.RelDiff = c.MeanDiff / d.Test[0].Summary.Mean
+	if paired := sameSeeds(bySeed[base], bySeed[final]); paired {
+		sr, err := stats.WilcoxonSignedRank(x, y, stats.SignedRankOptions{})
+		if err != nil {
+			return err
+		}
+		c.SignedRank = &sr
+	}
+	d.Compare = c
+	return nil
+}
+
+// column returns x as runs × 1 task, the shape of stats.BootstrapCI.
+func column(x []float64) [][]float64 {
+	c := make([][]float64, len(x))
+	for i := range x {
+		c[i] = x[i : i+1]
+	}
+	return c
+}
+
+func sameSeeds(a, b map[uint64]float64) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for s := range a {
+		if _, ok := b[s]; !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// Options configures Write.
+type Options struct {
+	// Formats are the figure formats, any of "png", "svg" and "pdf";
+	// empty means DefaultFormats. SVG is always written too, since
+	// report.html inlines it.
+	Formats []string
+}
+
+// Write loads dir (see Load), draws the figures into dir/plots and writes
+// dir/report.md, dir/report.html and dir/results.tex, each atomically. It
+// returns the paths written, in that order after the figures, and the
+// errors of Load, of the plot functions, or one naming the file that could
+// not be written.
+func Write(dir string, opt Options) ([]string, error) {
+	d, err := Load(dir)
+	if err != nil {
+		return nil, err
+	}
+	formats := opt.Formats
+	if len(formats) == 0 {
+		formats = DefaultFormats
+	}
+	if !slices.Contains(formats, "svg") {
+		formats = append(slices.Clone(formats), "svg")
+	}
+	plots := filepath.Join(dir, PlotsDir)
+	if err := os.MkdirAll(plots, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	var written []string
+	for _, f := range d.figures() {
+		if err := f.plot(plots, formats); err != nil {
+			return written, fmt.Errorf("report: %w", err)
+		}
+		for _, ext := range formats {
+			written = append(written, filepath.Join(plots, f.name+"."+ext))
+		}
+	}
+	svgs := map[string][]byte{}
+	for _, f := range d.figures() {
+		b, err := os.ReadFile(filepath.Join(plots, f.name+".svg"))
+		if err != nil {
+			return written, fmt.Errorf("report: %w", err)
+		}
+		svgs[f.name] = b
+	}
+	for _, out := range []struct {
+		name string
+		data []byte
+	}{
+		{MarkdownFile, d.Markdown()},
+		{HTMLFile, d.HTML(svgs)},
+		{LaTeXFile, d.LaTeX()},
+	} {
+		p := filepath.Join(dir, out.name)
+		if err := atomicfile.WriteFile(p, out.data, 0o644); err != nil {
+			return written, fmt.Errorf("report: %w", err)
+		}
+		written = append(written, p)
+	}
+	return written, nil
+}
+
+// figure is one of the report's figures.
+type figure struct {
+	name, title, caption string
+	plot                 func(dir string, formats []string) error
+}
+
+func (d *Data) figures() []figure {
+	return []figure{
+		{results.ValByGenerationName, "Val score by generation",
+			"The incumbent's mean val score per generation with its 95% CI (band), the best candidate (ring) and the accepted one (triangle).",
+			func(dir string, f []string) error {
+				return results.PlotValByGeneration(dir, d.Generations, d.Candidates, f...)
+			}},
+		{results.LineageName, "Lineage of accepted versions",
+			"Each accepted version's val mean with its 95% CI, labelled with the mutation that produced it; grey rings are rejected candidates.",
+			func(dir string, f []string) error { return results.PlotLineage(dir, d.Generations, d.Candidates, f...) }},
+		{results.FailureCausesName, "Failure causes by generation",
+			"The incumbent's failed train episodes per generation, split by cause.",
+			func(dir string, f []string) error { return results.PlotFailureCauses(dir, d.Generations, f...) }},
+		{results.CandidatesName, "Candidates per generation",
+			"Val score distributions of the incumbent (*) and each candidate; the accepted candidate (+) is green.",
+			func(dir string, f []string) error {
+				return results.PlotCandidates(dir, d.Episodes, d.Candidates, d.Generations, f...)
+			}},
+	}
+}
