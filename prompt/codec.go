@@ -198,41 +198,9 @@ func locate(file string, doc *yaml.Node, err error) error {
 	path := ""
 	if errors.As(err, &pe) {
 		path = "policy_parameters." + pe.Field
-		msg = fmt.Sprintf("%s is out of range, allowed %s", pe.Value, pe.Allowed)
+		msg = pe.Detail()
 	} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
 		path, msg = k, rest
 	}
-	return &DecodeError{File: file, Line: lineOf(doc, path), Field: path, Msg: msg}
-}
-
-// lineOf returns the line of the node at a dotted path with optional
-// [i] indexes ("policy_parameters.skill_priority[2]"), or of the deepest
-// existing prefix; 0 if none.
-func lineOf(n *yaml.Node, path string) int {
-	line := 0
-	for _, part := range strings.Split(path, ".") {
-		key, idx := part, -1
-		if i := strings.IndexByte(part, '['); i >= 0 && strings.HasSuffix(part, "]") {
-			key = part[:i]
-			idx, _ = strconv.Atoi(part[i+1 : len(part)-1])
-		}
-		next := (*yaml.Node)(nil)
-		if n != nil && n.Kind == yaml.MappingNode {
-			for j := 0; j+1 < len(n.Content); j += 2 {
-				if n.Content[j].Value == key {
-					line = n.Content[j].Line
-					next = n.Content[j+1]
-				}
-			}
-		}
-		if next == nil {
-			return line
-		}
-		if idx >= 0 && next.Kind == yaml.SequenceNode && idx < len(next.Content) {
-			next = next.Content[idx]
-			line = next.Line
-		}
-		n = next
-	}
-	return line
+	return &DecodeError{File: file, Line: strictyaml.Line(doc, path), Field: path, Msg: msg}
 }

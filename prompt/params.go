@@ -123,10 +123,20 @@ type ParamError struct {
 	Field   string // YAML name, e.g. "health_threshold" or "skill_priority[2]"
 	Value   string // the offending value as written
 	Allowed string // the allowed range or set, e.g. "[0, 1]"
+	// Problem says what is wrong with Value; "" means "is out of range".
+	Problem string
 }
 
-func (e *ParamError) Error() string {
-	return fmt.Sprintf("policy_parameters.%s: %s is out of range, allowed %s", e.Field, e.Value, e.Allowed)
+// Error returns "policy_parameters.FIELD: VALUE PROBLEM, allowed ALLOWED".
+func (e *ParamError) Error() string { return "policy_parameters." + e.Field + ": " + e.Detail() }
+
+// Detail is the error without the field: "VALUE PROBLEM, allowed ALLOWED".
+func (e *ParamError) Detail() string {
+	problem := e.Problem
+	if problem == "" {
+		problem = "is out of range"
+	}
+	return fmt.Sprintf("%s %s, allowed %s", e.Value, problem, e.Allowed)
 }
 
 // Validate checks every field of p against its documented range and returns
@@ -158,12 +168,16 @@ func (p PolicyParameters) Validate() error {
 	if len(p.SkillPriority) != len(Skills) {
 		return &ParamError{Field: "skill_priority", Value: fmt.Sprint(p.SkillPriority), Allowed: allowed}
 	}
-	seen := make(map[Skill]bool, len(Skills))
+	seen := make(map[Skill]int, len(Skills))
 	for i, s := range p.SkillPriority {
-		if !s.Valid() || seen[s] {
-			return &ParamError{Field: fmt.Sprintf("skill_priority[%d]", i), Value: fmt.Sprintf("%q", s), Allowed: allowed}
+		field := fmt.Sprintf("skill_priority[%d]", i)
+		if !s.Valid() {
+			return &ParamError{Field: field, Value: fmt.Sprintf("%q", s), Problem: "is not a skill", Allowed: allowed}
 		}
-		seen[s] = true
+		if j, ok := seen[s]; ok {
+			return &ParamError{Field: field, Value: fmt.Sprintf("%q", s), Problem: fmt.Sprintf("repeats skill_priority[%d]", j), Allowed: allowed}
+		}
+		seen[s] = i
 	}
 	return nil
 }

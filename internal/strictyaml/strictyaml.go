@@ -14,7 +14,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -173,19 +175,31 @@ func validate(file, path string, node *yaml.Node, rv reflect.Value) error {
 
 // FieldError reports err, a validation error of the value decoded from
 // node at path, as an *Error: at the line of the key named by err's
-// "key: problem" prefix when node has that key, else at node's line.
+// "key: problem" prefix when node has that key (the key may be a dotted
+// path with [i] indexes below node, reported at its deepest existing
+// part), else at node's line.
 func FieldError(file, path string, node *yaml.Node, err error) *Error {
 	e := &Error{File: file, Line: node.Line, Field: path, Msg: err.Error()}
 	key, rest, ok := strings.Cut(err.Error(), ": ")
-	if !ok || node.Kind != yaml.MappingNode {
+	if !ok || node.Kind != yaml.MappingNode || strings.ContainsAny(key, " \t") {
 		return e
 	}
-	for i := 0; i+1 < len(node.Content); i += 2 {
-		if node.Content[i].Value == key {
-			e.Line, e.Field, e.Msg = node.Content[i].Line, join(path, key), rest
-		}
+	// key may be a path below node ("policy_parameters.skill_priority[2]"):
+	// report the deepest part of it that exists.
+	if top, _, _ := strings.Cut(key, "."); hasKey(node, strings.SplitN(top, "[", 2)[0]) {
+		e.Line, e.Field, e.Msg = Line(node, key), join(path, key), rest
 	}
 	return e
+}
+
+// hasKey reports whether the mapping node has key.
+func hasKey(node *yaml.Node, key string) bool {
+	for i := 0; i+1 < len(node.Content); i += 2 {
+		if node.Content[i].Value == key {
+			return true
+		}
+	}
+	return false
 }
 
 func structFields(t reflect.Type) map[string]reflect.Type {
@@ -265,8 +279,40 @@ func typeError(file, prefix string, root *yaml.Node, err error) error {
 	if n, rest, ok := cutLine(msg); ok {
 		line, msg = n, rest
 	}
-	msg = strings.Replace(msg, "cannot unmarshal", "cannot use", 1)
-	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line), Msg: msg}
+	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line), Msg: typeMessage(msg)}
+}
+
+var typeErrorRE = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
+
+// typeMessage rewrites yaml.v3's "cannot unmarshal !!str `abc` into int"
+// as `"abc" is not an integer`, naming the value and the wanted type.
+func typeMessage(msg string) string {
+	m := typeErrorRE.FindStringSubmatch(msg)
+	if m == nil {
+		return strings.Replace(msg, "cannot unmarshal", "cannot use", 1)
+	}
+	got := map[string]string{"seq": "a list", "map": "a mapping", "null": "null"}[m[1]]
+	if m[2] != "" {
+		got = strconv.Quote(m[2])
+	} else if got == "" {
+		got = "a " + m[1]
+	}
+	want := m[3]
+	switch {
+	case strings.HasPrefix(want, "int"), strings.HasPrefix(want, "uint"):
+		want = "an integer"
+	case strings.HasPrefix(want, "float"):
+		want = "a number"
+	case want == "bool":
+		want = "a boolean (true or false)"
+	case want == "string":
+		want = "a string"
+	case strings.HasPrefix(want, "[]"):
+		want = "a list"
+	case strings.HasPrefix(want, "map["), strings.Contains(want, "."):
+		want = "a mapping"
+	}
+	return got + " is not " + want
 }
 
 func cutLine(msg string) (int, string, bool) {
