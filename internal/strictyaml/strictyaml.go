@@ -46,7 +46,9 @@ func (e *Error) Error() string {
 }
 
 // Validator is implemented by decoded types that check their own values;
-// an error it returns is reported at the node's line and field path.
+// an error it returns is reported at the node's line and field path (see
+// FieldError). Decode and DecodeNode call it on out only, not on nested
+// values: a type validates its fields in its own Validate.
 type Validator interface{ Validate() error }
 
 // Decode parses data (the contents of file) into out, a non-nil pointer to
@@ -279,7 +281,11 @@ func typeError(file, prefix string, root *yaml.Node, err error) error {
 	if n, rest, ok := cutLine(msg); ok {
 		line, msg = n, rest
 	}
-	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line), Msg: typeMessage(msg)}
+	// A scalar that does not fit ("!!str `x` into int") is reported at
+	// that scalar; a list or mapping where a scalar belongs at the
+	// collection.
+	scalar := !strings.Contains(msg, "!!seq") && !strings.Contains(msg, "!!map")
+	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line, scalar), Msg: typeMessage(msg)}
 }
 
 var typeErrorRE = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")
@@ -324,27 +330,29 @@ func cutLine(msg string) (int, string, bool) {
 	return n, strings.TrimSpace(rest), true
 }
 
-// pathAtLine finds the field path of the value node on line.
-func pathAtLine(n *yaml.Node, path string, line int) string {
+// pathAtLine finds the field path of the value node on line: the first
+// scalar there if scalar, else the first list or mapping.
+func pathAtLine(n *yaml.Node, path string, line int, scalar bool) string {
+	match := func(v *yaml.Node) bool { return v.Line == line && (v.Kind == yaml.ScalarNode) == scalar }
 	switch n.Kind {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
 			p := join(path, k.Value)
-			if v.Line == line && v.Kind == yaml.ScalarNode {
+			if match(v) {
 				return p
 			}
-			if r := pathAtLine(v, p, line); r != "" {
+			if r := pathAtLine(v, p, line, scalar); r != "" {
 				return r
 			}
 		}
 	case yaml.SequenceNode:
 		for i, v := range n.Content {
 			p := fmt.Sprintf("%s[%d]", path, i)
-			if v.Line == line && v.Kind == yaml.ScalarNode {
+			if match(v) {
 				return p
 			}
-			if r := pathAtLine(v, p, line); r != "" {
+			if r := pathAtLine(v, p, line, scalar); r != "" {
 				return r
 			}
 		}

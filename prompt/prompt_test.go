@@ -1,0 +1,214 @@
+package prompt
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+var t0 = time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+
+// derived is v1.0.0 → v1.0.1 with a threshold mutation and its evidence.
+func derived() *Prompt {
+	params := BaseParameters()
+	params.HealthThreshold = 0.4
+	rec := MutationRecord{
+		Version: MustParseVersion("v1.0.1"), PrevVersion: MustParseVersion("v1.0.0"),
+		Operator:    "threshold_adjustment",
+		Description: "Adjusted health_threshold: 0.300 → 0.400 (increase, Δ=0.100)",
+		Timestamp:   t0,
+		Evidence: &Evidence{Test: "mann-whitney-u", Alternative: "greater", PValue: 0.0012, AdjustedPValue: 0.0048,
+			Correction: "holm", A12: 0.58, NIncumbent: 300, NCandidate: 300, IncumbentValMean: 536.4,
+			CandidateValMean: 601.25, Generation: 0, Accepted: true},
+	}
+	return Base().Derive(rec.Version, params, rec, t0)
+}
+
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -update to create it)", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Errorf("%s differs from the golden file (go test -update if intended):\n--- got\n%s\n--- want\n%s", path, got, want)
+	}
+}
+
+func TestEncodeGolden(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		p    *Prompt
+	}{{"base.golden.yaml", Base()}, {"derived.golden.yaml", derived()}} {
+		t.Run(tc.name, func(t *testing.T) {
+			data, err := Encode(tc.p.Clone())
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name, data)
+			// Round trip: decoding gives the same prompt, re-encoding the
+			// same bytes.
+			q, err := Decode(tc.name, data)
+			if err != nil {
+				t.Fatal(err)
+			}
+			again, err := Encode(q.Clone())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(again, data) {
+				t.Errorf("re-encoding differs:\n%s\nvs\n%s", again, data)
+			}
+			want := tc.p.Clone()
+			Encode(want) // sets ContentSHA256
+			if !reflect.DeepEqual(q, want) {
+				t.Errorf("Decode(Encode(p)) = %+v, want %+v", q, want)
+			}
+		})
+	}
+}
+
+// The embedded base file is already canonical: Encode(Base()) reproduces
+// it apart from the hash line.
+func TestBaseIsCanonical(t *testing.T) {
+	b := Base()
+	if b.Version.String() != "v1.0.0" || !b.PolicyParameters.Equal(BaseParameters()) {
+		t.Fatalf("Base() = %s %v, want v1.0.0 with BaseParameters()", b.Version, b.PolicyParameters)
+	}
+	p := BaseParameters()
+	if p.HealthThreshold != 0.3 || p.HungerThreshold != 0.5 || p.MaxExplorationSteps != 100 ||
+		p.MaxCombatAttempts != 3 || p.RiskTolerance != 0.5 ||
+		!slices.Equal(p.SkillPriority, []Skill{SkillExplore, SkillFight, SkillEat, SkillUseItem, SkillFlee}) {
+		t.Errorf("BaseParameters() = %v, want the design note's parameters", p)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	base := string(BaseYAML())
+	edit := func(old, new string) string {
+		if !strings.Contains(base, old) {
+			t.Fatalf("base lacks %q", old)
+		}
+		return strings.Replace(base, old, new, 1)
+	}
+	encodedDerived, err := Encode(derived())
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name, data, want string
+	}{
+		{"empty", "", "p.yaml: empty document"},
+		{"syntax", "version: [v1\n", "p.yaml:1: invalid YAML: did not find expected ',' or ']'"},
+		{"not a mapping", "- a\n- b\n", "p.yaml:1: want a mapping of content_sha256, mutation_history, policy_parameters, rules_constraints, skill_descriptions, task_definition, timestamp, version, got a sequence"},
+		{"unknown key", edit("mutation_history: []", "mutation_history: []\nnotes: hi"),
+			`p.yaml:34: unknown key "notes" (known: content_sha256, mutation_history, policy_parameters, rules_constraints, skill_descriptions, task_definition, timestamp, version)`},
+		{"unknown parameter", edit("  risk_tolerance: 0.5", "  risk_tolerance: 0.5\n  patience: 3"),
+			`p.yaml:27: policy_parameters: unknown key "patience" (known: health_threshold, hunger_threshold, max_combat_attempts, max_exploration_steps, risk_tolerance, skill_priority)`},
+		{"duplicate key", edit("  risk_tolerance: 0.5", "  risk_tolerance: 0.5\n  risk_tolerance: 0.6"),
+			`p.yaml:27: policy_parameters.risk_tolerance: duplicate key (first at line 26)`},
+		{"threshold out of range", edit("health_threshold: 0.3", "health_threshold: 1.3"),
+			"p.yaml:22: policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1]"},
+		{"NaN threshold", edit("hunger_threshold: 0.5", "hunger_threshold: .nan"),
+			"p.yaml:23: policy_parameters.hunger_threshold: NaN is out of range, allowed [0, 1]"},
+		{"negative steps", edit("max_exploration_steps: 100", "max_exploration_steps: -5"),
+			"p.yaml:24: policy_parameters.max_exploration_steps: -5 is out of range, allowed [10, 2000]"},
+		{"combat attempts", edit("max_combat_attempts: 3", "max_combat_attempts: 0"),
+			"p.yaml:25: policy_parameters.max_combat_attempts: 0 is out of range, allowed [1, 20]"},
+		{"wrong type", edit("max_combat_attempts: 3", "max_combat_attempts: three"),
+			`p.yaml:25: policy_parameters.max_combat_attempts: "three" is not an integer`},
+		{"bad version", edit("version: v1.0.0", "version: 1.0"),
+			`p.yaml:1: version: invalid version "1.0": want vMAJOR.MINOR.PATCH, e.g. v1.0.0`},
+		{"unknown skill", edit("    - flee", "    - pray"),
+			`p.yaml:32: policy_parameters.skill_priority[4]: "pray" is not a skill, allowed a permutation of [explore fight eat use_item flee]`},
+		{"repeated skill", edit("    - flee", "    - explore"),
+			`p.yaml:32: policy_parameters.skill_priority[4]: "explore" repeats skill_priority[0], allowed a permutation of [explore fight eat use_item flee]`},
+		{"missing skill", edit("    - flee\n", ""),
+			"p.yaml:27: policy_parameters.skill_priority: [explore fight eat use_item] is out of range, allowed a permutation of [explore fight eat use_item flee]"},
+		{"missing task", edit("task_definition: |", "task_definition: \"\"\nx_task: |"),
+			`p.yaml:4: unknown key "x_task" (known: content_sha256, mutation_history, policy_parameters, rules_constraints, skill_descriptions, task_definition, timestamp, version)`},
+		{"empty task", base[:strings.Index(base, "task_definition:")] + "task_definition: \" \"\n" + base[strings.Index(base, "rules_constraints:"):],
+			"p.yaml:3: task_definition: empty"},
+		{"unknown skill description", edit("  flee: Escape", "  pray: Pray.\n  flee: Escape"),
+			`p.yaml:15: skill_descriptions: unknown skill "pray" (allowed: explore, fight, eat, use_item, flee)`},
+		{"history for another version", strings.Replace(string(encodedDerived), "version: v1.0.1\n", "version: v1.0.2\n", 1),
+			"p.yaml:33: mutation_history: last record is for v1.0.1, not this version v1.0.2"},
+		{"edited after writing", strings.Replace(string(encodedDerived), "health_threshold: 0.4", "health_threshold: 0.5", 1),
+			"p.yaml: content hash mismatch: content_sha256 records "},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode("p.yaml", []byte(tt.data))
+			if err == nil {
+				t.Fatalf("no error, want %q", tt.want)
+			}
+			if tt.name == "edited after writing" {
+				if !errors.Is(err, ErrHashMismatch) || !strings.HasPrefix(err.Error(), tt.want) ||
+					!strings.Contains(err.Error(), "(the file was edited after it was written; versions are immutable)") {
+					t.Errorf("err = %v, want ErrHashMismatch starting %q", err, tt.want)
+				}
+				return
+			}
+			if err.Error() != tt.want {
+				t.Errorf("error\n got %s\nwant %s", err, tt.want)
+			}
+		})
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	f.Add(BaseYAML())
+	if d, err := Encode(derived()); err == nil {
+		f.Add(d)
+	}
+	f.Add([]byte("version: v1.0.0\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		p, err := Decode("fuzz.yaml", data)
+		if err != nil {
+			if !strings.HasPrefix(err.Error(), "fuzz.yaml") {
+				t.Errorf("error does not name the file: %v", err)
+			}
+			return
+		}
+		enc, err := Encode(p.Clone())
+		if err != nil {
+			t.Fatalf("decoded but does not encode: %v", err)
+		}
+		q, err := Decode("again.yaml", enc)
+		if err != nil {
+			t.Fatalf("canonical encoding does not decode: %v\n%s", err, enc)
+		}
+		enc2, err := Encode(q.Clone())
+		if err != nil || !bytes.Equal(enc, enc2) {
+			t.Fatalf("encoding is not stable: %v\n%s\nvs\n%s", err, enc, enc2)
+		}
+	})
+}
+
+func TestRender(t *testing.T) {
+	r := derived().Render()
+	for _, want := range []string{"NetHack", "health_threshold", "0.4", "explore"} {
+		if !strings.Contains(r, want) {
+			t.Errorf("Render lacks %q:\n%s", want, r)
+		}
+	}
+	if r != derived().Render() {
+		t.Error("Render is not a pure function")
+	}
+}
