@@ -1,0 +1,292 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"evolve/scores"
+	"evolve/stats"
+)
+
+func init() {
+	register(&command{
+		name:     "compare",
+		synopsis: "compare two samples of scores with a rank test (a CI gate)",
+		usage:    "[flags] BASELINE CANDIDATE",
+		help: `
+Compare a candidate's scores with a baseline's, as benchstat does for
+benchmarks: n, median and mean with its 95% CI for each, the difference,
+a rank test (Mann-Whitney U, or the Wilcoxon signed-rank test for scores
+paired by seed), its p-value and effect sizes.
+
+BASELINE and CANDIDATE are each:
+
+	FILE.txt (any other name)  one number per line; blank lines and # comments skipped
+	FILE.csv                   a header row with a "score" column, optionally "seed"
+	FILE.parquet               a "score" column (integer or float), optionally "seed"
+	RUN_DIR:VERSION            the version's episodes of --split in RUN_DIR/episodes.parquet
+
+Statistics (all computed as candidate against baseline):
+
+	U              the candidate's Mann-Whitney U statistic: R's W for
+	               wilcox.test(candidate, baseline)
+	V              the signed-rank statistic of candidate − baseline (R's V
+	               for wilcox.test(candidate, baseline, paired = TRUE))
+	A12            Vargha-Delaney effect size U/(n1·n2): P(candidate > baseline)
+	rank-biserial  2·A12 − 1, in [−1, 1]
+	HL shift       Hodges-Lehmann estimate of candidate − baseline, 95% CI
+	method         --method auto picks the exact distribution for small
+	               samples (U: n1·n2 <= 2500; signed-rank: <= 50 pairs) without
+	               ties, else the normal approximation with tie correction and
+	               (unless --no-continuity) continuity correction
+
+The verdict is "improvement" when a one-sided test (candidate greater) is
+significant at --alpha, "regression" when a one-sided test (candidate less)
+is, and "no significant difference" otherwise; --alternative only chooses
+the p-value reported.
+
+Exit status:
+
+	0  the comparison ran (whatever the verdict, unless --fail-on-regression)
+	1  an input could not be read
+	2  bad command line
+	3  --fail-on-regression and the verdict is "regression": a CI gate
+
+JSON output (--json) has the fields test, alternative, method (the method
+actually used), alpha, n1 (baseline), n2 (candidate), u, v, n_pairs, p,
+a12, rank_biserial, hl_shift, hl_ci_low, hl_ci_high, p_greater, p_less,
+verdict, and baseline and candidate summaries (n, mean, median, ci_low,
+ci_high). v and n_pairs are null for the U test; hl_* are null for too
+few observations.
+
+Examples:
+
+	evolve compare base.txt cand.txt
+	evolve compare --test signed-rank runs/exp-1:v1.0.0 runs/exp-1:v1.0.5
+	evolve compare --split test --json runs/a:v1.0.0 runs/b:v1.2.0
+	evolve compare --fail-on-regression --alpha 0.01 main.csv pr.csv`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			test := fs.String("test", "mwu", "the rank test: `mwu` (independent samples) or signed-rank (paired by seed)")
+			alt := fs.String("alternative", "two-sided", "alternative hypothesis of the reported p: `two-sided`, greater (candidate better) or less")
+			method := fs.String("method", "auto", "p-value method: `auto`, exact or asymptotic")
+			noCont := fs.Bool("no-continuity", false, "no continuity correction in the normal approximation")
+			alpha := fs.Float64("alpha", 0.05, "significance level of the verdict, in (0, 1)")
+			split := fs.String("split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
+			asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
+			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the candidate is significantly worse at --alpha")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				if len(args) != 2 {
+					return usagef("want BASELINE and CANDIDATE, got %d arguments", len(args))
+				}
+				if *test != "mwu" && *test != "signed-rank" {
+					return usagef("--test must be mwu or signed-rank, got %q", *test)
+				}
+				a, err := stats.ParseAlternative(*alt)
+				if err != nil {
+					return usagef("--alternative: %q is not one of two-sided, greater, less", *alt)
+				}
+				m, err := stats.ParseMethod(*method)
+				if err != nil {
+					return usagef("--method: %q is not one of auto, exact, asymptotic", *method)
+				}
+				if !(*alpha > 0 && *alpha < 1) {
+					return usagef("--alpha must be in (0, 1), got %v", *alpha)
+				}
+				if *split != "train" && *split != "val" && *split != "test" {
+					return usagef("--split must be train, val or test, got %q", *split)
+				}
+				base, err := scores.Load(args[0], *split)
+				if err != nil {
+					return err
+				}
+				cand, err := scores.Load(args[1], *split)
+				if err != nil {
+					return err
+				}
+				res, err := compare(base, cand, compareOptions{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					enc := json.NewEncoder(env.stdout)
+					enc.SetIndent("", "  ")
+					if err := enc.Encode(res); err != nil {
+						return err
+					}
+				} else {
+					printComparison(env.stdout, base, cand, res)
+				}
+				if *failReg && res.Verdict == verdictRegression {
+					return &exitError{code: exitRegression, err: fmt.Errorf("regression: the candidate is significantly worse (one-sided p = %.3g < alpha %v)", res.PLess, *alpha)}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+const (
+	verdictImprovement = "improvement"
+	verdictRegression  = "regression"
+	verdictNone        = "no significant difference"
+)
+
+type compareOptions struct {
+	Test         string
+	Alternative  stats.Alternative
+	Method       stats.Method
+	NoContinuity bool
+	Alpha        float64
+}
+
+// sampleJSON summarises one side of a comparison.
+type sampleJSON struct {
+	Source string   `json:"source"`
+	N      int      `json:"n"`
+	Mean   float64  `json:"mean"`
+	Median float64  `json:"median"`
+	CILow  *float64 `json:"ci_low"`
+	CIHigh *float64 `json:"ci_high"`
+}
+
+// comparison is the result of evolve compare, as printed by --json.
+type comparison struct {
+	Test         string     `json:"test"`
+	Alternative  string     `json:"alternative"`
+	Method       string     `json:"method"`
+	Alpha        float64    `json:"alpha"`
+	N1           int        `json:"n1"`
+	N2           int        `json:"n2"`
+	U            float64    `json:"u"`
+	V            *float64   `json:"v"`
+	NPairs       *int       `json:"n_pairs"`
+	P            float64    `json:"p"`
+	A12          float64    `json:"a12"`
+	RankBiserial float64    `json:"rank_biserial"`
+	HLShift      *float64   `json:"hl_shift"`
+	HLCILow      *float64   `json:"hl_ci_low"`
+	HLCIHigh     *float64   `json:"hl_ci_high"`
+	PGreater     float64    `json:"p_greater"`
+	PLess        float64    `json:"p_less"`
+	Verdict      string     `json:"verdict"`
+	Baseline     sampleJSON `json:"baseline"`
+	Candidate    sampleJSON `json:"candidate"`
+}
+
+func finitePtr(x float64) *float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return nil
+	}
+	return &x
+}
+
+func summary(s *scores.Sample) sampleJSON {
+	sum := stats.Summarize(s.Scores)
+	return sampleJSON{Source: s.Source, N: sum.N, Mean: sum.Mean, Median: sum.Median, CILow: finitePtr(sum.CILow), CIHigh: finitePtr(sum.CIHigh)}
+}
+
+// compare runs the chosen test three times (the reported alternative and
+// both one-sided ones for the verdict) and the effect sizes.
+func compare(base, cand *scores.Sample, o compareOptions) (*comparison, error) {
+	x, y := cand.Scores, base.Scores
+	c := &comparison{Test: o.Test, Alternative: o.Alternative.String(), Alpha: o.Alpha,
+		N1: len(y), N2: len(x), Baseline: summary(base), Candidate: summary(cand)}
+	u, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: o.Alternative, Method: o.Method, NoContinuity: o.NoContinuity})
+	if err != nil {
+		return nil, err
+	}
+	c.U = u.U
+	c.A12 = u.U / float64(len(x)*len(y))
+	c.RankBiserial = 2*c.A12 - 1
+	p := func(alt stats.Alternative) (float64, string, error) {
+		if o.Test == "signed-rank" {
+			px, py, err := scores.Pair(cand, base)
+			if err != nil {
+				return 0, "", err
+			}
+			r, err := stats.WilcoxonSignedRank(px, py, stats.SignedRankOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
+			if err != nil {
+				return 0, "", err
+			}
+			if alt == o.Alternative {
+				c.V, c.NPairs = &r.TPlus, &r.N
+			}
+			return r.P, r.Method.String(), nil
+		}
+		r, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
+		return r.P, r.Method.String(), err
+	}
+	if c.P, c.Method, err = p(o.Alternative); err != nil {
+		return nil, err
+	}
+	if c.PGreater, _, err = p(stats.Greater); err != nil {
+		return nil, err
+	}
+	if c.PLess, _, err = p(stats.Less); err != nil {
+		return nil, err
+	}
+	if hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
+		c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
+	}
+	switch {
+	case c.PGreater < o.Alpha:
+		c.Verdict = verdictImprovement
+	case c.PLess < o.Alpha:
+		c.Verdict = verdictRegression
+	default:
+		c.Verdict = verdictNone
+	}
+	return c, nil
+}
+
+// printComparison prints the benchstat-like table.
+func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
+	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
+	ci := func(s sampleJSON) string {
+		if s.CILow == nil {
+			return ""
+		}
+		return fmt.Sprintf("[%.4g, %.4g]", *s.CILow, *s.CIHigh)
+	}
+	fmt.Fprintln(tw, "\tn\tmedian\tmean\t95% CI\t")
+	for _, row := range []struct {
+		name string
+		s    sampleJSON
+	}{{"baseline", c.Baseline}, {"candidate", c.Candidate}} {
+		fmt.Fprintf(tw, "%s\t%d\t%.4g\t%.4g\t%s\t\n", row.name, row.s.N, row.s.Median, row.s.Mean, ci(row.s))
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "\nbaseline:  %s\ncandidate: %s\n\n", base.Source, cand.Source)
+	diff := c.Candidate.Mean - c.Baseline.Mean
+	rel := ""
+	if c.Baseline.Mean != 0 {
+		rel = fmt.Sprintf(" (%+.1f%%)", 100*diff/math.Abs(c.Baseline.Mean))
+	}
+	fmt.Fprintf(w, "difference of means  %+.4g%s\n", diff, rel)
+	if c.HLShift != nil {
+		fmt.Fprintf(w, "Hodges-Lehmann shift %+.4g", *c.HLShift)
+		if c.HLCILow != nil && c.HLCIHigh != nil {
+			fmt.Fprintf(w, " [95%% CI %.4g, %.4g]", *c.HLCILow, *c.HLCIHigh)
+		}
+		fmt.Fprintln(w)
+	}
+	if c.Test == "signed-rank" {
+		fmt.Fprintf(w, "Wilcoxon signed-rank (%s, %s, %d pairs): V = %g, p = %.3g\n", c.Alternative, c.Method, *c.NPairs, *c.V, c.P)
+	} else {
+		fmt.Fprintf(w, "Mann-Whitney U (%s, %s): U = %g, p = %.3g\n", c.Alternative, c.Method, c.U, c.P)
+	}
+	fmt.Fprintf(w, "A12 = %.3f, rank-biserial = %+.3f\n", c.A12, c.RankBiserial)
+	fmt.Fprintf(w, "verdict at alpha %v: %s", c.Alpha, c.Verdict)
+	switch c.Verdict {
+	case verdictImprovement:
+		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PGreater)
+	case verdictRegression:
+		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PLess)
+	}
+	fmt.Fprintln(w)
+}
