@@ -98,6 +98,9 @@ func encodeBody(p *Prompt) ([]byte, error) {
 	task := str(p.TaskDefinition)
 	if strings.Contains(p.TaskDefinition, "\n") {
 		task.Style = yaml.LiteralStyle
+		if !literalRoundTrips(p.TaskDefinition) {
+			task.Style = yaml.DoubleQuotedStyle
+		}
 	}
 	add(doc, "task_definition", task)
 	add(doc, "rules_constraints", rules)
@@ -120,7 +123,16 @@ func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!ma
 
 func add(m *yaml.Node, key string, v *yaml.Node) { m.Content = append(m.Content, str(key), v) }
 
-func str(s string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s} }
+// str is a string scalar. yaml.v3 writes a multi-line string as a literal
+// block by default; one that a literal block would not preserve is
+// double-quoted.
+func str(s string) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s}
+	if strings.Contains(s, "\n") && !literalRoundTrips(s) {
+		n.Style = yaml.DoubleQuotedStyle
+	}
+	return n
+}
 
 func integer(n int) *yaml.Node {
 	return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: strconv.Itoa(n)}
@@ -203,4 +215,21 @@ func locate(file string, doc *yaml.Node, err error) error {
 		path, msg = k, rest
 	}
 	return &DecodeError{File: file, Line: strictyaml.Line(doc, path), Field: path, Msg: msg}
+}
+
+// literalRoundTrips reports whether s survives a YAML literal block
+// unchanged. yaml.v3 loses some strings in that style (e.g. a leading
+// empty line); those are written double-quoted instead.
+func literalRoundTrips(s string) bool {
+	n := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: s, Style: yaml.LiteralStyle}
+	doc := mapping()
+	doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "s"}, n)
+	var buf bytes.Buffer
+	enc := yaml.NewEncoder(&buf)
+	enc.SetIndent(2) // as encodeBody: the loss depends on the indent
+	if enc.Encode(doc) != nil || enc.Close() != nil {
+		return false
+	}
+	var back struct{ S string }
+	return yaml.Unmarshal(buf.Bytes(), &back) == nil && back.S == s
 }
