@@ -60,7 +60,7 @@ Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
-	evolve run --resume runs/default-3da474e219
+	evolve run --resume runs/default-8176cd1057
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
