@@ -46,11 +46,12 @@ type Runner struct {
 // PanicError records a panic inside the environment or agent during one
 // episode: the episode's seed, the panic value and the goroutine's stack.
 type PanicError struct {
-	Seed  uint64
-	Value any
-	Stack []byte
+	Seed  uint64 // the episode's seed
+	Value any    // the value passed to panic
+	Stack []byte // the panicking goroutine's stack (runtime/debug.Stack)
 }
 
+// Error names the seed and the panic value.
 func (e *PanicError) Error() string {
 	return fmt.Sprintf("episode with seed %d panicked: %v", e.Seed, e.Value)
 }

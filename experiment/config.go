@@ -58,8 +58,8 @@ type Config struct {
 // EnvironmentConfig names an environment and holds its parameters, which
 // are decoded strictly into the environment's own config type.
 type EnvironmentConfig struct {
-	Name   string    `yaml:"name"`
-	Params yaml.Node `yaml:"params"`
+	Name   string    `yaml:"name"`   // registry name, e.g. "dungeon" (see envs.Names)
+	Params yaml.Node `yaml:"params"` // the environment's parameters, decoded strictly by Config.Validate
 
 	// params is the decoded parameter struct (the registry's Config()).
 	params any

@@ -14,31 +14,31 @@ import (
 // Manifest is manifest.yaml of a run directory: everything needed to know
 // what was run, on what, and with which tools.
 type Manifest struct {
-	RunID        string            `yaml:"run_id"`
-	Evolve       string            `yaml:"evolve_version"`
-	Go           string            `yaml:"go_version"`
-	Host         string            `yaml:"host"`
-	Started      time.Time         `yaml:"started"`
-	Finished     time.Time         `yaml:"finished"`
-	Config       yaml.Node         `yaml:"config"`
-	Seeds        map[string]string `yaml:"seed_sha256"`
-	SeedCounts   map[string]int    `yaml:"seed_counts"`
-	Generations  int               `yaml:"generations"`
-	BaseVersion  string            `yaml:"base_version"`
-	FinalVersion string            `yaml:"final_version"`
-	TestBase     SummaryYAML       `yaml:"test_base"`
-	TestFinal    SummaryYAML       `yaml:"test_final"`
+	RunID        string            `yaml:"run_id"`         // config name and hash, e.g. "default-8176cd1057"
+	Evolve       string            `yaml:"evolve_version"` // module version of the evolve binary, "(devel)" from source
+	Go           string            `yaml:"go_version"`     // Go toolchain, e.g. "go1.26.8"
+	Host         string            `yaml:"host"`           // host name of the machine that ran it
+	Started      time.Time         `yaml:"started"`        // when the (last) process started the run, UTC
+	Finished     time.Time         `yaml:"finished"`       // when the run finished, UTC
+	Config       yaml.Node         `yaml:"config"`         // the resolved config: defaults merged with the file's keys
+	Seeds        map[string]string `yaml:"seed_sha256"`    // split name -> hex SHA-256 of its seed file
+	SeedCounts   map[string]int    `yaml:"seed_counts"`    // split name -> number of seeds
+	Generations  int               `yaml:"generations"`    // generations run, >= 1
+	BaseVersion  string            `yaml:"base_version"`   // the version evolution started from
+	FinalVersion string            `yaml:"final_version"`  // the last accepted version (BaseVersion if none)
+	TestBase     SummaryYAML       `yaml:"test_base"`      // BaseVersion's test-split scores
+	TestFinal    SummaryYAML       `yaml:"test_final"`     // FinalVersion's test-split scores
 }
 
 // SummaryYAML is a stats.Summary as written in the manifest.
 type SummaryYAML struct {
-	N      int     `yaml:"n"`
-	Mean   float64 `yaml:"mean"`
-	Std    float64 `yaml:"std"`
-	Median float64 `yaml:"median"`
-	IQM    float64 `yaml:"iqm"`
-	CILow  float64 `yaml:"ci95_low"`
-	CIHigh float64 `yaml:"ci95_high"`
+	N      int     `yaml:"n"`         // episodes
+	Mean   float64 `yaml:"mean"`      // mean score, points
+	Std    float64 `yaml:"std"`       // sample standard deviation (n-1)
+	Median float64 `yaml:"median"`    // median score
+	IQM    float64 `yaml:"iqm"`       // interquartile (25% trimmed) mean
+	CILow  float64 `yaml:"ci95_low"`  // Student t 95% CI of the mean, low
+	CIHigh float64 `yaml:"ci95_high"` // Student t 95% CI of the mean, high
 }
 
 func summaryYAML(s stats.Summary) SummaryYAML {

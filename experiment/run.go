@@ -44,6 +44,7 @@ type InterruptedError struct {
 	Cause       error  // the context's error
 }
 
+// Error says how many generations finished and how to resume.
 func (e *InterruptedError) Error() string {
 	return fmt.Sprintf("%v after %d finished generation(s); resume with: evolve run --resume %s", ErrInterrupted, e.Generations, e.Dir)
 }
@@ -117,7 +118,7 @@ type Result struct {
 	TestBase    stats.Summary           // the base version on the test split
 	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
 	Started     time.Time               // when this process started the run (or resumed it)
-	Finished    time.Time
+	Finished    time.Time               // when the run finished (UTC)
 }
 
 // SourceDateEpoch returns the time in the SOURCE_DATE_EPOCH environment

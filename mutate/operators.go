@@ -49,6 +49,7 @@ const (
 	Decrease Direction = -1
 )
 
+// String returns "increase" or "decrease".
 func (d Direction) String() string {
 	if d == Increase {
 		return "increase"

@@ -35,7 +35,7 @@ const IndexSchema = 1
 
 // VersionInfo is one version's entry in the store index.
 type VersionInfo struct {
-	Version     Version   `json:"version"`
+	Version     Version   `json:"version"`               // the version
 	File        string    `json:"file"`                  // file name in the store, e.g. "prompt_v1.0.1.yaml"
 	SHA256      string    `json:"sha256"`                // hex SHA-256 of the file's bytes
 	Parent      *Version  `json:"parent,omitempty"`      // the version it was derived from; nil for a root

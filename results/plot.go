@@ -73,8 +73,8 @@ type Figure struct {
 
 // Swatch is one entry of a Figure's key: a filled square and its label.
 type Swatch struct {
-	Label string
-	Color color.Color
+	Label string      // the entry's text
+	Color color.Color // the square's fill
 }
 
 // Draw draws the figure onto c.

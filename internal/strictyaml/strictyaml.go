@@ -30,6 +30,8 @@ type Error struct {
 	Msg   string // what is wrong, naming the bad value and what is allowed
 }
 
+// Error returns "FILE:LINE: FIELD: MSG", leaving out an unknown line and an
+// empty field.
 func (e *Error) Error() string {
 	var b strings.Builder
 	b.WriteString(e.File)
