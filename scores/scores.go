@@ -129,10 +129,10 @@ func ParseCSV(name string, data []byte) (*Sample, error) {
 		if err == io.EOF {
 			break
 		}
-		line, _ := r.FieldPos(0)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
+		line, _ := r.FieldPos(0)
 		if len(rec) <= max(scoreCol, seedCol) {
 			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", name, line, len(rec), len(head))
 		}
