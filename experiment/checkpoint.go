@@ -16,7 +16,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/internal/atomicfile"
-	"evolve/prompt"
 	"evolve/results"
 	"evolve/seeds"
 )
@@ -128,7 +127,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 		return nil, err
 	}
 	defer r.unlock()
-	if r.store, err = prompt.OpenStore(filepath.Join(dir, "prompts")); err != nil {
+	if err := r.openStore(); err != nil {
 		return nil, err
 	}
 	if err := r.readTables(); err != nil {

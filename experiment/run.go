@@ -194,6 +194,10 @@ func (r *run) prepare() error {
 	if r.base, err = r.basePrompt(); err != nil {
 		return err
 	}
+	if err := r.base.Playable(); err != nil {
+		return fmt.Errorf("base prompt %s: %w", r.cfg.BasePrompt, err)
+	}
+	r.base.SetDefaults() // as the store writes it
 	if _, err := prompt.Encode(r.base); err != nil { // sets ContentSHA256
 		return err
 	}
@@ -242,13 +246,10 @@ func (r *run) create() error {
 		return err
 	}
 	var err error
-	if r.store, err = prompt.OpenStore(filepath.Join(r.dir, "prompts")); err != nil {
+	if err := r.openStore(); err != nil {
 		return err
 	}
 	if err := r.writeVersion(r.base); err != nil {
-		return err
-	}
-	if err := r.store.SetCurrent(r.base.Version); err != nil {
 		return err
 	}
 	resolved, err := r.cfg.Resolved()
@@ -265,6 +266,18 @@ func (r *run) create() error {
 		r.opt.Observer.Started(r.id, r.dir, -1)
 	}
 	return r.save()
+}
+
+// openStore opens the run's prompt store, stamping what it records with
+// the run's clock.
+func (r *run) openStore() error {
+	s, err := prompt.OpenStore(filepath.Join(r.dir, "prompts"))
+	if err != nil {
+		return err
+	}
+	s.Now = r.now
+	r.store = s
+	return nil
 }
 
 // lockDir takes an exclusive advisory lock on the run directory for the
@@ -292,7 +305,7 @@ func (r *run) unlock() {
 // loop runs the generations still to do, the test split and the exports.
 func (r *run) loop(ctx context.Context) (*Result, error) {
 	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: time.Now().UTC()}
-	inc, err := r.store.Load(prompt.MustParseVersion(r.ck.Incumbent))
+	inc, err := r.store.Load(r.base.Slug, prompt.MustParseVersion(r.ck.Incumbent))
 	if err != nil {
 		return nil, err
 	}
@@ -385,7 +398,7 @@ func (r *run) writeVersion(p *prompt.Prompt) error {
 	if !errors.Is(err, prompt.ErrVersionExists) {
 		return err
 	}
-	old, lerr := r.store.Load(p.Version)
+	old, lerr := r.store.Load(p.SlugOrDefault(), p.Version)
 	if lerr != nil {
 		return fmt.Errorf("%w (and reading it back: %v)", err, lerr)
 	}
@@ -613,7 +626,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	if next != nil {
 		p := dec.Candidates[dec.Accepted].PAdj
 		row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
-		if err := r.store.SetCurrent(next.Version); err != nil {
+		if err := r.store.Supersede(next.Slug, next.Version); err != nil {
 			return gen, nil, nil, err
 		}
 	}

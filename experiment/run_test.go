@@ -179,11 +179,25 @@ func TestRunPromptStore(t *testing.T) {
 	if len(list) != want {
 		t.Fatalf("store has %d versions, want %d", len(list), want)
 	}
-	cur, err := st.Current()
+	cur, err := st.Head(prompt.DefaultSlug, prompt.MainBranch)
 	if err != nil || cur.String() != res.Final {
-		t.Fatalf("current = %v (%v), want %s", cur, err, res.Final)
+		t.Fatalf("HEAD = %v (%v), want %s", cur, err, res.Final)
 	}
-	final, err := st.Load(cur)
+	// The chain of main is the accepted versions, newest first.
+	g, err := st.Graph()
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantChain := []string{res.Base}
+	for _, gen := range res.Generations {
+		if gen.Accepted != "" {
+			wantChain = append([]string{gen.Accepted}, wantChain...)
+		}
+	}
+	if got := fmt.Sprint(g.Chain(prompt.DefaultSlug, prompt.MainBranch)); got != fmt.Sprint(wantChain) {
+		t.Errorf("main chain = %s, want %v", got, wantChain)
+	}
+	final, err := st.Load(prompt.DefaultSlug, cur)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +207,7 @@ func TestRunPromptStore(t *testing.T) {
 		}
 	}
 	for _, vi := range list {
-		if _, err := st.Load(vi.Version); err != nil {
+		if _, err := st.Load(vi.Slug, vi.Version); err != nil {
 			t.Errorf("Load(%s): %v", vi.Version, err)
 		}
 	}
@@ -229,7 +243,7 @@ func TestRunSmallConfigAndRerun(t *testing.T) {
 		t.Errorf("second run dir %q, want %q", r2.Dir, r1.Dir+".2")
 	}
 	for _, f := range []string{"manifest.yaml", "episodes.parquet", "candidates.parquet", "generations.parquet",
-		"plots/val_by_generation.png", "plots/candidates.svg", "prompts/versions.json", "prompts/prompt_v1.0.0.yaml"} {
+		"plots/val_by_generation.png", "plots/candidates.svg", "prompts/versions.json", "prompts/dungeon-agent/v1.0.0.yaml"} {
 		if _, err := os.Stat(filepath.Join(r1.Dir, f)); err != nil {
 			t.Errorf("missing %s: %v", f, err)
 		}
@@ -325,7 +339,7 @@ func TestRunSignedRank(t *testing.T) {
 			t.Errorf("%s: test %q V %v p %v, want signed-rank V %v p %v", c.Version, c.Test, c.V, c.P, want.TPlus, want.P)
 		}
 	}
-	y, err := os.ReadFile(filepath.Join(res.Dir, "prompts", "prompt_"+cands[0].Version+".yaml"))
+	y, err := os.ReadFile(filepath.Join(res.Dir, "prompts", prompt.DefaultSlug, cands[0].Version+".yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

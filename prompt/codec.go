@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -94,18 +95,43 @@ func encodeBody(p *Prompt) ([]byte, error) {
 	}
 	doc := mapping()
 	add(doc, "version", str(p.Version.String()))
-	add(doc, "timestamp", stamp(p.Timestamp))
-	task := str(p.TaskDefinition)
-	if strings.Contains(p.TaskDefinition, "\n") {
-		task.Style = yaml.LiteralStyle
-		if !literalRoundTrips(p.TaskDefinition) {
-			task.Style = yaml.DoubleQuotedStyle
+	for _, f := range []struct{ key, val string }{{"slug", p.Slug}, {"type", p.Type}, {"branch", p.Branch}} {
+		if f.val != "" {
+			add(doc, f.key, str(f.val))
 		}
 	}
-	add(doc, "task_definition", task)
-	add(doc, "rules_constraints", rules)
-	add(doc, "skill_descriptions", skills)
-	add(doc, "policy_parameters", params)
+	add(doc, "timestamp", stamp(p.Timestamp))
+	if len(p.Tags) > 0 {
+		add(doc, "tags", strList(p.Tags, yaml.FlowStyle))
+	}
+	if len(p.Metadata) > 0 {
+		add(doc, "metadata", metaNode(map[string]any(p.Metadata)))
+	}
+	if p.InheritsFrom != nil {
+		add(doc, "inherits_from", str(p.InheritsFrom.String()))
+	}
+	if len(p.OverrideSections) > 0 {
+		add(doc, "override_sections", strList(p.OverrideSections, yaml.FlowStyle))
+	}
+	if len(p.Sections) > 0 {
+		secs := mapping()
+		for _, sec := range p.Sections {
+			add(secs, sec.Name, text(sec.Text))
+		}
+		add(doc, "sections", secs)
+	}
+	if p.TaskDefinition != "" {
+		add(doc, "task_definition", text(p.TaskDefinition))
+	}
+	if len(p.RulesConstraints) > 0 {
+		add(doc, "rules_constraints", rules)
+	}
+	if len(p.SkillDescriptions) > 0 {
+		add(doc, "skill_descriptions", skills)
+	}
+	if p.HasPolicy() {
+		add(doc, "policy_parameters", params)
+	}
 	add(doc, "mutation_history", hist)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
@@ -117,6 +143,24 @@ func encodeBody(p *Prompt) ([]byte, error) {
 		return nil, err
 	}
 	return buf.Bytes(), nil
+}
+
+// text is a string scalar written as a literal block if it has several
+// lines (and a literal block preserves it).
+func text(s string) *yaml.Node {
+	n := str(s)
+	if strings.Contains(s, "\n") && n.Style == 0 {
+		n.Style = yaml.LiteralStyle
+	}
+	return n
+}
+
+func strList(ss []string, style yaml.Style) *yaml.Node {
+	n := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Style: style}
+	for _, s := range ss {
+		n.Content = append(n.Content, str(s))
+	}
+	return n
 }
 
 func mapping() *yaml.Node { return &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"} }
@@ -187,6 +231,9 @@ func Decode(file string, data []byte) (*Prompt, error) {
 	if err := p.Validate(); err != nil {
 		return nil, locate(file, doc, err)
 	}
+	if err := checkGiven(p, doc); err != nil {
+		return nil, locate(file, doc, err)
+	}
 	if p.ContentSHA256 != "" {
 		want := p.ContentSHA256
 		q := p.Clone()
@@ -199,6 +246,36 @@ func Decode(file string, data []byte) (*Prompt, error) {
 		}
 	}
 	return p, nil
+}
+
+// optionalKeys are the document's optional keys. A key that is given must
+// have a value: "tags: []" or "task_definition: \"\"" is an error rather
+// than a silent "none", so that every document has one canonical form.
+var optionalKeys = []string{"slug", "type", "branch", "tags", "metadata", "inherits_from",
+	"override_sections", "sections", "task_definition", "rules_constraints", "skill_descriptions", "policy_parameters"}
+
+// checkGiven reports an optional key of doc given with an empty value,
+// and validates policy_parameters whenever the key is given (its zero
+// value would otherwise read as "no parameters").
+func checkGiven(p *Prompt, doc *yaml.Node) error {
+	if doc.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(doc.Content); i += 2 {
+		k, v := doc.Content[i].Value, doc.Content[i+1]
+		if !slices.Contains(optionalKeys, k) {
+			continue
+		}
+		if v.Tag == "!!null" || (v.Kind == yaml.ScalarNode && v.Value == "") || (v.Kind != yaml.ScalarNode && len(v.Content) == 0) {
+			return fmt.Errorf("%s: empty (leave the key out, or give a value)", k)
+		}
+		if k == "policy_parameters" {
+			if err := p.PolicyParameters.Validate(); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // locate turns a Validate error into a *DecodeError at the line of the

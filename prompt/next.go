@@ -1,5 +1,10 @@
 package prompt
 
+import (
+	"maps"
+	"slices"
+)
+
 // NextVersion returns the next version from base for bump b that is not
 // in existing: patch gives vX.Y.(largest patch of vX.Y.* + 1), minor
 // vX.(largest minor of vX.* + 1).0, major v(largest major + 1).0.0.
@@ -32,4 +37,24 @@ func NextVersion(base Version, b Bump, existing []Version) Version {
 		}
 	}
 	return next
+}
+
+// BumpFor returns the bump the change from old to new calls for, by the
+// versioning rule of the design: BumpMajor if a frozen part changed (type,
+// inherits_from, override_sections, sections, task_definition,
+// rules_constraints, skill_descriptions, or whether there are policy
+// parameters at all), BumpMinor if the skill priority was reordered,
+// BumpPatch otherwise (numeric parameters, tags, metadata, or nothing).
+func BumpFor(old, new *Prompt) Bump {
+	refEq := func(a, b *Ref) bool { return (a == nil) == (b == nil) && (a == nil || *a == *b) }
+	if old.TypeOrDefault() != new.TypeOrDefault() || !refEq(old.InheritsFrom, new.InheritsFrom) ||
+		!slices.Equal(old.OverrideSections, new.OverrideSections) || !slices.Equal(old.Sections, new.Sections) ||
+		old.TaskDefinition != new.TaskDefinition || !slices.Equal(old.RulesConstraints, new.RulesConstraints) ||
+		!maps.Equal(old.SkillDescriptions, new.SkillDescriptions) || old.HasPolicy() != new.HasPolicy() {
+		return BumpMajor
+	}
+	if !slices.Equal(old.PolicyParameters.SkillPriority, new.PolicyParameters.SkillPriority) {
+		return BumpMinor
+	}
+	return BumpPatch
 }

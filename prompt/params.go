@@ -84,6 +84,13 @@ func BaseParameters() PolicyParameters {
 	}
 }
 
+// IsZero reports whether p is the zero value, which stands for "no
+// policy parameters" (a valid p always has a skill priority).
+func (p PolicyParameters) IsZero() bool {
+	return p.SkillPriority == nil && p.HealthThreshold == 0 && p.HungerThreshold == 0 &&
+		p.MaxExplorationSteps == 0 && p.MaxCombatAttempts == 0 && p.RiskTolerance == 0
+}
+
 // Clone returns a deep copy of p (SkillPriority is copied).
 func (p PolicyParameters) Clone() PolicyParameters {
 	p.SkillPriority = append([]Skill(nil), p.SkillPriority...)

@@ -5,24 +5,56 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"evolve/prompt/guard"
 )
 
-// Prompt is one immutable version of a structured agent prompt: frozen
-// parts (task, rules, skill descriptions), the mutable policy parameters,
-// and the audit trail of the mutations that led to it.
+// Prompt is one immutable version of a structured agent prompt: its
+// identity in a store (slug, type, branch, version), free tags and
+// metadata, named sections, the frozen agent parts (task, rules, skill
+// descriptions), the mutable policy parameters, and the audit trail of the
+// mutations that led to it.
+//
+// Every part but the version is optional in a document: a sectioned
+// prompt may have no agent parts, and a prompt that inherits from a parent
+// (InheritsFrom) takes what it lacks from the parent when resolved (see
+// Merge). An empty Slug, Branch or Type means DefaultSlug, MainBranch and
+// DefaultType (files written before the store held many prompts have
+// none); a store fills them in when it writes.
 type Prompt struct {
-	// Version is the prompt's semantic version, unique in a store.
+	// Version is the prompt's semantic version, unique among the versions
+	// of its slug in a store.
 	Version Version `yaml:"version"`
+	// Slug identifies the prompt in a store ("dungeon-agent"; see
+	// ValidateSlug).
+	Slug string `yaml:"slug"`
+	// Type is the prompt's role, one of Types.
+	Type string `yaml:"type"`
+	// Branch is the branch the version belongs to (see ValidateBranch).
+	Branch string `yaml:"branch"`
 	// Timestamp is when the version was created (UTC, whole seconds).
 	Timestamp time.Time `yaml:"timestamp"`
-	// TaskDefinition is the frozen task text.
+	// Tags are free labels (see ValidateTag), unique, in the order given.
+	Tags []string `yaml:"tags"`
+	// Metadata is free key-value data (e.g. context_weights for selection).
+	Metadata Metadata `yaml:"metadata"`
+	// InheritsFrom names the parent prompt, nil for none.
+	InheritsFrom *Ref `yaml:"inherits_from"`
+	// OverrideSections names sections of this prompt that replace the
+	// parent's sections of the same name outright instead of extending
+	// them (see Merge); only with InheritsFrom.
+	OverrideSections []string `yaml:"override_sections"`
+	// Sections are named blocks of text, in rendering order.
+	Sections Sections `yaml:"sections"`
+	// TaskDefinition is the frozen task text ("" for none).
 	TaskDefinition string `yaml:"task_definition"`
 	// RulesConstraints is the frozen behavioural contract, one rule each.
 	RulesConstraints []string `yaml:"rules_constraints"`
-	// SkillDescriptions describes each of the five skills (frozen); it has
-	// exactly the keys of Skills.
+	// SkillDescriptions describes each of the five skills (frozen); it is
+	// empty or has exactly the keys of Skills.
 	SkillDescriptions map[Skill]string `yaml:"skill_descriptions"`
-	// PolicyParameters is the only mutable part.
+	// PolicyParameters is the only mutable part; the zero value means the
+	// prompt has none (see HasPolicy).
 	PolicyParameters PolicyParameters `yaml:"policy_parameters"`
 	// MutationHistory lists every mutation from the base to this version,
 	// oldest first; the last record is the one that made this version.
@@ -87,24 +119,47 @@ func Base() *Prompt {
 // Clone returns a deep copy of p.
 func (p *Prompt) Clone() *Prompt {
 	q := *p
-	q.RulesConstraints = append([]string(nil), p.RulesConstraints...)
-	q.SkillDescriptions = make(map[Skill]string, len(p.SkillDescriptions))
-	for k, v := range p.SkillDescriptions {
-		q.SkillDescriptions[k] = v
+	q.Tags = cloneStrings(p.Tags)
+	q.Metadata = p.Metadata.clone()
+	if p.InheritsFrom != nil {
+		r := *p.InheritsFrom
+		q.InheritsFrom = &r
 	}
-	q.PolicyParameters = p.PolicyParameters.Clone()
-	q.MutationHistory = make([]MutationRecord, len(p.MutationHistory))
-	for i, r := range p.MutationHistory {
-		if r.Evidence != nil {
-			e := *r.Evidence
-			r.Evidence = &e
+	q.OverrideSections = cloneStrings(p.OverrideSections)
+	if p.Sections != nil {
+		q.Sections = append(Sections{}, p.Sections...)
+	}
+	q.RulesConstraints = cloneStrings(p.RulesConstraints)
+	if p.SkillDescriptions != nil {
+		q.SkillDescriptions = make(map[Skill]string, len(p.SkillDescriptions))
+		for k, v := range p.SkillDescriptions {
+			q.SkillDescriptions[k] = v
 		}
-		q.MutationHistory[i] = r
+	}
+	if !p.PolicyParameters.IsZero() {
+		q.PolicyParameters = p.PolicyParameters.Clone()
+	}
+	if p.MutationHistory != nil {
+		q.MutationHistory = make([]MutationRecord, len(p.MutationHistory))
+		for i, r := range p.MutationHistory {
+			if r.Evidence != nil {
+				e := *r.Evidence
+				r.Evidence = &e
+			}
+			q.MutationHistory[i] = r
+		}
 	}
 	return &q
 }
 
-// Derive returns a child of p: version v, created at ts, the frozen parts
+func cloneStrings(s []string) []string {
+	if s == nil {
+		return nil
+	}
+	return append([]string{}, s...)
+}
+
+// Derive returns a child of p: version v, created at ts, everything else
 // copied, the policy parameters replaced by params, and the history
 // extended by rec. The child's hash is computed when it is encoded.
 func (p *Prompt) Derive(v Version, params PolicyParameters, rec MutationRecord, ts time.Time) *Prompt {
@@ -118,51 +173,220 @@ func (p *Prompt) Derive(v Version, params PolicyParameters, rec MutationRecord, 
 	return q
 }
 
-// Validate checks the document's invariants: a version, the five skill
-// descriptions, non-empty frozen parts, valid parameters, and a history
-// whose last record (if any) created this version.
-func (p *Prompt) Validate() error {
-	if p.Version.IsZero() {
-		return fmt.Errorf("version: missing (want e.g. v1.0.0)")
+// SetDefaults fills an empty Slug, Branch and Type with DefaultSlug,
+// MainBranch and DefaultType, as a store does when it writes p.
+func (p *Prompt) SetDefaults() {
+	p.Slug, p.Branch, p.Type = p.SlugOrDefault(), p.BranchOrMain(), p.TypeOrDefault()
+}
+
+// SlugOrDefault returns p.Slug, or DefaultSlug if it is empty.
+func (p *Prompt) SlugOrDefault() string { return orDefault(p.Slug, DefaultSlug) }
+
+// BranchOrMain returns p.Branch, or MainBranch if it is empty.
+func (p *Prompt) BranchOrMain() string { return orDefault(p.Branch, MainBranch) }
+
+// TypeOrDefault returns p.Type, or DefaultType if it is empty.
+func (p *Prompt) TypeOrDefault() string { return orDefault(p.Type, DefaultType) }
+
+func orDefault(s, d string) string {
+	if s == "" {
+		return d
 	}
-	if strings.TrimSpace(p.TaskDefinition) == "" {
-		return fmt.Errorf("task_definition: empty")
+	return s
+}
+
+// Ref returns the reference that pins this version: "slug@vX.Y.Z".
+func (p *Prompt) Ref() Ref { return Ref{Slug: p.SlugOrDefault(), Version: p.Version} }
+
+// HasPolicy reports whether p has policy parameters, which an agent needs
+// to play it.
+func (p *Prompt) HasPolicy() bool { return !p.PolicyParameters.IsZero() }
+
+// Playable returns nil if an agent can play p as it is: it has policy
+// parameters and inherits from nothing (resolve it first, see Merge);
+// otherwise an error saying which.
+func (p *Prompt) Playable() error {
+	if p.InheritsFrom != nil {
+		return fmt.Errorf("prompt %s inherits from %s: an agent plays a resolved prompt (evolve prompt show --resolved %s)", p.Ref(), p.InheritsFrom, p.Ref())
 	}
-	if len(p.RulesConstraints) == 0 {
-		return fmt.Errorf("rules_constraints: empty")
-	}
-	for _, s := range Skills {
-		if strings.TrimSpace(p.SkillDescriptions[s]) == "" {
-			return fmt.Errorf("skill_descriptions: missing %q", s)
-		}
-	}
-	for s := range p.SkillDescriptions {
-		if !s.Valid() {
-			return fmt.Errorf("skill_descriptions: unknown skill %q (allowed: explore, fight, eat, use_item, flee)", s)
-		}
-	}
-	if err := p.PolicyParameters.Validate(); err != nil {
-		return err
-	}
-	if n := len(p.MutationHistory); n > 0 && p.MutationHistory[n-1].Version != p.Version {
-		return fmt.Errorf("mutation_history: last record is for %s, not this version %s", p.MutationHistory[n-1].Version, p.Version)
+	if !p.HasPolicy() {
+		return fmt.Errorf("prompt %s has no policy_parameters: an agent needs them", p.Ref())
 	}
 	return nil
 }
 
+// Validate checks the document's invariants: a version; valid slug,
+// branch and type if set; unique valid tags; valid metadata; sections with
+// unique valid names and non-blank text; override_sections naming this
+// prompt's own sections and only with inherits_from, which may not name
+// the prompt's own slug; non-blank task and rules if set; all five skill
+// descriptions if any; valid policy parameters if any; a history whose
+// last record (if any) created this version; and, unless the prompt
+// inherits, some content (sections, a task or policy parameters). Errors
+// begin with the field path ("sections.identity: empty").
+func (p *Prompt) Validate() error {
+	if p.Version.IsZero() {
+		return fmt.Errorf("version: missing (want e.g. v1.0.0)")
+	}
+	if p.Slug != "" {
+		if err := ValidateSlug(p.Slug); err != nil {
+			return fmt.Errorf("slug: %v", err)
+		}
+	}
+	if p.Type != "" {
+		if err := ValidateType(p.Type); err != nil {
+			return fmt.Errorf("type: %v", err)
+		}
+	}
+	if p.Branch != "" {
+		if err := ValidateBranch(p.Branch); err != nil {
+			return fmt.Errorf("branch: %v", err)
+		}
+	}
+	if err := uniqueNames("tags", p.Tags, ValidateTag); err != nil {
+		return err
+	}
+	if err := p.Metadata.Validate(); err != nil {
+		return err
+	}
+	for i, s := range p.Sections {
+		if err := ValidateSectionName(s.Name); err != nil {
+			return fmt.Errorf("sections: %v", err)
+		}
+		for _, t := range p.Sections[:i] {
+			if t.Name == s.Name {
+				return fmt.Errorf("sections.%s: given twice", s.Name)
+			}
+		}
+		if strings.TrimSpace(s.Text) == "" {
+			return fmt.Errorf("sections.%s: empty", s.Name)
+		}
+	}
+	if p.InheritsFrom != nil {
+		r := p.InheritsFrom
+		if err := ValidateSlug(r.Slug); err != nil {
+			return fmt.Errorf("inherits_from: %v", err)
+		}
+		if r.Slug == p.SlugOrDefault() {
+			return fmt.Errorf("inherits_from: %s is this prompt's own slug; a prompt cannot inherit from itself", r)
+		}
+	} else if len(p.OverrideSections) > 0 {
+		return fmt.Errorf("override_sections: only a prompt with inherits_from overrides sections")
+	}
+	if err := uniqueNames("override_sections", p.OverrideSections, ValidateSectionName); err != nil {
+		return err
+	}
+	for i, name := range p.OverrideSections {
+		if _, ok := p.Sections.Get(name); !ok {
+			return fmt.Errorf("override_sections[%d]: %q is not a section of this prompt (it overrides the parent's section of the same name)", i, name)
+		}
+	}
+	if p.TaskDefinition != "" && strings.TrimSpace(p.TaskDefinition) == "" {
+		return fmt.Errorf("task_definition: empty")
+	}
+	for i, r := range p.RulesConstraints {
+		if strings.TrimSpace(r) == "" {
+			return fmt.Errorf("rules_constraints[%d]: empty", i)
+		}
+	}
+	if len(p.SkillDescriptions) > 0 {
+		for _, s := range Skills {
+			if strings.TrimSpace(p.SkillDescriptions[s]) == "" {
+				return fmt.Errorf("skill_descriptions: missing %q", s)
+			}
+		}
+		for s := range p.SkillDescriptions {
+			if !s.Valid() {
+				return fmt.Errorf("skill_descriptions: unknown skill %q (allowed: explore, fight, eat, use_item, flee)", s)
+			}
+		}
+	}
+	if p.HasPolicy() {
+		if err := p.PolicyParameters.Validate(); err != nil {
+			return err
+		}
+	}
+	if n := len(p.MutationHistory); n > 0 && p.MutationHistory[n-1].Version != p.Version {
+		return fmt.Errorf("mutation_history: last record is for %s, not this version %s", p.MutationHistory[n-1].Version, p.Version)
+	}
+	if p.InheritsFrom == nil && len(p.Sections) == 0 && p.TaskDefinition == "" && !p.HasPolicy() {
+		return fmt.Errorf("the prompt has no content: give sections, a task_definition or policy_parameters (or inherits_from)")
+	}
+	return nil
+}
+
+// uniqueNames checks each name with valid and that none repeats.
+func uniqueNames(field string, names []string, valid func(string) error) error {
+	for i, n := range names {
+		if err := valid(n); err != nil {
+			return fmt.Errorf("%s[%d]: %v", field, i, err)
+		}
+		for j, m := range names[:i] {
+			if m == n {
+				return fmt.Errorf("%s[%d]: %q repeats %s[%d]", field, i, n, field, j)
+			}
+		}
+	}
+	return nil
+}
+
+// Texts returns every free text of p with its field path, in document
+// order, for screening by a guard.Policy: sections.NAME, task_definition,
+// rules_constraints[i], skill_descriptions.SKILL, every string in the
+// metadata, and mutation_history[i].description.
+func (p *Prompt) Texts() []guard.Text {
+	var out []guard.Text
+	add := func(field, text string) { out = append(out, guard.Text{Field: field, Text: text}) }
+	p.Metadata.Strings(add)
+	for _, s := range p.Sections {
+		add("sections."+s.Name, s.Text)
+	}
+	if p.TaskDefinition != "" {
+		add("task_definition", p.TaskDefinition)
+	}
+	for i, r := range p.RulesConstraints {
+		add(fmt.Sprintf("rules_constraints[%d]", i), r)
+	}
+	for _, s := range Skills {
+		if d, ok := p.SkillDescriptions[s]; ok {
+			add("skill_descriptions."+string(s), d)
+		}
+	}
+	for i, r := range p.MutationHistory {
+		add(fmt.Sprintf("mutation_history[%d].description", i), r.Description)
+	}
+	return out
+}
+
 // Render returns the prompt as text for a language model: the task, the
-// rules, the skills in priority order and the parameters. It is a pure
-// function of p.
+// sections in order, the rules, the skills in priority order and the
+// parameters, leaving out what p lacks. It is a pure function of p;
+// render a resolved prompt (see Merge) to include inherited parts.
 func (p *Prompt) Render() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Task (prompt %s)\n%s\n", p.Version, strings.TrimSpace(p.TaskDefinition))
-	b.WriteString("\n# Rules\n")
-	for _, r := range p.RulesConstraints {
-		fmt.Fprintf(&b, "- %s\n", r)
+	if p.TaskDefinition != "" {
+		fmt.Fprintf(&b, "# Task (prompt %s)\n%s\n", p.Version, strings.TrimSpace(p.TaskDefinition))
+	} else {
+		fmt.Fprintf(&b, "# %s %s\n", p.SlugOrDefault(), p.Version)
 	}
-	b.WriteString("\n# Skills, in priority order\n")
-	for i, s := range p.PolicyParameters.SkillPriority {
-		fmt.Fprintf(&b, "%d. %s: %s\n", i+1, s, p.SkillDescriptions[s])
+	for _, s := range p.Sections {
+		title := strings.ReplaceAll(s.Name, "_", " ")
+		fmt.Fprintf(&b, "\n# %s%s\n%s\n", strings.ToUpper(title[:1]), title[1:], strings.TrimSpace(s.Text))
+	}
+	if len(p.RulesConstraints) > 0 {
+		b.WriteString("\n# Rules\n")
+		for _, r := range p.RulesConstraints {
+			fmt.Fprintf(&b, "- %s\n", r)
+		}
+	}
+	if !p.HasPolicy() {
+		return b.String()
+	}
+	if len(p.SkillDescriptions) > 0 {
+		b.WriteString("\n# Skills, in priority order\n")
+		for i, s := range p.PolicyParameters.SkillPriority {
+			fmt.Fprintf(&b, "%d. %s: %s\n", i+1, s, p.SkillDescriptions[s])
+		}
 	}
 	pp := p.PolicyParameters
 	b.WriteString("\n# Policy parameters\n")

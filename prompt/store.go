@@ -9,69 +9,131 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
+	"strings"
 	"syscall"
 	"time"
 
 	"evolve/internal/atomicfile"
+	"evolve/prompt/guard"
 )
 
-// Errors of the store that callers branch on.
+// Errors of the store that callers branch on. Returned errors wrap them
+// and name the store, slug, branch and version involved.
 var (
 	// ErrVersionExists: a version is written once and never overwritten.
 	ErrVersionExists = errors.New("version already exists")
-	// ErrNoVersion: the store has no such version.
+	// ErrNoVersion: the store has no such version (or no such slug).
 	ErrNoVersion = errors.New("no such version")
-	// ErrNoParent: a rollback without a target from a version that has no
-	// parent.
-	ErrNoParent = errors.New("version has no parent to roll back to")
+	// ErrNoBranch: the slug has no such branch.
+	ErrNoBranch = errors.New("no such branch")
+	// ErrBranchExists: a branch is created once.
+	ErrBranchExists = errors.New("branch already exists")
+	// ErrNoParent: a rollback without a target from a HEAD that superseded
+	// nothing (the first version of its branch).
+	ErrNoParent = errors.New("no previous version to roll back to")
 )
 
 // IndexSchema is the schema number of versions.json written by this code.
-// Schema 1 holds one linear lineage of versions; later schemas may add
-// slugs, branches and graph edges in new fields, which schema-1 readers
-// ignore.
-const IndexSchema = 1
+// Schema 1 (one linear lineage and a "current" version) is read and
+// upgraded: its versions get slug DefaultSlug on branch main, and the
+// parent chain from its current version becomes supersedes edges.
+const IndexSchema = 2
+
+// EdgeKind is the kind of a relation between versions in the store's
+// graph.
+type EdgeKind string
+
+// The edges of the version graph (from the graph prompt design).
+const (
+	// Supersedes: From became HEAD of Branch in place of To, the previous
+	// HEAD. The supersedes edges of a branch form its linear chain.
+	Supersedes EdgeKind = "supersedes"
+	// BranchedFrom: From, the first version of Branch, was forked from To
+	// (a version of another branch), and became the branch's HEAD.
+	BranchedFrom EdgeKind = "branched_from"
+	// InheritsFrom: From names To as its parent (To is pinned or a branch
+	// HEAD, as the prompt's inherits_from says); it moves no HEAD.
+	InheritsFrom EdgeKind = "inherits_from"
+	// RolledBack: HEAD of Branch moved back from From to To, a version
+	// that was HEAD before; Reason says why.
+	RolledBack EdgeKind = "rolled_back"
+)
 
 // VersionInfo is one version's entry in the store index.
 type VersionInfo struct {
-	Version     Version   `json:"version"`               // the version
-	File        string    `json:"file"`                  // file name in the store, e.g. "prompt_v1.0.1.yaml"
+	Seq         int64     `json:"seq"`                   // when it was written: position in the store's history, from 1
+	Slug        string    `json:"slug"`                  // the prompt's slug
+	Branch      string    `json:"branch"`                // the branch it belongs to
+	Version     Version   `json:"version"`               // the version, unique per slug
+	Type        string    `json:"type"`                  // the prompt type
+	Tags        []string  `json:"tags,omitempty"`        // the prompt's tags
+	File        string    `json:"file"`                  // path in the store, '/'-separated, e.g. "dungeon-agent/v1.0.1.yaml"
 	SHA256      string    `json:"sha256"`                // hex SHA-256 of the file's bytes
-	Parent      *Version  `json:"parent,omitempty"`      // the version it was derived from; nil for a root
+	Parent      *Version  `json:"parent,omitempty"`      // the version it was derived from (its last mutation's prev_version); nil for a root
 	Created     time.Time `json:"created"`               // the prompt's timestamp
-	Operator    string    `json:"operator,omitempty"`    // mutation operator that made it
-	Description string    `json:"description,omitempty"` // mutation description
+	Operator    string    `json:"operator,omitempty"`    // operator of its last mutation record
+	Description string    `json:"description,omitempty"` // description of its last mutation record
+}
+
+// Ref returns the pinned reference of the version: "slug@vX.Y.Z".
+func (vi VersionInfo) Ref() Ref { return Ref{Slug: vi.Slug, Version: vi.Version} }
+
+// Edge is one relation of the version graph.
+type Edge struct {
+	Seq    int64     `json:"seq"`              // position in the store's history, shared with VersionInfo.Seq
+	Kind   EdgeKind  `json:"kind"`             // the relation
+	From   Ref       `json:"from"`             // a pinned version
+	To     Ref       `json:"to"`               // a pinned version, or (inherits_from) a branch HEAD
+	Branch string    `json:"branch,omitempty"` // the branch whose HEAD the edge moved; "" for inherits_from
+	Time   time.Time `json:"time"`             // when it was recorded (UTC)
+	Reason string    `json:"reason,omitempty"` // rolled_back: why
 }
 
 // index is versions.json.
 type index struct {
 	Schema   int           `json:"schema"`
-	Current  *Version      `json:"current,omitempty"`
-	Versions []VersionInfo `json:"versions"`
+	Seq      int64         `json:"seq"`      // the last sequence number used
+	Versions []VersionInfo `json:"versions"` // in Seq order
+	Edges    []Edge        `json:"edges"`    // in Seq order
+	// Current is schema 1's current version, read for the upgrade only.
+	Current *Version `json:"current,omitempty"`
 }
 
-// Store is a directory of immutable prompt versions: one canonical YAML
-// file per version (prompt_v1.0.0.yaml, ...), and versions.json, the index
-// of versions, their hashes and parents, and the current version. Writes
-// are atomic (temporary file, fsync, rename) and the index is guarded by
-// an advisory lock (flock on versions.lock), so concurrent processes
-// neither corrupt it nor write one version twice. A Store value is safe
-// for use by one goroutine at a time.
+// Store is a directory of prompts: for each slug a directory of immutable
+// versions, one canonical YAML file each (dungeon-agent/v1.0.1.yaml), and
+// versions.json, the index of every version (slug, branch, file, SHA-256,
+// parent) and the graph's edges. HEAD of a (slug, branch) is derived from
+// the graph (see Graph.Head), never stored.
+//
+// Every text that enters the store is screened by TextPolicy; rejected
+// text is never written. A written version is never changed: a new file
+// appears atomically under its final name (hard link from a synced
+// temporary file) and never replaces one, and the index is replaced
+// atomically (write, fsync, rename). Writers hold an exclusive advisory
+// lock (flock on versions.lock) for the whole read-modify-write, so
+// concurrent processes neither corrupt the index nor write one version
+// twice; readers need no lock. A Store value is safe for use by one
+// goroutine at a time.
 type Store struct {
 	dir string
+	// TextPolicy screens every text that enters the store; OpenStore sets
+	// guard.Default() (8,000 characters per text, forbidden patterns).
+	TextPolicy guard.Policy
+	// Now stamps versions the store creates (Append, Branch, Migrate) and
+	// edges; OpenStore sets the current time in whole seconds, UTC.
+	Now func() time.Time
 }
 
-// OpenStore opens the store in dir, creating the directory and an empty
-// index if needed. It returns an error if an existing index cannot be read
-// or has a newer schema.
+// OpenStore opens the store in dir, creating the directory if needed. It
+// returns an error if an existing index cannot be read or has a newer
+// schema.
 func OpenStore(dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("opening prompt store %s: %w", dir, err)
 	}
-	s := &Store{dir: dir}
-	err := s.locked(func(ix *index) (bool, error) { return ix.Schema == 0, nil })
-	if err != nil {
+	s := &Store{dir: dir, TextPolicy: guard.Default(), Now: func() time.Time { return time.Now().UTC().Truncate(time.Second) }}
+	if _, err := s.readIndex(); err != nil {
 		return nil, err
 	}
 	return s, nil
@@ -80,43 +142,19 @@ func OpenStore(dir string) (*Store, error) {
 // Dir returns the store's directory.
 func (s *Store) Dir() string { return s.dir }
 
-// FileName returns the file name of version v: "prompt_v1.0.0.yaml".
-func FileName(v Version) string { return "prompt_" + v.String() + ".yaml" }
+// FilePath returns the path of version v of slug in a store, relative to
+// its directory and '/'-separated: "dungeon-agent/v1.0.1.yaml".
+func FilePath(slug string, v Version) string { return slug + "/" + v.String() + ".yaml" }
 
-// locked runs f on the index under the store's lock; if f reports a
-// change, the index is written back atomically.
-func (s *Store) locked(f func(ix *index) (bool, error)) error {
-	lock, err := os.OpenFile(filepath.Join(s.dir, "versions.lock"), os.O_CREATE|os.O_RDWR, 0o644)
-	if err != nil {
-		return fmt.Errorf("prompt store %s: %w", s.dir, err)
-	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("prompt store %s: locking: %w", s.dir, err)
-	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
-	ix, err := s.readIndex()
-	if err != nil {
-		return err
-	}
-	changed, err := f(ix)
-	if err != nil || !changed {
-		return err
-	}
-	ix.Schema = IndexSchema
-	sort.Slice(ix.Versions, func(i, j int) bool { return ix.Versions[i].Version.Less(ix.Versions[j].Version) })
-	data, err := json.MarshalIndent(ix, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(s.dir, "versions.json"), append(data, '\n'), 0o644)
+func (s *Store) errorf(format string, args ...any) error {
+	return fmt.Errorf("prompt store %s: "+format, append([]any{s.dir}, args...)...)
 }
 
 func (s *Store) readIndex() (*index, error) {
 	path := filepath.Join(s.dir, "versions.json")
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return &index{}, nil
+		return &index{Schema: IndexSchema, Versions: []VersionInfo{}, Edges: []Edge{}}, nil
 	}
 	if err != nil {
 		return nil, err
@@ -125,82 +163,150 @@ func (s *Store) readIndex() (*index, error) {
 	if err := json.Unmarshal(data, ix); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	if ix.Schema > IndexSchema {
+	switch {
+	case ix.Schema > IndexSchema:
 		return nil, fmt.Errorf("%s: schema %d is newer than this evolve understands (%d)", path, ix.Schema, IndexSchema)
+	case ix.Schema == 1:
+		ix.upgrade()
+	case ix.Schema < 1:
+		return nil, fmt.Errorf("%s: no schema number (not a prompt store index)", path)
+	}
+	if ix.Versions == nil {
+		ix.Versions = []VersionInfo{}
+	}
+	if ix.Edges == nil {
+		ix.Edges = []Edge{}
+	}
+	if err := ix.check(); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	return ix, nil
 }
 
-func (ix *index) find(v Version) int {
+// upgrade turns a schema-1 index (one lineage, a current version) into
+// the graph: versions in version order on main of DefaultSlug, and
+// supersedes edges along the parent chain from the root to current.
+func (ix *index) upgrade() {
+	slices.SortFunc(ix.Versions, func(a, b VersionInfo) int { return a.Version.Compare(b.Version) })
 	for i := range ix.Versions {
-		if ix.Versions[i].Version == v {
+		ix.Seq++
+		vi := &ix.Versions[i]
+		vi.Seq, vi.Slug, vi.Branch, vi.Type = ix.Seq, DefaultSlug, MainBranch, DefaultType
+	}
+	var chain []Version
+	for v := ix.Current; v != nil; {
+		chain = append(chain, *v)
+		i := ix.find(DefaultSlug, *v)
+		if i < 0 || len(chain) > len(ix.Versions) {
+			break
+		}
+		v = ix.Versions[i].Parent
+	}
+	for i := len(chain) - 2; i >= 0; i-- {
+		ix.Seq++
+		from, to := ix.Versions[ix.find(DefaultSlug, chain[i])], chain[i+1]
+		ix.Edges = append(ix.Edges, Edge{Seq: ix.Seq, Kind: Supersedes, From: from.Ref(), To: Ref{Slug: DefaultSlug, Version: to}, Branch: MainBranch, Time: from.Created})
+	}
+	ix.Schema, ix.Current = IndexSchema, nil
+}
+
+// check verifies what the rest of the code relies on: unique versions per
+// slug, safe file paths, edges between known versions, increasing Seq.
+func (ix *index) check() error {
+	seen := map[Ref]bool{}
+	var last int64
+	for _, vi := range ix.Versions {
+		if err := ValidateSlug(vi.Slug); err != nil {
+			return err
+		}
+		if err := ValidateBranch(vi.Branch); err != nil {
+			return err
+		}
+		if vi.Seq <= last || vi.Seq > ix.Seq {
+			return fmt.Errorf("version %s: seq %d out of order", vi.Ref(), vi.Seq)
+		}
+		last = vi.Seq
+		if seen[vi.Ref()] {
+			return fmt.Errorf("version %s listed twice", vi.Ref())
+		}
+		seen[vi.Ref()] = true
+		if !filepath.IsLocal(filepath.FromSlash(vi.File)) {
+			return fmt.Errorf("version %s: file %q is outside the store", vi.Ref(), vi.File)
+		}
+	}
+	last = 0
+	for _, e := range ix.Edges {
+		if e.Seq <= last || e.Seq > ix.Seq {
+			return fmt.Errorf("%s edge %s → %s: seq %d out of order", e.Kind, e.From, e.To, e.Seq)
+		}
+		last = e.Seq
+		if !seen[e.From] || (e.To.Pinned() && !seen[e.To]) {
+			return fmt.Errorf("%s edge %s → %s names a version the index does not list", e.Kind, e.From, e.To)
+		}
+	}
+	return nil
+}
+
+func (ix *index) find(slug string, v Version) int {
+	for i := range ix.Versions {
+		if ix.Versions[i].Version == v && ix.Versions[i].Slug == slug {
 			return i
 		}
 	}
 	return -1
 }
 
-// Write encodes p canonically and writes it as a new version. It never
-// replaces a file: an existing version (in the index or on disk) is
-// ErrVersionExists, and the file appears atomically under its final name
-// (hard link from a synced temporary file). The parent recorded in the
-// index is the last mutation's prev_version.
-func (s *Store) Write(p *Prompt) error {
-	data, err := Encode(p)
-	if err != nil {
-		return err
-	}
-	name := FileName(p.Version)
-	path := filepath.Join(s.dir, name)
-	return s.locked(func(ix *index) (bool, error) {
-		if ix.find(p.Version) >= 0 {
-			return false, fmt.Errorf("prompt store %s: writing %s: %w", s.dir, name, ErrVersionExists)
-		}
-		if err := writeNew(path, data); err != nil {
-			return false, err
-		}
-		sum := sha256.Sum256(data)
-		info := VersionInfo{Version: p.Version, File: name, SHA256: hex.EncodeToString(sum[:]), Created: p.Timestamp.UTC()}
-		if n := len(p.MutationHistory); n > 0 {
-			last := p.MutationHistory[n-1]
-			parent := last.PrevVersion
-			info.Parent, info.Operator, info.Description = &parent, last.Operator, last.Description
-		}
-		ix.Versions = append(ix.Versions, info)
-		return true, nil
-	})
-}
-
-// writeNew creates path with data atomically, failing with
-// ErrVersionExists if path exists.
-func writeNew(path string, data []byte) error {
-	tmp := path + ".new"
-	if err := atomicfile.WriteFile(tmp, data, 0o444); err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("writing %s: %w", path, ErrVersionExists)
-		}
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return atomicfile.SyncDir(filepath.Dir(path))
-}
-
-// Load reads version v and verifies it: the file's SHA-256 must match the
-// index and its content_sha256 its content (ErrHashMismatch otherwise).
-func (s *Store) Load(v Version) (*Prompt, error) {
+// Graph returns a snapshot of the store's version graph.
+func (s *Store) Graph() (*Graph, error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	i := ix.find(v)
+	return &Graph{Versions: ix.Versions, Edges: ix.Edges}, nil
+}
+
+// List returns the index entries of every version, in the order they were
+// written.
+func (s *Store) List() ([]VersionInfo, error) {
+	g, err := s.Graph()
+	if err != nil {
+		return nil, err
+	}
+	return g.Versions, nil
+}
+
+// Head returns the HEAD of (slug, branch) (see Graph.Head); the error
+// wraps ErrNoBranch if the slug has no such branch (or no versions).
+func (s *Store) Head(slug, branch string) (Version, error) {
+	g, err := s.Graph()
+	if err != nil {
+		return Version{}, err
+	}
+	v, ok := g.Head(slug, branch)
+	if !ok {
+		return Version{}, s.errorf("%s@%s: %w", slug, branch, ErrNoBranch)
+	}
+	return v, nil
+}
+
+// Load reads version v of slug and verifies it: the file's SHA-256 must
+// match the index and its content_sha256 its content (ErrHashMismatch
+// otherwise), and it must hold that slug and version.
+func (s *Store) Load(slug string, v Version) (*Prompt, error) {
+	ix, err := s.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	return s.load(ix, slug, v)
+}
+
+func (s *Store) load(ix *index, slug string, v Version) (*Prompt, error) {
+	i := ix.find(slug, v)
 	if i < 0 {
-		return nil, fmt.Errorf("prompt store %s: %s: %w", s.dir, v, ErrNoVersion)
+		return nil, s.errorf("%s@%s: %w", slug, v, ErrNoVersion)
 	}
 	info := ix.Versions[i]
-	path := filepath.Join(s.dir, info.File)
+	path := filepath.Join(s.dir, filepath.FromSlash(info.File))
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -214,8 +320,8 @@ func (s *Store) Load(v Version) (*Prompt, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.Version != v {
-		return nil, fmt.Errorf("%s: holds version %s, not %s", path, p.Version, v)
+	if p.Version != v || p.SlugOrDefault() != slug || p.BranchOrMain() != info.Branch {
+		return nil, fmt.Errorf("%s: holds %s on branch %s, the index says %s@%s on branch %s", path, p.Ref(), p.BranchOrMain(), slug, v, info.Branch)
 	}
 	if p.ContentSHA256 == "" {
 		return nil, fmt.Errorf("%s: no content_sha256 (not written by a store)", path)
@@ -223,102 +329,160 @@ func (s *Store) Load(v Version) (*Prompt, error) {
 	return p, nil
 }
 
-// List returns the index entries in version order.
-func (s *Store) List() ([]VersionInfo, error) {
+// LoadRef loads the version r names: r.Version if pinned, else the HEAD
+// of r's branch (main if none).
+func (s *Store) LoadRef(r Ref) (*Prompt, error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	return ix.Versions, nil
+	v, err := s.pin(ix, r)
+	if err != nil {
+		return nil, s.errorf("%w", err)
+	}
+	return s.load(ix, r.Slug, v)
 }
 
-// Current returns the current version, or ErrNoVersion if none was set.
-func (s *Store) Current() (Version, error) {
+// pin returns the version r names in ix.
+func (s *Store) pin(ix *index, r Ref) (Version, error) {
+	g := Graph{Versions: ix.Versions, Edges: ix.Edges}
+	if len(g.Branches(r.Slug)) == 0 {
+		return Version{}, fmt.Errorf("%s: no prompt with slug %q: %w", r, r.Slug, ErrNoVersion)
+	}
+	if r.Pinned() {
+		if ix.find(r.Slug, r.Version) < 0 {
+			return Version{}, fmt.Errorf("%s: %w", r, ErrNoVersion)
+		}
+		return r.Version, nil
+	}
+	v, ok := g.Head(r.Slug, r.BranchOrMain())
+	if !ok {
+		return Version{}, fmt.Errorf("%s: %w (branches: %s)", Ref{Slug: r.Slug, Branch: r.BranchOrMain()}, ErrNoBranch, strings.Join(g.Branches(r.Slug), ", "))
+	}
+	return v, nil
+}
+
+// Resolve loads the version r names and applies its inheritance (see
+// Resolve), reading parents from the store.
+func (s *Store) Resolve(r Ref) (*Resolution, error) {
 	ix, err := s.readIndex()
 	if err != nil {
-		return Version{}, err
+		return nil, err
 	}
-	if ix.Current == nil {
-		return Version{}, fmt.Errorf("prompt store %s: no current version: %w", s.dir, ErrNoVersion)
+	tx := &txn{s: s, ix: ix, cache: map[Ref]*Prompt{}}
+	p, err := tx.lookup(r)
+	if err != nil {
+		return nil, s.errorf("%w", err)
 	}
-	return *ix.Current, nil
+	res, err := Resolve(p, tx.lookup)
+	if err != nil {
+		return nil, s.errorf("%w", err)
+	}
+	return res, nil
 }
 
-// SetCurrent makes v, which must exist, the current version.
-func (s *Store) SetCurrent(v Version) error {
-	return s.locked(func(ix *index) (bool, error) {
-		if ix.find(v) < 0 {
-			return false, fmt.Errorf("prompt store %s: setting current to %s: %w", s.dir, v, ErrNoVersion)
-		}
-		ix.Current = &v
-		return true, nil
+// Write writes p as a new version at p.Version, without moving any HEAD
+// unless p is the first version of its slug (the root of main, which is
+// HEAD until an edge moves it). It fills an empty Slug, Branch and Type
+// with DefaultSlug, MainBranch and DefaultType and sets ContentSHA256.
+// Errors: p invalid; a text rejected by TextPolicy (a *guard.Error,
+// guard.ErrRejected); ErrVersionExists if the slug has p.Version (in the
+// index or as a file on disk, which is never overwritten); ErrNoBranch if
+// p's branch does not exist and is not main of a new slug; an
+// inherits_from naming a missing prompt or closing a cycle (ErrCycle).
+func (s *Store) Write(p *Prompt) error {
+	return s.update(func(tx *txn) error { return tx.write(p, writeOpts{}) })
+}
+
+// Append writes p as the next version of its branch and makes it HEAD
+// (a supersedes edge to the previous HEAD). The version is allocated
+// under the store's lock from HEAD by BumpFor(HEAD, p) (NextVersion over
+// every version of the slug, on disk too), so concurrent writers never
+// get the same one; a new slug starts at v1.0.0 on main. p's history
+// gains a record {operator, description} from HEAD to the new version,
+// stamped with Now; p.Version, Timestamp, Slug, Branch, Type and
+// ContentSHA256 are set. It returns the new version; errors as Write.
+func (s *Store) Append(p *Prompt, operator, description string) (Version, error) {
+	err := s.update(func(tx *txn) error { return tx.append(p, operator, description) })
+	return p.Version, err
+}
+
+// Supersede makes version v of slug, a version of branch b that was never
+// HEAD of it (a candidate), the HEAD of b, recording a supersedes edge to
+// the previous HEAD. Errors name slug, branch and version: ErrNoVersion;
+// a version that was HEAD before (use Rollback to return to it); an
+// inheritance cycle the move would close (ErrCycle).
+func (s *Store) Supersede(slug string, v Version) error {
+	return s.update(func(tx *txn) error { return tx.supersede(slug, v) })
+}
+
+// Branch forks from (a pinned version, or a branch HEAD) into a new branch
+// name of the same slug: its first version is a copy of from on branch
+// name, allocated as a patch bump (see NextVersion) with a history record
+// "branch", and a branched_from edge makes it the branch's HEAD. The two
+// branches share nothing after the fork. It returns the new version.
+// Errors: ErrBranchExists; ErrNoVersion / ErrNoBranch for from; an
+// invalid name.
+func (s *Store) Branch(from Ref, name string) (Version, error) {
+	var v Version
+	err := s.update(func(tx *txn) error {
+		var err error
+		v, err = tx.branch(from, name)
+		return err
 	})
+	return v, err
 }
 
-// Rollback moves the current version to *to, or, if to is nil, to the
-// current version's parent. Nothing is deleted. It returns the new current
-// version; ErrNoParent when rolling back from a root without a target.
-func (s *Store) Rollback(to *Version) (Version, error) {
-	var target Version
-	err := s.locked(func(ix *index) (bool, error) {
-		if to != nil {
-			target = *to
-		} else {
-			if ix.Current == nil {
-				return false, fmt.Errorf("prompt store %s: rollback: no current version: %w", s.dir, ErrNoVersion)
-			}
-			info := ix.Versions[ix.find(*ix.Current)]
-			if info.Parent == nil {
-				return false, fmt.Errorf("prompt store %s: rollback from %s: %w", s.dir, info.Version, ErrNoParent)
-			}
-			target = *info.Parent
-		}
-		if ix.find(target) < 0 {
-			return false, fmt.Errorf("prompt store %s: rollback to %s: %w", s.dir, target, ErrNoVersion)
-		}
-		ix.Current = &target
-		return true, nil
+// Rollback moves HEAD of (slug, branch) back to the version to, which
+// must have been HEAD of that branch before, or, if to is zero, to the
+// version HEAD superseded. It records a rolled_back edge from the old
+// HEAD with reason (screened by TextPolicy; may be empty) and deletes
+// nothing. It returns the new HEAD. Errors: ErrNoBranch; ErrNoVersion;
+// ErrNoParent when HEAD superseded nothing; a target that is HEAD already
+// or was never HEAD of the branch; an inheritance cycle (ErrCycle).
+func (s *Store) Rollback(slug, branch string, to Version, reason string) (Version, error) {
+	var v Version
+	err := s.update(func(tx *txn) error {
+		var err error
+		v, err = tx.rollback(slug, branch, to, reason)
+		return err
 	})
-	return target, err
+	return v, err
 }
 
-// Next returns the next free version from base for bump b: patch gives
-// vX.Y.(largest patch of vX.Y.* + 1), minor vX.(largest minor of vX.* +
-// 1).0, major v(largest major + 1).0.0. Versions derived one after another
-// from one incumbent are thus distinct and deterministic (from v1.0.0:
-// v1.0.1, v1.0.2, v1.1.0, ...).
-func (s *Store) Next(base Version, b Bump) (Version, error) {
+// update runs f on the index under the store's exclusive lock. If f
+// succeeds the index is written back atomically; if it fails, the files f
+// created are removed and the index is left as it was.
+func (s *Store) update(f func(tx *txn) error) error {
+	lock, err := os.OpenFile(filepath.Join(s.dir, "versions.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return s.errorf("%w", err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+		return s.errorf("locking: %w", err)
+	}
+	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
 	ix, err := s.readIndex()
 	if err != nil {
-		return Version{}, err
+		return err
 	}
-	next := base
-	switch b {
-	case BumpPatch:
-		next.Patch = base.Patch + 1
-		for _, vi := range ix.Versions {
-			v := vi.Version
-			if v.Major == base.Major && v.Minor == base.Minor && v.Patch >= next.Patch {
-				next.Patch = v.Patch + 1
-			}
-		}
-	case BumpMinor:
-		next = Version{base.Major, base.Minor + 1, 0}
-		for _, vi := range ix.Versions {
-			v := vi.Version
-			if v.Major == base.Major && v.Minor >= next.Minor {
-				next.Minor = v.Minor + 1
-			}
-		}
-	case BumpMajor:
-		next = Version{base.Major + 1, 0, 0}
-		for _, vi := range ix.Versions {
-			if vi.Version.Major >= next.Major {
-				next.Major = vi.Version.Major + 1
-			}
-		}
-	default:
-		return Version{}, fmt.Errorf("unknown bump %v", b)
+	tx := &txn{s: s, ix: ix, now: s.Now().UTC(), cache: map[Ref]*Prompt{}}
+	if err := f(tx); err != nil {
+		tx.abort()
+		return err
 	}
-	return next, nil
+	if !tx.changed {
+		return nil
+	}
+	data, err := json.MarshalIndent(ix, "", "  ")
+	if err != nil {
+		tx.abort()
+		return err
+	}
+	if err := atomicfile.WriteFile(filepath.Join(s.dir, "versions.json"), append(data, '\n'), 0o644); err != nil {
+		tx.abort()
+		return err
+	}
+	return nil
 }

@@ -121,7 +121,7 @@ func runDir(t *testing.T, out string) string {
 func outputs(t *testing.T, dir string) map[string][]byte {
 	t.Helper()
 	m := map[string][]byte{}
-	for _, pat := range []string{"*.parquet", "prompts/*.yaml", "prompts/versions.json"} {
+	for _, pat := range []string{"*.parquet", "prompts/*/*.yaml", "prompts/versions.json"} {
 		files, _ := filepath.Glob(filepath.Join(dir, pat))
 		for _, f := range files {
 			data, err := os.ReadFile(f)

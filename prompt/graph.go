@@ -1,0 +1,173 @@
+package prompt
+
+import (
+	"slices"
+	"sort"
+)
+
+// Graph is a snapshot of a store's version graph: every version and every
+// edge, in the order they were recorded (by Seq). Its methods are pure
+// functions of the snapshot.
+type Graph struct {
+	Versions []VersionInfo // in Seq order
+	Edges    []Edge        // in Seq order
+}
+
+// Head returns the HEAD of (slug, branch) and whether the branch exists.
+// HEAD is defined by the graph alone: it is the version named by the
+// branch's most recent HEAD-moving edge (by Seq): the From of a
+// supersedes or branched_from edge, the To of a rolled_back edge; a branch
+// without such an edge (main before anything superseded its root) has as
+// HEAD its first version. Each branch has exactly one HEAD.
+func (g *Graph) Head(slug, branch string) (Version, bool) {
+	var head Version
+	ok := false
+	for _, vi := range g.Versions {
+		if vi.Slug == slug && vi.Branch == branch {
+			head, ok = vi.Version, true
+			break
+		}
+	}
+	for _, e := range g.Edges {
+		if e.From.Slug != slug || e.Branch != branch {
+			continue
+		}
+		switch e.Kind {
+		case Supersedes, BranchedFrom:
+			head = e.From.Version
+		case RolledBack:
+			head = e.To.Version
+		}
+	}
+	return head, ok
+}
+
+// HeadHistory returns the versions that were HEAD of (slug, branch), in
+// the order they became HEAD (a version appears again when a rollback
+// returns to it); nil if the branch does not exist.
+func (g *Graph) HeadHistory(slug, branch string) []Version {
+	var out []Version
+	for _, vi := range g.Versions {
+		if vi.Slug == slug && vi.Branch == branch {
+			out = append(out, vi.Version)
+			break
+		}
+	}
+	if out == nil {
+		return nil
+	}
+	for _, e := range g.Edges {
+		if e.From.Slug != slug || e.Branch != branch {
+			continue
+		}
+		switch e.Kind {
+		case Supersedes:
+			out = append(out, e.From.Version)
+		case BranchedFrom:
+			out = []Version{e.From.Version}
+		case RolledBack:
+			out = append(out, e.To.Version)
+		}
+	}
+	return out
+}
+
+// WasHead reports whether version v has been HEAD of (slug, branch) at
+// some time.
+func (g *Graph) WasHead(slug, branch string, v Version) bool {
+	return slices.Contains(g.HeadHistory(slug, branch), v)
+}
+
+// Chain returns the linear chain of (slug, branch) from HEAD back to the
+// branch's first version, following supersedes edges: HEAD, the version
+// it superseded, and so on. nil if the branch does not exist.
+func (g *Graph) Chain(slug, branch string) []Version {
+	v, ok := g.Head(slug, branch)
+	if !ok {
+		return nil
+	}
+	out := []Version{v}
+	for {
+		prev, ok := g.Previous(slug, v)
+		if !ok || slices.Contains(out, prev) {
+			return out
+		}
+		out = append(out, prev)
+		v = prev
+	}
+}
+
+// Previous returns the version that v superseded (the To of v's
+// supersedes edge) and whether there is one.
+func (g *Graph) Previous(slug string, v Version) (Version, bool) {
+	for _, e := range g.Edges {
+		if e.Kind == Supersedes && e.From.Slug == slug && e.From.Version == v {
+			return e.To.Version, true
+		}
+	}
+	return Version{}, false
+}
+
+// Find returns the index entry of version v of slug.
+func (g *Graph) Find(slug string, v Version) (VersionInfo, bool) {
+	for _, vi := range g.Versions {
+		if vi.Slug == slug && vi.Version == v {
+			return vi, true
+		}
+	}
+	return VersionInfo{}, false
+}
+
+// Slugs returns the slugs in the store, sorted.
+func (g *Graph) Slugs() []string {
+	var out []string
+	for _, vi := range g.Versions {
+		if !slices.Contains(out, vi.Slug) {
+			out = append(out, vi.Slug)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Branches returns the branches of slug: main first, then the others
+// sorted; nil if the store has no such slug.
+func (g *Graph) Branches(slug string) []string {
+	var out []string
+	for _, vi := range g.Versions {
+		if vi.Slug == slug && !slices.Contains(out, vi.Branch) {
+			out = append(out, vi.Branch)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i] == MainBranch) != (out[j] == MainBranch) {
+			return out[i] == MainBranch
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// VersionsOf returns the entries of slug's versions on branch ("" for
+// every branch), in Seq order.
+func (g *Graph) VersionsOf(slug, branch string) []VersionInfo {
+	var out []VersionInfo
+	for _, vi := range g.Versions {
+		if vi.Slug == slug && (branch == "" || vi.Branch == branch) {
+			out = append(out, vi)
+		}
+	}
+	return out
+}
+
+// EdgesOf returns the edges from or to version v of slug, in Seq order.
+func (g *Graph) EdgesOf(slug string, v Version) []Edge {
+	var out []Edge
+	pinned := Ref{Slug: slug, Version: v}
+	for _, e := range g.Edges {
+		if e.From == pinned || e.To == pinned {
+			out = append(out, e)
+		}
+	}
+	return out
+}

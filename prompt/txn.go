@@ -1,0 +1,315 @@
+package prompt
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"evolve/internal/atomicfile"
+	"evolve/prompt/guard"
+)
+
+// txn is one read-modify-write of a store under its lock: the index being
+// changed, the files created so far (removed if it fails), and the
+// prompts loaded or written (by pinned reference). A dry txn writes no
+// file, so that a dry run takes exactly the path of the real one.
+type txn struct {
+	s       *Store
+	ix      *index
+	now     time.Time
+	dry     bool
+	changed bool
+	created []string
+	cache   map[Ref]*Prompt
+}
+
+// writeOpts say how a written version relates to its branch.
+type writeOpts struct {
+	advance bool // make it HEAD of its existing branch (a supersedes edge)
+	fork    *Ref // it is the first version of a new branch, forked from this pinned version
+}
+
+func (tx *txn) graph() *Graph { return &Graph{Versions: tx.ix.Versions, Edges: tx.ix.Edges} }
+
+func (tx *txn) nextSeq() int64 {
+	tx.ix.Seq++
+	tx.changed = true
+	return tx.ix.Seq
+}
+
+// abort removes the files the txn created.
+func (tx *txn) abort() {
+	for _, f := range tx.created {
+		os.Remove(f)
+	}
+	tx.created = nil
+}
+
+// lookup returns the prompt r names as the txn sees the store.
+func (tx *txn) lookup(r Ref) (*Prompt, error) {
+	v, err := tx.s.pin(tx.ix, r)
+	if err != nil {
+		return nil, err
+	}
+	key := Ref{Slug: r.Slug, Version: v}
+	if p, ok := tx.cache[key]; ok {
+		return p, nil
+	}
+	p, err := tx.s.load(tx.ix, r.Slug, v)
+	if err != nil {
+		return nil, err
+	}
+	tx.cache[key] = p
+	return p, nil
+}
+
+// existing returns every version of slug in the index and on disk (files
+// a crashed writer left behind are never reused).
+func (tx *txn) existing(slug string) []Version {
+	var out []Version
+	for _, vi := range tx.ix.Versions {
+		if vi.Slug == slug {
+			out = append(out, vi.Version)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(tx.s.dir, slug))
+	for _, e := range entries {
+		name, ok := strings.CutSuffix(e.Name(), ".yaml")
+		if !ok {
+			continue
+		}
+		if v, err := ParseVersion(name); err == nil {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// fill sets the defaults of a prompt about to be written.
+func (tx *txn) fill(p *Prompt) {
+	p.SetDefaults()
+	if p.Timestamp.IsZero() {
+		p.Timestamp = tx.now
+	}
+}
+
+// write writes p (defaults filled) as a new version related to its branch
+// as o says.
+func (tx *txn) write(p *Prompt, o writeOpts) error {
+	s := tx.s
+	tx.fill(p)
+	ref := p.Ref()
+	data, err := Encode(p)
+	if err != nil {
+		return s.errorf("writing %s on branch %s: %w", ref, p.Branch, err)
+	}
+	if err := s.TextPolicy.Error(p.Texts()...); err != nil {
+		return s.errorf("writing %s on branch %s: %w", ref, p.Branch, err)
+	}
+	if tx.ix.find(p.Slug, p.Version) >= 0 {
+		return s.errorf("writing %s: %w", ref, ErrVersionExists)
+	}
+	g := tx.graph()
+	head, hasHead := g.Head(p.Slug, p.Branch)
+	switch {
+	case o.fork != nil && hasHead:
+		return s.errorf("creating branch %s of %s: %w (HEAD %s)", p.Branch, p.Slug, ErrBranchExists, head)
+	case o.fork == nil && !hasHead && p.Branch != MainBranch:
+		return s.errorf("writing %s: %s@%s: %w; create it with evolve prompt branch %s %s", ref, p.Slug, p.Branch, ErrNoBranch, p.Slug, p.Branch)
+	}
+	if p.InheritsFrom != nil {
+		if _, err := tx.lookup(*p.InheritsFrom); err != nil {
+			return s.errorf("writing %s: inherits_from: %w", ref, err)
+		}
+	}
+	file := FilePath(p.Slug, p.Version)
+	if !tx.dry {
+		path := filepath.Join(s.dir, filepath.FromSlash(file))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return s.errorf("writing %s: %w", ref, err)
+		}
+		if err := writeNew(path, data); err != nil {
+			return s.errorf("writing %s: %w", ref, err)
+		}
+		tx.created = append(tx.created, path)
+	}
+	sum := sha256.Sum256(data)
+	info := VersionInfo{Seq: tx.nextSeq(), Slug: p.Slug, Branch: p.Branch, Version: p.Version, Type: p.Type,
+		Tags: cloneStrings(p.Tags), File: file, SHA256: hex.EncodeToString(sum[:]), Created: p.Timestamp.UTC()}
+	if n := len(p.MutationHistory); n > 0 {
+		last := p.MutationHistory[n-1]
+		parent := last.PrevVersion
+		info.Parent, info.Operator, info.Description = &parent, last.Operator, last.Description
+	}
+	tx.ix.Versions = append(tx.ix.Versions, info)
+	tx.cache[ref] = p.Clone()
+	if p.InheritsFrom != nil {
+		tx.edge(Edge{Kind: InheritsFrom, From: ref, To: *p.InheritsFrom})
+	}
+	switch {
+	case o.fork != nil:
+		tx.edge(Edge{Kind: BranchedFrom, From: ref, To: *o.fork, Branch: p.Branch})
+	case o.advance && hasHead:
+		tx.edge(Edge{Kind: Supersedes, From: ref, To: Ref{Slug: p.Slug, Version: head}, Branch: p.Branch})
+	}
+	return tx.checkInheritance(fmt.Sprintf("writing %s", ref), ref)
+}
+
+func (tx *txn) edge(e Edge) {
+	e.Seq, e.Time = tx.nextSeq(), tx.now
+	tx.ix.Edges = append(tx.ix.Edges, e)
+}
+
+// checkInheritance resolves every version that inherits, as the txn now
+// sees the store: a write or a HEAD move that would leave one of them
+// unresolvable (a cycle) is refused.
+// The version written or moved to, changed, is resolved first, so that an
+// error names the cycle from it.
+func (tx *txn) checkInheritance(doing string, changed Ref) error {
+	p, err := tx.lookup(changed)
+	if err != nil {
+		return tx.s.errorf("%s: %w", doing, err)
+	}
+	if _, err := Resolve(p, tx.lookup); err != nil {
+		return tx.s.errorf("%s: %w", doing, err)
+	}
+	for _, e := range tx.ix.Edges {
+		if e.Kind != InheritsFrom || e.From == changed {
+			continue
+		}
+		p, err := tx.lookup(e.From)
+		if err != nil {
+			return tx.s.errorf("%s: %w", doing, err)
+		}
+		if _, err := Resolve(p, tx.lookup); err != nil {
+			return tx.s.errorf("%s would leave %s unresolvable: %w", doing, e.From, err)
+		}
+	}
+	return nil
+}
+
+// writeNew creates path with data atomically, failing with
+// ErrVersionExists if path exists.
+func writeNew(path string, data []byte) error {
+	tmp := path + ".new"
+	if err := atomicfile.WriteFile(tmp, data, 0o444); err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s: %w (a file the index does not list; it is left as it is)", path, ErrVersionExists)
+		}
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(path))
+}
+
+// append allocates p's version from its branch HEAD and writes it as the
+// new HEAD; p is changed only on success.
+func (tx *txn) append(p *Prompt, operator, description string) error {
+	q := p.Clone()
+	tx.fill(q)
+	q.Timestamp = tx.now
+	q.ContentSHA256 = ""
+	g := tx.graph()
+	existing := tx.existing(q.Slug)
+	head, ok := g.Head(q.Slug, q.Branch)
+	switch {
+	case ok:
+		hp, err := tx.lookup(Ref{Slug: q.Slug, Version: head})
+		if err != nil {
+			return tx.s.errorf("appending to %s@%s: %w", q.Slug, q.Branch, err)
+		}
+		q.Version = NextVersion(head, BumpFor(hp, q), existing)
+		q.MutationHistory = append(q.MutationHistory, MutationRecord{Version: q.Version, PrevVersion: head,
+			Operator: operator, Description: description, Timestamp: tx.now})
+	case q.Branch != MainBranch:
+		return tx.s.errorf("appending to %s@%s: %w; create it with evolve prompt branch %s %s", q.Slug, q.Branch, ErrNoBranch, q.Slug, q.Branch)
+	case len(existing) == 0:
+		q.Version = Version{1, 0, 0}
+	default: // only orphan files on disk: start past them
+		q.Version = NextVersion(Version{}, BumpMajor, existing)
+	}
+	if err := tx.write(q, writeOpts{advance: true}); err != nil {
+		return err
+	}
+	*p = *q
+	return nil
+}
+
+func (tx *txn) supersede(slug string, v Version) error {
+	g := tx.graph()
+	vi, ok := g.Find(slug, v)
+	if !ok {
+		return tx.s.errorf("%s@%s: %w", slug, v, ErrNoVersion)
+	}
+	head, _ := g.Head(slug, vi.Branch)
+	if g.WasHead(slug, vi.Branch, v) {
+		return tx.s.errorf("%s@%s was HEAD of branch %s before (HEAD is %s); use rollback to return to it", slug, v, vi.Branch, head)
+	}
+	tx.edge(Edge{Kind: Supersedes, From: vi.Ref(), To: Ref{Slug: slug, Version: head}, Branch: vi.Branch})
+	return tx.checkInheritance(fmt.Sprintf("making %s@%s HEAD of branch %s", slug, v, vi.Branch), vi.Ref())
+}
+
+func (tx *txn) branch(from Ref, name string) (Version, error) {
+	if err := ValidateBranch(name); err != nil {
+		return Version{}, tx.s.errorf("branching %s: %w", from, err)
+	}
+	v, err := tx.s.pin(tx.ix, from)
+	if err != nil {
+		return Version{}, tx.s.errorf("branching %s: %w", from, err)
+	}
+	pinned := Ref{Slug: from.Slug, Version: v}
+	src, err := tx.lookup(pinned)
+	if err != nil {
+		return Version{}, err
+	}
+	q := src.Clone()
+	q.Branch, q.Timestamp, q.ContentSHA256 = name, tx.now, ""
+	q.Version = NextVersion(v, BumpPatch, tx.existing(from.Slug))
+	q.MutationHistory = append(q.MutationHistory, MutationRecord{Version: q.Version, PrevVersion: v, Operator: "branch",
+		Description: fmt.Sprintf("Branched %s (branch %s) into branch %s", pinned, src.BranchOrMain(), name), Timestamp: tx.now})
+	if err := tx.write(q, writeOpts{fork: &pinned}); err != nil {
+		return Version{}, err
+	}
+	return q.Version, nil
+}
+
+func (tx *txn) rollback(slug, branch string, to Version, reason string) (Version, error) {
+	s := tx.s
+	g := tx.graph()
+	head, ok := g.Head(slug, branch)
+	if !ok {
+		return Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, ErrNoBranch)
+	}
+	if to.IsZero() {
+		prev, ok := g.Previous(slug, head)
+		if !ok {
+			return Version{}, s.errorf("rollback of %s@%s: HEAD %s is the branch's first version: %w", slug, branch, head, ErrNoParent)
+		}
+		to = prev
+	}
+	vi, ok := g.Find(slug, to)
+	switch {
+	case !ok:
+		return Version{}, s.errorf("rollback of %s@%s to %s: %w", slug, branch, to, ErrNoVersion)
+	case vi.Branch != branch:
+		return Version{}, s.errorf("rollback of %s@%s to %s: that version is on branch %s", slug, branch, to, vi.Branch)
+	case to == head:
+		return Version{}, s.errorf("rollback of %s@%s to %s: it is HEAD already", slug, branch, to)
+	case !g.WasHead(slug, branch, to):
+		return Version{}, s.errorf("rollback of %s@%s to %s: it was never HEAD of the branch (a candidate that was not accepted); rollback returns only to a former HEAD", slug, branch, to)
+	}
+	if err := s.TextPolicy.Error(guard.Text{Field: "reason", Text: reason}); err != nil {
+		return Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, err)
+	}
+	tx.edge(Edge{Kind: RolledBack, From: Ref{Slug: slug, Version: head}, To: vi.Ref(), Branch: branch, Reason: reason})
+	return to, tx.checkInheritance(fmt.Sprintf("rolling %s@%s back to %s", slug, branch, to), vi.Ref())
+}
