@@ -197,7 +197,7 @@ func (r *run) prepare() error {
 	if err := r.base.Playable(); err != nil {
 		return fmt.Errorf("base prompt %s: %w", r.cfg.BasePrompt, err)
 	}
-	r.base.SetDefaults() // as the store writes it
+	r.base.SetDefaults()                             // as the store writes it
 	if _, err := prompt.Encode(r.base); err != nil { // sets ContentSHA256
 		return err
 	}

@@ -84,7 +84,6 @@ func TestNextVersion(t *testing.T) {
 	}
 }
 
-
 func TestBumpFor(t *testing.T) {
 	base := Base()
 	edit := func(f func(p *Prompt)) *Prompt { q := base.Clone(); f(q); return q }
@@ -96,7 +95,9 @@ func TestBumpFor(t *testing.T) {
 		{"nothing", base.Clone(), BumpPatch},
 		{"threshold", edit(func(p *Prompt) { p.PolicyParameters.HealthThreshold = 0.4 }), BumpPatch},
 		{"tags and metadata", edit(func(p *Prompt) { p.Tags = []string{"x"}; p.Metadata = Metadata{"owner": "ana"} }), BumpPatch},
-		{"priority", edit(func(p *Prompt) { p.PolicyParameters.SkillPriority[0], p.PolicyParameters.SkillPriority[4] = SkillFlee, SkillExplore }), BumpMinor},
+		{"priority", edit(func(p *Prompt) {
+			p.PolicyParameters.SkillPriority[0], p.PolicyParameters.SkillPriority[4] = SkillFlee, SkillExplore
+		}), BumpMinor},
 		{"task", edit(func(p *Prompt) { p.TaskDefinition = "Win." }), BumpMajor},
 		{"rules", edit(func(p *Prompt) { p.RulesConstraints = p.RulesConstraints[1:] }), BumpMajor},
 		{"section", edit(func(p *Prompt) { p.Sections = Sections{{"identity", "x"}} }), BumpMajor},
