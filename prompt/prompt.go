@@ -251,7 +251,7 @@ func (p *Prompt) Validate() error {
 	}
 	for i, s := range p.Sections {
 		if err := ValidateSectionName(s.Name); err != nil {
-			return fmt.Errorf("sections: %v", err)
+			return fmt.Errorf("sections.%s: %v", s.Name, err)
 		}
 		for _, t := range p.Sections[:i] {
 			if t.Name == s.Name {

@@ -33,6 +33,20 @@ func derived() *Prompt {
 	return Base().Derive(rec.Version, params, rec, t0)
 }
 
+// full has every optional part: identity, tags, metadata, inheritance
+// and sections, beside the agent parts.
+func full() *Prompt {
+	p := derived()
+	p.Slug, p.Type, p.Branch = "coding-agent", TypeSystem, "exp-2"
+	p.Tags = []string{"coding", "team:agents"}
+	p.Metadata = Metadata{"owner": "ana", "context_weights": map[string]any{"task_coding": 0.8, "energy_high": -0.3},
+		"reviewed": true, "runs": int64(3), "notes": []any{"a", nil, 1.0}}
+	p.InheritsFrom = &Ref{Slug: "base-agent", Version: MustParseVersion("v1.2.0")}
+	p.OverrideSections = []string{"tools"}
+	p.Sections = Sections{{"tools", "You carry a compiler."}, {"style", "Answer with code.\nBe terse.\n"}}
+	return p
+}
+
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -55,7 +69,7 @@ func TestEncodeGolden(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		p    *Prompt
-	}{{"base.golden.yaml", Base()}, {"derived.golden.yaml", derived()}} {
+	}{{"base.golden.yaml", Base()}, {"derived.golden.yaml", derived()}, {"full.golden.yaml", full()}} {
 		t.Run(tc.name, func(t *testing.T) {
 			data, err := Encode(tc.p.Clone())
 			if err != nil {
@@ -152,6 +166,34 @@ func TestDecodeErrors(t *testing.T) {
 		{"edited after writing", strings.Replace(string(encodedDerived), "health_threshold: 0.4", "health_threshold: 0.5", 1),
 			"p.yaml: content hash mismatch: content_sha256 records "},
 	}
+	// The optional parts: identity, tags, sections, inheritance, metadata.
+	const secs = "sections: {a: b}\n"
+	tests = append(tests, []struct{ name, data, want string }{
+		{"bad slug", "version: v1.0.0\nslug: Bad Slug\n" + secs,
+			`p.yaml:2: slug: invalid slug "Bad Slug": want lowercase letters and digits in words joined by single hyphens, e.g. dungeon-agent, at most 64 characters`},
+		{"bad type", "version: v1.0.0\ntype: robot\n" + secs, `p.yaml:2: type: invalid type "robot": allowed system, user, assistant, tool`},
+		{"branch like a version", "version: v1.0.0\nbranch: v1.0.0\n" + secs, `p.yaml:2: branch: invalid branch "v1.0.0": a branch may not be named like a version`},
+		{"repeated tag", "version: v1.0.0\ntags: [a, a]\n" + secs, `p.yaml:2: tags[1]: "a" repeats tags[0]`},
+		{"section not text", "version: v1.0.0\nsections:\n  identity: 5\n", `p.yaml:3: sections.identity: want text, got "5" (quote it to make it text)`},
+		{"section name", "version: v1.0.0\nsections:\n  Identity: x\n",
+			`p.yaml:3: sections.Identity: invalid section name "Identity": want a lowercase letter, then lowercase letters, digits and '_', e.g. tool_use, at most 64 characters`},
+		{"repeated section", "version: v1.0.0\nsections:\n  a: x\n  a: y\n", `p.yaml:4: sections.a: section "a" repeats the one at line 3`},
+		{"override without parent", "version: v1.0.0\noverride_sections: [a]\n" + secs, "p.yaml:2: override_sections: only a prompt with inherits_from overrides sections"},
+		{"override of a missing section", "version: v1.0.0\nslug: a\ninherits_from: b\noverride_sections: [c]\n" + secs,
+			`p.yaml:4: override_sections[0]: "c" is not a section of this prompt (it overrides the parent's section of the same name)`},
+		{"bad reference", "version: v1.0.0\ninherits_from: x@\n" + secs,
+			`p.yaml:2: inherits_from: invalid prompt reference "x@": invalid branch "": want lowercase letters and digits in words joined by single '.', '_' or '-', e.g. exp-2, at most 64 characters`},
+		{"inherits from itself", "version: v1.0.0\nslug: a\ninherits_from: a@v0.9.0\n" + secs,
+			"p.yaml:3: inherits_from: a@v0.9.0 is this prompt's own slug; a prompt cannot inherit from itself"},
+		{"NaN metadata", "version: v1.0.0\nmetadata:\n  a: .nan\n" + secs, `p.yaml:3: metadata.a: ".nan" is not a finite number`},
+		{"binary metadata", "version: v1.0.0\nmetadata:\n  a: !!binary aGk=\n" + secs,
+			`p.yaml:3: metadata.a: metadata value "aGk=" of type !!binary is not supported (want text, a number, a boolean or null)`},
+		{"empty task key", "version: v1.0.0\ntask_definition: \"\"\n" + secs, "p.yaml:2: task_definition: empty (leave the key out, or give a value)"},
+		{"empty parameters", "version: v1.0.0\npolicy_parameters: {}\n" + secs, "p.yaml:2: policy_parameters: empty (leave the key out, or give a value)"},
+		{"partial parameters", "version: v1.0.0\npolicy_parameters: {health_threshold: 0.0}\n" + secs,
+			"p.yaml:2: policy_parameters.max_exploration_steps: 0 is out of range, allowed [10, 2000]"},
+		{"no content", "version: v1.0.0\n", "p.yaml:1: the prompt has no content: give sections, a task_definition or policy_parameters (or inherits_from)"},
+	}...)
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := Decode("p.yaml", []byte(tt.data))
@@ -178,6 +220,10 @@ func FuzzDecode(f *testing.F) {
 		f.Add(d)
 	}
 	f.Add([]byte("version: v1.0.0\n"))
+	if d, err := Encode(full()); err == nil {
+		f.Add(d)
+	}
+	f.Add([]byte("version: v1.0.0\nslug: a\nmetadata: {x: &a [1, *a, {y: *a}]}\nsections: {s: t}\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		p, err := Decode("fuzz.yaml", data)
 		if err != nil {

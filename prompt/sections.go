@@ -62,7 +62,7 @@ func (ss *Sections) UnmarshalYAML(n *yaml.Node) error {
 		}
 		seen[k.Value] = k.Line
 		if v.Kind != yaml.ScalarNode || v.Tag != "!!str" {
-			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: section %q: want text, got %s (quote it to make it text)", v.Line, k.Value, nodeKind(v))}}
+			return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: want text, got %s (quote it to make it text)", v.Line, nodeKind(v))}}
 		}
 		out = append(out, Section{Name: k.Value, Text: v.Value})
 	}
@@ -83,7 +83,7 @@ func (ss *Sections) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fmt.Errorf("want an object of section name to text, got %s", jsonKind(tok))
+		return &fieldError{"sections", "want an object of section name to text, got " + jsonKind(tok)}
 	}
 	out := Sections{}
 	seen := map[string]bool{}
@@ -99,10 +99,10 @@ func (ss *Sections) UnmarshalJSON(b []byte) error {
 		}
 		s, ok := text.(string)
 		if !ok {
-			return fmt.Errorf("section %q: want text, got %s", name, jsonKind(text))
+			return &fieldError{"sections." + name, "want text, got " + jsonKind(text)}
 		}
 		if seen[name] {
-			return fmt.Errorf("section %q is given twice", name)
+			return &fieldError{"sections." + name, "given twice"}
 		}
 		seen[name] = true
 		out = append(out, Section{Name: name, Text: s})
@@ -128,6 +128,12 @@ func (ss Sections) MarshalJSON() ([]byte, error) {
 	b.WriteByte('}')
 	return b.Bytes(), nil
 }
+
+// fieldError is a JSON decoding error at a field path of a migration
+// entry.
+type fieldError struct{ field, msg string }
+
+func (e *fieldError) Error() string { return e.field + ": " + e.msg }
 
 // Metadata is free key-value data about a prompt (owner, notes,
 // context_weights for selection). Values are JSON's: nil, bool, int64,
@@ -252,12 +258,12 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return fmt.Errorf("want an object, got %s", jsonKind(v))
+		return &fieldError{"metadata", "want an object, got " + jsonKind(v)}
 	}
 	budget := MaxMetadataNodes
 	x, err := metaFromJSON(obj, 0, &budget)
 	if err != nil {
-		return err
+		return &fieldError{"metadata", err.Error()}
 	}
 	*m = Metadata(x.(map[string]any))
 	return nil

@@ -33,6 +33,9 @@ type txn struct {
 type writeOpts struct {
 	advance bool // make it HEAD of its existing branch (a supersedes edge)
 	fork    *Ref // it is the first version of a new branch, forked from this pinned version
+	// operator and description go to the index entry of a version
+	// without history (a root), which has no record to take them from.
+	operator, description string
 }
 
 func (tx *txn) graph() *Graph { return &Graph{Versions: tx.ix.Versions, Edges: tx.ix.Edges} }
@@ -146,6 +149,8 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 		last := p.MutationHistory[n-1]
 		parent := last.PrevVersion
 		info.Parent, info.Operator, info.Description = &parent, last.Operator, last.Description
+	} else {
+		info.Operator, info.Description = o.operator, o.description
 	}
 	tx.ix.Versions = append(tx.ix.Versions, info)
 	tx.cache[ref] = p.Clone()
@@ -237,7 +242,7 @@ func (tx *txn) append(p *Prompt, operator, description string) error {
 	default: // only orphan files on disk: start past them
 		q.Version = NextVersion(Version{}, BumpMajor, existing)
 	}
-	if err := tx.write(q, writeOpts{advance: true}); err != nil {
+	if err := tx.write(q, writeOpts{advance: true, operator: operator, description: description}); err != nil {
 		return err
 	}
 	*p = *q
