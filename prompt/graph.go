@@ -171,3 +171,56 @@ func (g *Graph) EdgesOf(slug string, v Version) []Edge {
 	}
 	return out
 }
+
+// LogEntry is one version in a lineage (see Store.Log).
+type LogEntry struct {
+	VersionInfo
+	// Head reports whether the version is HEAD of its branch.
+	Head bool `json:"head"`
+	// Record is the version's last mutation record (how it was made, with
+	// the evidence of its evaluation); nil for a version without history.
+	Record *MutationRecord `json:"record,omitempty"`
+	// Edges are the graph edges from or to the version, in Seq order.
+	Edges []Edge `json:"edges"`
+}
+
+// Log returns the lineage of (slug, branch): its chain from HEAD back to
+// its first version (see Graph.Chain), or, with all, every version of
+// slug on every branch (rejected candidates too) in the order written.
+// Each entry carries its index entry, its last mutation record read from
+// its file, and its edges. Errors: ErrNoBranch (or ErrNoVersion for an
+// unknown slug); a file that does not verify.
+func (s *Store) Log(slug, branch string, all bool) ([]LogEntry, error) {
+	ix, err := s.readIndex()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := s.pin(ix, Ref{Slug: slug, Branch: branch}); err != nil {
+		return nil, s.errorf("%w", err)
+	}
+	g := &Graph{Versions: ix.Versions, Edges: ix.Edges}
+	var versions []VersionInfo
+	if all {
+		versions = g.VersionsOf(slug, "")
+	} else {
+		for _, v := range g.Chain(slug, branch) {
+			vi, _ := g.Find(slug, v)
+			versions = append(versions, vi)
+		}
+	}
+	out := make([]LogEntry, 0, len(versions))
+	for _, vi := range versions {
+		p, err := s.load(ix, slug, vi.Version)
+		if err != nil {
+			return nil, err
+		}
+		head, _ := g.Head(slug, vi.Branch)
+		e := LogEntry{VersionInfo: vi, Head: head == vi.Version, Edges: g.EdgesOf(slug, vi.Version)}
+		if n := len(p.MutationHistory); n > 0 && p.MutationHistory[n-1].Version == vi.Version {
+			r := p.MutationHistory[n-1]
+			e.Record = &r
+		}
+		out = append(out, e)
+	}
+	return out, nil
+}

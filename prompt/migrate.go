@@ -96,6 +96,14 @@ type Migration struct {
 	lines    []int     // the 1-based line of each entry, 0 if unknown
 }
 
+// Line returns the 1-based line of entry i in the file, 0 if unknown.
+func (m *Migration) Line(i int) int {
+	if i >= 0 && i < len(m.lines) {
+		return m.lines[i]
+	}
+	return 0
+}
+
 // DecodeMigration reads a migration file: a JSON or YAML list of entries
 // (JSON if file ends in ".json" or data starts with '[' after white space;
 // YAML otherwise). Decoding is strict (unknown keys, duplicate keys and
@@ -176,8 +184,9 @@ func (m *Migration) decodeJSON(data []byte) {
 	for i := 0; dec.More(); i++ {
 		var raw json.RawMessage
 		if err := dec.Decode(&raw); err != nil {
+			// The list cannot be read on: report the file alone.
+			m.Entries, m.lines, m.Problems = nil, nil, nil
 			m.fileProblem(line(dec.InputOffset()), "invalid JSON: "+jsonMsg(err))
-			m.Entries = nil
 			return
 		}
 		start := dec.InputOffset() - int64(len(raw))
@@ -398,10 +407,7 @@ func planEntries(tx *txn, m *Migration, plan *MigrationPlan) {
 		}
 	}
 	for i := range m.Entries {
-		pe := PlannedEntry{Entry: i, Action: ActionInvalid}
-		if i < len(m.lines) {
-			pe.Line = m.lines[i]
-		}
+		pe := PlannedEntry{Entry: i, Line: m.Line(i), Action: ActionInvalid}
 		for _, p := range m.Problems {
 			if p.Entry == i {
 				pe.Problems = append(pe.Problems, p)
@@ -427,34 +433,12 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 	p := e.Prompt()
 	p.SetDefaults()
 	pe.Slug, pe.Branch, pe.Type, pe.InheritsFrom, pe.Sections = p.Slug, p.Branch, p.Type, p.InheritsFrom, p.Sections.Names()
-	var probs []Problem
-	if e.Slug == "" {
-		probs = append(probs, problem("slug", "missing: every entry names its prompt's slug"))
-	}
-	check := p.Clone()
-	check.Version = Version{1, 0, 0}
-	if err := check.Validate(); err != nil {
-		field, msg := "", err.Error()
-		var perr *ParamError
-		if errors.As(err, &perr) {
-			field, msg = "policy_parameters."+perr.Field, perr.Detail()
-		} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
-			field, msg = k, rest
+	if probs := CheckEntry(e, tx.s.TextPolicy); len(probs) > 0 {
+		for k := range probs {
+			probs[k].Entry, probs[k].Line = i, line
 		}
-		probs = append(probs, problem(field, msg))
-	}
-	if e.PolicyParameters != nil && e.PolicyParameters.IsZero() {
-		probs = append(probs, problem("policy_parameters", "empty (leave the key out, or give every parameter)"))
-	}
-	if r := tx.s.TextPolicy.Check(p.Texts()...); !r.OK() {
-		for _, is := range r.Issues {
-			probs = append(probs, problem(is.Field, textProblem(is)))
-		}
-	}
-	if len(probs) > 0 {
 		return probs
 	}
-
 	g := tx.graph()
 	desc := fmt.Sprintf("imported from %s entry %d", filepath.Base(m.File), i)
 	head, hasHead := g.Head(p.Slug, p.Branch)
@@ -498,6 +482,39 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 	v := p.Version
 	pe.Version = &v
 	return nil
+}
+
+// CheckEntry checks one entry on its own, without a store: a slug is
+// given, the prompt it makes is a valid document (see Prompt.Validate),
+// policy_parameters if given is not empty, and every text passes policy.
+// It returns every problem found (Entry and Line left 0 for the caller).
+func CheckEntry(e *Entry, policy guard.Policy) []Problem {
+	var probs []Problem
+	problem := func(field, msg string) { probs = append(probs, Problem{Field: field, Msg: msg}) }
+	if e.Slug == "" {
+		problem("slug", "missing: every entry names its prompt's slug")
+	}
+	p := e.Prompt()
+	p.Version = Version{1, 0, 0}
+	if err := p.Validate(); err != nil {
+		field, msg := "", err.Error()
+		var perr *ParamError
+		if errors.As(err, &perr) {
+			field, msg = "policy_parameters."+perr.Field, perr.Detail()
+		} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
+			field, msg = k, rest
+		}
+		problem(field, msg)
+	}
+	if e.PolicyParameters != nil && e.PolicyParameters.IsZero() {
+		problem("policy_parameters", "empty (leave the key out, or give every parameter)")
+	}
+	if r := policy.Check(p.Texts()...); !r.OK() {
+		for _, is := range r.Issues {
+			problem(is.Field, textProblem(is))
+		}
+	}
+	return probs
 }
 
 // errorField guesses the entry field a store error is about.

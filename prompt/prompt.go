@@ -24,79 +24,79 @@ import (
 type Prompt struct {
 	// Version is the prompt's semantic version, unique among the versions
 	// of its slug in a store.
-	Version Version `yaml:"version"`
+	Version Version `yaml:"version" json:"version"`
 	// Slug identifies the prompt in a store ("dungeon-agent"; see
 	// ValidateSlug).
-	Slug string `yaml:"slug"`
+	Slug string `yaml:"slug" json:"slug,omitempty"`
 	// Type is the prompt's role, one of Types.
-	Type string `yaml:"type"`
+	Type string `yaml:"type" json:"type,omitempty"`
 	// Branch is the branch the version belongs to (see ValidateBranch).
-	Branch string `yaml:"branch"`
+	Branch string `yaml:"branch" json:"branch,omitempty"`
 	// Timestamp is when the version was created (UTC, whole seconds).
-	Timestamp time.Time `yaml:"timestamp"`
+	Timestamp time.Time `yaml:"timestamp" json:"timestamp"`
 	// Tags are free labels (see ValidateTag), unique, in the order given.
-	Tags []string `yaml:"tags"`
+	Tags []string `yaml:"tags" json:"tags,omitempty"`
 	// Metadata is free key-value data (e.g. context_weights for selection).
-	Metadata Metadata `yaml:"metadata"`
+	Metadata Metadata `yaml:"metadata" json:"metadata,omitempty"`
 	// InheritsFrom names the parent prompt, nil for none.
-	InheritsFrom *Ref `yaml:"inherits_from"`
+	InheritsFrom *Ref `yaml:"inherits_from" json:"inherits_from,omitempty"`
 	// OverrideSections names sections of this prompt that replace the
 	// parent's sections of the same name outright instead of extending
 	// them (see Merge); only with InheritsFrom.
-	OverrideSections []string `yaml:"override_sections"`
+	OverrideSections []string `yaml:"override_sections" json:"override_sections,omitempty"`
 	// Sections are named blocks of text, in rendering order.
-	Sections Sections `yaml:"sections"`
+	Sections Sections `yaml:"sections" json:"sections,omitempty"`
 	// TaskDefinition is the frozen task text ("" for none).
-	TaskDefinition string `yaml:"task_definition"`
+	TaskDefinition string `yaml:"task_definition" json:"task_definition,omitempty"`
 	// RulesConstraints is the frozen behavioural contract, one rule each.
-	RulesConstraints []string `yaml:"rules_constraints"`
+	RulesConstraints []string `yaml:"rules_constraints" json:"rules_constraints,omitempty"`
 	// SkillDescriptions describes each of the five skills (frozen); it is
 	// empty or has exactly the keys of Skills.
-	SkillDescriptions map[Skill]string `yaml:"skill_descriptions"`
+	SkillDescriptions map[Skill]string `yaml:"skill_descriptions" json:"skill_descriptions,omitempty"`
 	// PolicyParameters is the only mutable part; the zero value means the
 	// prompt has none (see HasPolicy).
-	PolicyParameters PolicyParameters `yaml:"policy_parameters"`
+	PolicyParameters PolicyParameters `yaml:"policy_parameters" json:"policy_parameters,omitzero"`
 	// MutationHistory lists every mutation from the base to this version,
 	// oldest first; the last record is the one that made this version.
-	MutationHistory []MutationRecord `yaml:"mutation_history"`
+	MutationHistory []MutationRecord `yaml:"mutation_history" json:"mutation_history"`
 	// ContentSHA256 is the hex SHA-256 of the canonical encoding of the
 	// other fields (see Encode); "" until the prompt is encoded.
-	ContentSHA256 string `yaml:"content_sha256"`
+	ContentSHA256 string `yaml:"content_sha256" json:"content_sha256,omitempty"`
 }
 
 // MutationRecord is one entry of the audit trail.
 type MutationRecord struct {
 	// Version is the version the mutation created.
-	Version Version `yaml:"version"`
+	Version Version `yaml:"version" json:"version"`
 	// PrevVersion is the version it was derived from.
-	PrevVersion Version `yaml:"prev_version"`
+	PrevVersion Version `yaml:"prev_version" json:"prev_version"`
 	// Operator is the mutation operator, e.g. "threshold_adjustment".
-	Operator string `yaml:"operator"`
+	Operator string `yaml:"operator" json:"operator"`
 	// Description says what changed, e.g.
 	// "Adjusted health_threshold: 0.300 → 0.400 (increase, Δ=0.100)".
-	Description string `yaml:"description"`
+	Description string `yaml:"description" json:"description"`
 	// Timestamp is when the mutation was recorded (UTC).
-	Timestamp time.Time `yaml:"timestamp"`
+	Timestamp time.Time `yaml:"timestamp" json:"timestamp"`
 	// Evidence is the statistical evidence of the evaluation on the val
 	// split, nil if the version was not evaluated.
-	Evidence *Evidence `yaml:"evidence,omitempty"`
+	Evidence *Evidence `yaml:"evidence,omitempty" json:"evidence,omitempty"`
 }
 
 // Evidence is the statistical record of a candidate's evaluation: the test
 // that accepted (or rejected) it and the val means it compared.
 type Evidence struct {
-	Test             string  `yaml:"test"`               // e.g. "mann-whitney-u"
-	Alternative      string  `yaml:"alternative"`        // e.g. "greater" (candidate better)
-	PValue           float64 `yaml:"p_value"`            // in [0, 1]
-	AdjustedPValue   float64 `yaml:"adjusted_p_value"`   // after Correction, in [0, 1]
-	Correction       string  `yaml:"correction"`         // e.g. "holm"
-	A12              float64 `yaml:"a12"`                // Vargha-Delaney effect size in [0, 1]
-	NIncumbent       int     `yaml:"n_incumbent"`        // val episodes of the incumbent
-	NCandidate       int     `yaml:"n_candidate"`        // val episodes of the candidate
-	IncumbentValMean float64 `yaml:"incumbent_val_mean"` // mean val score of the incumbent
-	CandidateValMean float64 `yaml:"candidate_val_mean"` // mean val score of the candidate
-	Generation       int     `yaml:"generation"`         // 0-based generation of the evaluation
-	Accepted         bool    `yaml:"accepted"`           // whether the candidate became the incumbent
+	Test             string  `yaml:"test" json:"test"`                             // e.g. "mann-whitney-u"
+	Alternative      string  `yaml:"alternative" json:"alternative"`               // e.g. "greater" (candidate better)
+	PValue           float64 `yaml:"p_value" json:"p_value"`                       // in [0, 1]
+	AdjustedPValue   float64 `yaml:"adjusted_p_value" json:"adjusted_p_value"`     // after Correction, in [0, 1]
+	Correction       string  `yaml:"correction" json:"correction"`                 // e.g. "holm"
+	A12              float64 `yaml:"a12" json:"a12"`                               // Vargha-Delaney effect size in [0, 1]
+	NIncumbent       int     `yaml:"n_incumbent" json:"n_incumbent"`               // val episodes of the incumbent
+	NCandidate       int     `yaml:"n_candidate" json:"n_candidate"`               // val episodes of the candidate
+	IncumbentValMean float64 `yaml:"incumbent_val_mean" json:"incumbent_val_mean"` // mean val score of the incumbent
+	CandidateValMean float64 `yaml:"candidate_val_mean" json:"candidate_val_mean"` // mean val score of the candidate
+	Generation       int     `yaml:"generation" json:"generation"`                 // 0-based generation of the evaluation
+	Accepted         bool    `yaml:"accepted" json:"accepted"`                     // whether the candidate became the incumbent
 }
 
 //go:embed base/prompt_v1.0.0.yaml

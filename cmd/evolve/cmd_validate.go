@@ -13,6 +13,7 @@ import (
 
 	"evolve/experiment"
 	"evolve/prompt"
+	"evolve/prompt/guard"
 	"evolve/seeds"
 )
 
@@ -28,7 +29,9 @@ content:
 
 	a directory             a seed set (train.txt, val.txt, test.txt, SHA256SUMS)
 	*.txt                   one seed split file
-	YAML with policy_parameters   a prompt version (strict schema, ranges, content hash)
+	YAML with a version, policy_parameters, task_definition or sections key
+	                        a prompt version (strict schema, ranges, content hash,
+	                        texts screened as a prompt store does)
 	other YAML              an experiment config (strict; keys you omit take the defaults)
 
 Exit status 0 when every input is valid, 1 otherwise.
@@ -91,6 +94,9 @@ func validateOne(path string) (string, error) {
 		if err != nil {
 			return "prompt", err
 		}
+		if err := guard.Default().Error(p.Texts()...); err != nil {
+			return "prompt", fmt.Errorf("%s: %w (a store refuses it; evolve prompt validate %s lists the issues)", path, err, path)
+		}
 		hash := "no content_sha256 (not written by a store)"
 		if p.ContentSHA256 != "" {
 			hash = "content_sha256 verified"
@@ -105,8 +111,8 @@ func validateOne(path string) (string, error) {
 		c.Name, c.Environment.Name, c.Mutation.Candidates, c.Acceptance.Alpha, c.MaxGenerations), nil
 }
 
-// isPrompt reports whether data is a YAML mapping with a policy_parameters
-// or task_definition key.
+// isPrompt reports whether data is a YAML mapping with a version,
+// policy_parameters, task_definition or sections key.
 func isPrompt(data []byte) bool {
 	var top map[string]yaml.Node
 	if err := yaml.Unmarshal(data, &top); err != nil {
@@ -115,7 +121,10 @@ func isPrompt(data []byte) bool {
 			return false
 		}
 	}
-	_, a := top["policy_parameters"]
-	_, b := top["task_definition"]
-	return a || b
+	for _, k := range []string{"version", "policy_parameters", "task_definition", "sections"} {
+		if _, ok := top[k]; ok {
+			return true
+		}
+	}
+	return false
 }

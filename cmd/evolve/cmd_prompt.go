@@ -1,0 +1,881 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"evolve/experiment"
+	"evolve/prompt"
+	"evolve/prompt/guard"
+)
+
+func init() {
+	register(&command{
+		name:     "prompt",
+		synopsis: "inspect and manage a prompt store: list, show, log, diff, branch, rollback, migrate, validate",
+		usage:    "<list|show|log|diff|branch|rollback|migrate|validate> [flags] [arguments]",
+		help:     promptHelp(),
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			store := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				if len(args) == 0 {
+					return usagef("want a subcommand: %s", strings.Join(promptSubNames(), ", "))
+				}
+				sub, ok := promptSubs[args[0]]
+				if !ok {
+					return usagef("unknown subcommand %q (want one of %s)", args[0], strings.Join(promptSubNames(), ", "))
+				}
+				return runPromptSub(ctx, env, sub, *store, args[1:])
+			}
+		},
+	})
+}
+
+// promptSub is one subcommand of evolve prompt.
+type promptSub struct {
+	name     string
+	usage    string // argument synopsis
+	synopsis string // one line
+	help     string // what it does and prints
+	// flags defines the subcommand's own flags and returns its action;
+	// o holds the flags every subcommand has.
+	flags func(fs *flag.FlagSet, o *promptOpts) func(env *cmdEnv, o *promptOpts, args []string) error
+}
+
+// promptOpts are the flags of every prompt subcommand and the store they
+// name.
+type promptOpts struct {
+	store  string
+	json   bool
+	stderr io.Writer
+}
+
+var promptSubs = map[string]*promptSub{}
+
+func promptSubNames() []string {
+	var names []string
+	for n := range promptSubs {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}
+
+func promptHelp() string {
+	return `
+Inspect and manage a prompt store: a directory of prompts (by slug), each a
+graph of immutable versions on branches (supersedes, branched_from,
+inherits_from and rolled_back edges) with its index versions.json.
+
+Subcommands (evolve prompt SUBCOMMAND --help for each):
+
+	list                      every prompt and branch with its HEAD
+	show REF                  a version's YAML (--resolved: with inheritance applied; --render: as text)
+	log [REF]                 the lineage: versions, edges, mutations, acceptance evidence
+	diff A B                  structured differences of parameters and sections
+	branch REF NAME           fork a version into a new branch
+	rollback REF              move a branch's HEAD back (to the previous or --to a named version)
+	migrate FILE              bulk import from JSON or YAML, all or nothing (--dry-run)
+	validate FILE...          check prompt and migration files, texts included
+
+REF names a version: SLUG (HEAD of main), SLUG@BRANCH (its HEAD) or
+SLUG@vX.Y.Z. In a store with one prompt (a run's), the slug may be left
+out: vX.Y.Z, @BRANCH.
+
+Every subcommand takes --store DIR (default: the prompt store of the most
+recent run under ./runs, else ./prompts) and --json (one JSON value on
+stdout for scripts). Flags may come before or after the arguments.
+
+Exit status: 0 success, 1 failure (including invalid input and rejected
+text), 2 usage error.
+
+Examples:
+
+	evolve prompt log                                   # the most recent run's lineage
+	evolve prompt diff v1.0.0 v1.0.5
+	evolve prompt show --resolved --store prompts coding-agent
+	evolve prompt migrate --dry-run --store prompts prompts.json
+	evolve prompt rollback --store prompts --reason "val regression" coding-agent@main`
+}
+
+// runPromptSub parses a subcommand's flags (before or after its
+// arguments) and runs it.
+func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string, args []string) error {
+	fs := flag.NewFlagSet("evolve prompt "+sub.name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	o := &promptOpts{stderr: env.stderr}
+	fs.StringVar(&o.store, "store", store, "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
+	action := sub.flags(fs, o)
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fmt.Fprintf(env.stdout, "usage: evolve prompt %s [flags] %s\n\n%s\n\nFlags:\n", sub.name, sub.usage, strings.TrimSpace(sub.help))
+				fs.SetOutput(env.stdout)
+				fs.PrintDefaults()
+				return nil
+			}
+			return &exitError{code: exitUsage, err: fmt.Errorf("prompt %s: %v\nusage: evolve prompt %s [flags] %s", sub.name, err, sub.name, sub.usage)}
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			break
+		}
+		if rest[0] == "--" {
+			pos = append(pos, rest[1:]...)
+			break
+		}
+		pos = append(pos, rest[0])
+		args = rest[1:]
+	}
+	if err := action(env, o, pos); err != nil {
+		var ue *usageError
+		if errors.As(err, &ue) {
+			return &exitError{code: exitUsage, err: fmt.Errorf("prompt %s: %v\nusage: evolve prompt %s [flags] %s", sub.name, ue.msg, sub.name, sub.usage)}
+		}
+		return err
+	}
+	return nil
+}
+
+func registerPromptSub(s *promptSub) { promptSubs[s.name] = s }
+
+// openStore opens the store o names, or the default one (announced on
+// stderr). With existing, a directory without versions.json is an error
+// rather than a new empty store.
+func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
+	dir := o.store
+	if dir == "" {
+		dir = defaultStoreDir()
+		fmt.Fprintf(o.stderr, "evolve prompt: using the prompt store %s (--store DIR to choose another)\n", dir)
+	}
+	if existing {
+		if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
+			return nil, fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR, or create one with evolve prompt migrate", dir)
+		}
+	}
+	s, err := prompt.OpenStore(dir)
+	if err != nil {
+		return nil, err
+	}
+	if t, ok := experiment.SourceDateEpoch(); ok {
+		s.Now = func() time.Time { return t }
+	}
+	return s, nil
+}
+
+// defaultStoreDir is the prompt store of the most recent run under ./runs
+// (by the modification time of its index), else ./prompts.
+func defaultStoreDir() string {
+	matches, _ := filepath.Glob(filepath.Join("runs", "*", "prompts", "versions.json"))
+	best, bestTime := "prompts", time.Time{}
+	for _, m := range matches {
+		if st, err := os.Stat(m); err == nil && st.ModTime().After(bestTime) {
+			best, bestTime = filepath.Dir(m), st.ModTime()
+		}
+	}
+	return best
+}
+
+// cliRef parses a REF argument; in a store with one slug, "vX.Y.Z",
+// "@vX.Y.Z", "@BRANCH" and "" name that slug's versions and branches.
+func cliRef(g *prompt.Graph, s string) (prompt.Ref, error) {
+	if s == "" || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "v") && strings.Count(s, ".") == 2 && !strings.Contains(s, "@") {
+		slugs := g.Slugs()
+		if len(slugs) != 1 {
+			if len(slugs) == 0 {
+				return prompt.Ref{}, fmt.Errorf("the store has no prompts")
+			}
+			return prompt.Ref{}, usagef("%q names no prompt, and the store has %d (%s): write SLUG%s", s, len(slugs), strings.Join(slugs, ", "), withAt(s))
+		}
+		return prompt.ParseRef(slugs[0] + withAt(s))
+	}
+	r, err := prompt.ParseRef(s)
+	if err != nil {
+		return r, usagef("%v", err)
+	}
+	return r, nil
+}
+
+func withAt(s string) string {
+	if s == "" || strings.HasPrefix(s, "@") {
+		return s
+	}
+	return "@" + s
+}
+
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
+
+func init() {
+	registerPromptSub(&promptSub{
+		name: "list", usage: "", synopsis: "every prompt and branch with its HEAD",
+		help: `
+List every prompt of the store, one line per branch: slug, type, branch,
+HEAD version, versions on the branch, what HEAD inherits from, and tags.
+--json prints a list of objects with those fields.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 0 {
+					return usagef("list takes no arguments")
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				type row struct {
+					Slug         string   `json:"slug"`
+					Type         string   `json:"type"`
+					Branch       string   `json:"branch"`
+					Head         string   `json:"head"`
+					Versions     int      `json:"versions"`
+					InheritsFrom string   `json:"inherits_from,omitempty"`
+					Tags         []string `json:"tags"`
+				}
+				rows := []row{}
+				for _, slug := range g.Slugs() {
+					for _, b := range g.Branches(slug) {
+						head, _ := g.Head(slug, b)
+						vi, _ := g.Find(slug, head)
+						r := row{Slug: slug, Type: vi.Type, Branch: b, Head: head.String(), Versions: len(g.VersionsOf(slug, b)), Tags: vi.Tags}
+						if r.Tags == nil {
+							r.Tags = []string{}
+						}
+						for _, e := range g.EdgesOf(slug, head) {
+							if e.Kind == prompt.InheritsFrom && e.From == vi.Ref() {
+								r.InheritsFrom = e.To.String()
+							}
+						}
+						rows = append(rows, r)
+					}
+				}
+				if o.json {
+					return printJSON(env.stdout, rows)
+				}
+				tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
+				fmt.Fprintln(tw, "slug\ttype\tbranch\thead\tversions\tinherits from\ttags")
+				for _, r := range rows {
+					inh := r.InheritsFrom
+					if inh == "" {
+						inh = "-"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Slug, r.Type, r.Branch, r.Head, r.Versions, inh, strings.Join(r.Tags, ","))
+				}
+				return tw.Flush()
+			}
+		},
+	})
+
+	registerPromptSub(&promptSub{
+		name: "show", usage: "REF", synopsis: "a version's YAML, resolved or rendered",
+		help: `
+Print the version REF names as stored (its YAML file, byte for byte), or
+with --resolved the prompt with its inheritance applied (parent sections
+first, the child's merged on top, override_sections replacing; YAML with a
+comment naming the chain), or with --render the resolved prompt as the text
+a language model sees. --json prints the (resolved) prompt as JSON.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			resolved := fs.Bool("resolved", false, "apply inheritance (what rendering and agents see)")
+			render := fs.Bool("render", false, "print the resolved prompt as text for a language model")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one REF, got %d arguments", len(args))
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				ref, err := cliRef(g, args[0])
+				if err != nil {
+					return err
+				}
+				if !*resolved && !*render {
+					p, err := s.LoadRef(ref)
+					if err != nil {
+						return err
+					}
+					if o.json {
+						return printJSON(env.stdout, p)
+					}
+					vi, _ := g.Find(p.SlugOrDefault(), p.Version)
+					data, err := os.ReadFile(filepath.Join(s.Dir(), filepath.FromSlash(vi.File)))
+					if err != nil {
+						return err
+					}
+					_, err = env.stdout.Write(data)
+					return err
+				}
+				res, err := s.Resolve(ref)
+				if err != nil {
+					return err
+				}
+				switch {
+				case *render:
+					_, err = io.WriteString(env.stdout, res.Prompt.Render())
+					return err
+				case o.json:
+					return printJSON(env.stdout, struct {
+						Chain  []prompt.Ref   `json:"chain"`
+						Prompt *prompt.Prompt `json:"prompt"`
+					}{res.Chain, res.Prompt})
+				}
+				data, err := prompt.Encode(res.Prompt)
+				if err != nil {
+					return err
+				}
+				chain := make([]string, len(res.Chain))
+				for i, r := range res.Chain {
+					chain[i] = r.String()
+				}
+				fmt.Fprintf(env.stdout, "# resolved: %s\n", strings.Join(chain, " ← "))
+				_, err = env.stdout.Write(data)
+				return err
+			}
+		},
+	})
+
+	registerPromptSub(&promptSub{
+		name: "log", usage: "[REF]", synopsis: "the lineage with mutations and evidence",
+		help: `
+Print the lineage of a branch (REF is SLUG or SLUG@BRANCH; default main of
+the store's only prompt): its chain from HEAD back to its first version,
+newest first. Each version shows when it was made, how (mutation operator
+and description, or branch, migration, edit), the statistical evidence of
+its evaluation (test, p, adjusted p, A12, val means and n, generation,
+accepted), and its edges (supersedes, superseded by, branched from,
+rolled back, inherits from). --all lists every version of the prompt on
+every branch, candidates that were not accepted too, in the order written.
+--json prints the same as a list of objects.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			all := fs.Bool("all", false, "every version of the prompt (all branches, rejected candidates), in the order written")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) > 1 {
+					return usagef("want at most one REF, got %d arguments", len(args))
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				arg := ""
+				if len(args) == 1 {
+					arg = args[0]
+				}
+				ref, err := cliRef(g, arg)
+				if err != nil {
+					return err
+				}
+				if ref.Pinned() {
+					return usagef("log takes SLUG or SLUG@BRANCH, not a version (%s)", ref)
+				}
+				entries, err := s.Log(ref.Slug, ref.BranchOrMain(), *all)
+				if err != nil {
+					return err
+				}
+				if o.json {
+					return printJSON(env.stdout, entries)
+				}
+				head, _ := g.Head(ref.Slug, ref.BranchOrMain())
+				what := fmt.Sprintf("%d versions on the chain", len(entries))
+				if *all {
+					what = fmt.Sprintf("%d versions on %d branches", len(entries), len(g.Branches(ref.Slug)))
+				}
+				fmt.Fprintf(env.stdout, "%s@%s: HEAD %s, %s\n", ref.Slug, ref.BranchOrMain(), head, what)
+				for _, e := range entries {
+					writeLogEntry(env.stdout, g, e, *all)
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// writeLogEntry prints one version of a lineage.
+func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
+	var tags []string
+	if e.Head {
+		tags = append(tags, "HEAD")
+	}
+	if all {
+		tags = append(tags, "branch "+e.Branch)
+		if !g.WasHead(e.Slug, e.Branch, e.Version) {
+			tags = append(tags, "never HEAD")
+		}
+	}
+	label := ""
+	if len(tags) > 0 {
+		label = " (" + strings.Join(tags, ", ") + ")"
+	}
+	fmt.Fprintf(w, "\n%s%s  %s\n", e.Version, label, fmtTime(e.Created))
+	switch {
+	case e.Record != nil:
+		fmt.Fprintf(w, "    %s: %s\n", e.Record.Operator, e.Record.Description)
+		if ev := e.Record.Evidence; ev != nil {
+			verdict := "rejected"
+			if ev.Accepted {
+				verdict = "accepted"
+			}
+			fmt.Fprintf(w, "    evidence: %s (%s), p %.3g, adjusted p %.3g (%s), A12 %.3f, val mean %.1f → %.1f (n %d, %d), generation %d, %s\n",
+				ev.Test, ev.Alternative, ev.PValue, ev.AdjustedPValue, ev.Correction, ev.A12,
+				ev.IncumbentValMean, ev.CandidateValMean, ev.NIncumbent, ev.NCandidate, ev.Generation, verdict)
+		}
+	case e.Operator != "":
+		fmt.Fprintf(w, "    %s: %s\n", e.Operator, e.Description)
+	default:
+		fmt.Fprintf(w, "    root\n")
+	}
+	self := e.Ref()
+	for _, ed := range e.Edges {
+		var line string
+		switch {
+		case ed.Kind == prompt.Supersedes && ed.From == self:
+			line = "supersedes " + ed.To.Version.String()
+		case ed.Kind == prompt.Supersedes:
+			line = "superseded by " + ed.From.Version.String()
+		case ed.Kind == prompt.BranchedFrom && ed.From == self:
+			line = "branched from " + ed.To.String() + " into branch " + ed.Branch
+		case ed.Kind == prompt.BranchedFrom:
+			line = "forked into branch " + ed.Branch + " as " + ed.From.Version.String()
+		case ed.Kind == prompt.RolledBack && ed.From == self:
+			line = "rolled back from, to " + ed.To.Version.String()
+		case ed.Kind == prompt.RolledBack:
+			line = "HEAD rolled back to it from " + ed.From.Version.String()
+		case ed.Kind == prompt.InheritsFrom && ed.From == self:
+			line = "inherits from " + ed.To.String()
+		default:
+			line = "inherited by " + ed.From.String()
+		}
+		if ed.Reason != "" {
+			line += fmt.Sprintf(" (%q)", ed.Reason)
+		}
+		fmt.Fprintf(w, "    %s  %s\n", line, fmtTime(ed.Time))
+	}
+}
+
+func init() {
+	registerPromptSub(&promptSub{
+		name: "diff", usage: "A B", synopsis: "structured differences between two versions",
+		help: `
+Print the differences from version A to version B (each a REF; in a run's
+store just vX.Y.Z): identity, tags, metadata by key, inheritance, each
+section (as a line diff), the task, rules and skill descriptions (line
+diffs), each policy parameter (old → new), and the mutation records one
+has beyond the other. --resolved compares the prompts with inheritance
+applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
+"new", "text"}]}. The exit status is 0 whether or not they differ.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			resolved := fs.Bool("resolved", false, "compare the prompts with inheritance applied")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 2 {
+					return usagef("want two REFs, got %d arguments", len(args))
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				var ps [2]*prompt.Prompt
+				for i, a := range args {
+					ref, err := cliRef(g, a)
+					if err != nil {
+						return err
+					}
+					if *resolved {
+						res, err := s.Resolve(ref)
+						if err != nil {
+							return err
+						}
+						ps[i] = res.Prompt
+					} else if ps[i], err = s.LoadRef(ref); err != nil {
+						return err
+					}
+				}
+				changes := prompt.Diff(ps[0], ps[1])
+				if o.json {
+					if changes == nil {
+						changes = []prompt.Change{}
+					}
+					return printJSON(env.stdout, struct {
+						A       prompt.Ref      `json:"a"`
+						B       prompt.Ref      `json:"b"`
+						Changes []prompt.Change `json:"changes"`
+					}{ps[0].Ref(), ps[1].Ref(), changes})
+				}
+				fmt.Fprintf(env.stdout, "--- %s (branch %s)\n+++ %s (branch %s)\n", ps[0].Ref(), ps[0].BranchOrMain(), ps[1].Ref(), ps[1].BranchOrMain())
+				if len(changes) == 0 {
+					fmt.Fprintln(env.stdout, "no differences")
+				}
+				for _, c := range changes {
+					switch {
+					case c.Text:
+						fmt.Fprintf(env.stdout, "%s: %s\n", c.Field, c.Kind)
+						for _, l := range strings.SplitAfter(prompt.TextDiff(c.Old, c.New), "\n") {
+							if l != "" {
+								fmt.Fprintf(env.stdout, "    %s", l)
+							}
+						}
+					case c.Kind == prompt.Added:
+						fmt.Fprintf(env.stdout, "%s: + %s\n", c.Field, c.New)
+					case c.Kind == prompt.Removed:
+						fmt.Fprintf(env.stdout, "%s: - %s\n", c.Field, c.Old)
+					default:
+						fmt.Fprintf(env.stdout, "%s: %s → %s\n", c.Field, c.Old, c.New)
+					}
+				}
+				return nil
+			}
+		},
+	})
+
+	registerPromptSub(&promptSub{
+		name: "branch", usage: "REF NAME", synopsis: "fork a version into a new branch",
+		help: `
+Fork the version REF names (SLUG@vX.Y.Z, or SLUG / SLUG@BRANCH for that
+branch's HEAD) into a new branch NAME of the same prompt. The branch's first
+version is a copy at the next free patch version, recorded with a
+branched_from edge; after the fork the two branches share nothing. Branch
+names are lowercase letters and digits in words joined by '.', '_' or '-',
+and not like a version. Prints the new version.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 2 {
+					return usagef("want REF and NAME, got %d arguments", len(args))
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				ref, err := cliRef(g, args[0])
+				if err != nil {
+					return err
+				}
+				v, err := s.Branch(ref, args[1])
+				if err != nil {
+					return err
+				}
+				if o.json {
+					return printJSON(env.stdout, map[string]any{"slug": ref.Slug, "branch": args[1], "version": v, "from": ref})
+				}
+				fmt.Fprintf(env.stdout, "created branch %s of %s at %s (from %s)\n", args[1], ref.Slug, v, ref)
+				return nil
+			}
+		},
+	})
+
+	registerPromptSub(&promptSub{
+		name: "rollback", usage: "REF", synopsis: "move a branch's HEAD back",
+		help: `
+Move HEAD of the branch REF names (SLUG or SLUG@BRANCH) back to the version
+it superseded, or with --to to a named version that was HEAD of the branch
+before. A rolled_back edge records the move (with --reason); no version is
+deleted, and a later rollback --to can return to the abandoned HEAD.
+Prints the new HEAD.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			to := fs.String("to", "", "the `VERSION` to return to (default: the version HEAD superseded)")
+			reason := fs.String("reason", "", "why, recorded on the rolled_back edge")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one REF (SLUG or SLUG@BRANCH), got %d arguments", len(args))
+				}
+				var target prompt.Version
+				if *to != "" {
+					v, err := prompt.ParseVersion(*to)
+					if err != nil {
+						return usagef("--to: %v", err)
+					}
+					target = v
+				}
+				s, err := o.openStore(true)
+				if err != nil {
+					return err
+				}
+				g, err := s.Graph()
+				if err != nil {
+					return err
+				}
+				ref, err := cliRef(g, args[0])
+				if err != nil {
+					return err
+				}
+				if ref.Pinned() {
+					return usagef("rollback takes SLUG or SLUG@BRANCH (and --to VERSION), not %s", ref)
+				}
+				old, _ := g.Head(ref.Slug, ref.BranchOrMain())
+				v, err := s.Rollback(ref.Slug, ref.BranchOrMain(), target, *reason)
+				if err != nil {
+					return err
+				}
+				if o.json {
+					return printJSON(env.stdout, map[string]any{"slug": ref.Slug, "branch": ref.BranchOrMain(), "from": old, "head": v})
+				}
+				fmt.Fprintf(env.stdout, "%s@%s: HEAD %s → %s\n", ref.Slug, ref.BranchOrMain(), old, v)
+				return nil
+			}
+		},
+	})
+}
+
+func init() {
+	registerPromptSub(&promptSub{
+		name: "migrate", usage: "FILE", synopsis: "bulk import from JSON or YAML, all or nothing",
+		help: `
+Import the prompts of FILE, a JSON or YAML list of entries:
+
+	[{"slug": "coding-agent", "type": "system", "branch": "main",
+	  "inherits_from": "base-agent", "override_sections": ["tools"],
+	  "sections": {"tools": "...", "style": "..."},
+	  "metadata": {"context_weights": {"task_coding": 0.8}},
+	  "tags": ["coding"], "policy_parameters": {...}}]
+
+Every field but slug is optional (type: system, branch: main by default);
+task_definition, rules_constraints and skill_descriptions are accepted too.
+Entries apply in order: a new slug gets v1.0.0 on main; an entry on an
+existing branch becomes its next version and HEAD (the bump follows what
+changed: major for sections and frozen parts, minor for skill priority,
+patch for parameters, tags and metadata), unless HEAD already holds the
+same content ("unchanged"); an entry on a new branch forks it from main's
+HEAD.
+
+It is all or nothing: every entry is checked first (schema, names, every
+text against the 8,000-character limit and the forbidden patterns,
+inheritance and cycles), every problem is reported with its line, entry
+index (from 0) and field, and if there is any, nothing is written (exit 1).
+--dry-run prints exactly what would be created, writing nothing.
+--json prints the plan as {"file", "dry_run", "applied", "entries":
+[{"entry", "line", "slug", "branch", "type", "action", "version", "bump",
+"supersedes", "branched_from", "inherits_from", "sections", "problems"}],
+"problems"}.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			dry := fs.Bool("dry-run", false, "print what would be created; write nothing")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one migration FILE, got %d arguments", len(args))
+				}
+				data, err := os.ReadFile(args[0])
+				if err != nil {
+					return err
+				}
+				s, err := o.openStore(false)
+				if err != nil {
+					return err
+				}
+				plan, err := s.Migrate(prompt.DecodeMigration(args[0], data), *dry)
+				if plan == nil {
+					return err
+				}
+				if o.json {
+					if jerr := printJSON(env.stdout, plan); jerr != nil {
+						return jerr
+					}
+				} else {
+					writePlan(env.stdout, plan, s.Dir())
+				}
+				if err != nil {
+					if errors.Is(err, prompt.ErrInvalidMigration) {
+						return &exitError{code: exitFailure, err: err}
+					}
+					return err
+				}
+				return nil
+			}
+		},
+	})
+
+	registerPromptSub(&promptSub{
+		name: "validate", usage: "FILE...", synopsis: "check prompt and migration files, texts included",
+		help: `
+Check each FILE as the store would before writing it: a prompt version
+(YAML with a version key: strict schema, ranges, content hash if present)
+or a migration (a JSON or YAML list of entries: each entry on its own,
+without a store). Every text (sections, task, rules, skill descriptions,
+metadata strings, mutation descriptions) must have at most 8,000
+characters and no forbidden pattern: meta-override ("ignore previous
+instructions"), safety bypass ("disable safety"), system-prompt disclosure
+("reveal your system prompt"), role reassignment ("you are now ...").
+
+Each file is VALID, or REJECTED with its issues: the field, the line and
+column in the text, the pattern and its category, the byte offset. --json
+prints a list of {"file", "kind", "status", "issues", "problems"}. Exit
+status 1 if any file is REJECTED.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) == 0 {
+					return usagef("want at least one FILE")
+				}
+				var results []fileCheck
+				rejected := 0
+				for _, a := range args {
+					r := checkFile(a, guard.Default())
+					if r.Status != guard.Valid {
+						rejected++
+					}
+					results = append(results, r)
+				}
+				if o.json {
+					if err := printJSON(env.stdout, results); err != nil {
+						return err
+					}
+				} else {
+					for _, r := range results {
+						fmt.Fprintf(env.stdout, "%s: %s (%s)\n", r.File, r.Status, r.Kind)
+						for _, is := range r.Issues {
+							fmt.Fprintf(env.stdout, "    %s [%s, offset %d]\n", is, is.Pattern, is.Offset)
+						}
+						for _, p := range r.Problems {
+							fmt.Fprintf(env.stdout, "    %s\n", p)
+						}
+					}
+				}
+				if rejected > 0 {
+					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d files rejected", rejected, len(args))}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// fileCheck is the verdict of evolve prompt validate on one file.
+type fileCheck struct {
+	File     string        `json:"file"`
+	Kind     string        `json:"kind"`   // "prompt v1.0.1", "migration, 10 entries"
+	Status   guard.Status  `json:"status"` // VALID or REJECTED
+	Issues   []guard.Issue `json:"issues"` // the text issues of a prompt file
+	Problems []string      `json:"problems"`
+}
+
+// checkFile validates one prompt or migration file.
+func checkFile(path string, policy guard.Policy) fileCheck {
+	r := fileCheck{File: path, Kind: "file", Status: guard.Valid, Issues: []guard.Issue{}, Problems: []string{}}
+	reject := func(msg string) { r.Status, r.Problems = guard.Rejected, append(r.Problems, msg) }
+	data, err := os.ReadFile(path)
+	if err != nil {
+		reject(err.Error())
+		return r
+	}
+	if isPrompt(data) {
+		r.Kind = "prompt"
+		p, err := prompt.Decode(path, data)
+		if err != nil {
+			reject(err.Error())
+			return r
+		}
+		r.Kind = "prompt " + p.Ref().String()
+		if rep := policy.Check(p.Texts()...); !rep.OK() {
+			r.Status, r.Issues = guard.Rejected, rep.Issues
+		}
+		return r
+	}
+	m := prompt.DecodeMigration(path, data)
+	r.Kind = fmt.Sprintf("migration, %d entries", len(m.Entries))
+	for _, p := range m.Problems {
+		reject(fmt.Sprintf("%s: %s", path, p))
+	}
+	bad := map[int]bool{}
+	for _, p := range m.Problems {
+		bad[p.Entry] = true
+	}
+	for i := range m.Entries {
+		if bad[i] {
+			continue
+		}
+		for _, p := range prompt.CheckEntry(&m.Entries[i], policy) {
+			p.Entry, p.Line = i, m.Line(i)
+			reject(fmt.Sprintf("%s: %s", path, p))
+		}
+	}
+	return r
+}
+
+// writePlan prints a migration plan as a table and its problems.
+func writePlan(w io.Writer, plan *prompt.MigrationPlan, dir string) {
+	written := 0
+	for _, e := range plan.Entries {
+		if e.Version != nil {
+			written++
+		}
+	}
+	switch {
+	case len(plan.Problems) > 0:
+		fmt.Fprintf(w, "migration %s: %d entries, %d problems: nothing was written\n", plan.File, len(plan.Entries), len(plan.Problems))
+	case plan.DryRun:
+		fmt.Fprintf(w, "migration %s: %d entries (dry run: would write %d versions to %s)\n", plan.File, len(plan.Entries), written, dir)
+	default:
+		fmt.Fprintf(w, "migration %s: %d entries: wrote %d versions to %s\n", plan.File, len(plan.Entries), written, dir)
+	}
+	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "entry\tline\taction\tprompt\tversion\tdetails")
+	for _, e := range plan.Entries {
+		v := "-"
+		if e.Version != nil {
+			v = e.Version.String()
+		}
+		var details []string
+		switch {
+		case e.Action == prompt.ActionInvalid:
+			details = append(details, fmt.Sprintf("%d problem(s), below", len(e.Problems)))
+		case e.Action == prompt.ActionUnchanged:
+			details = append(details, "HEAD "+e.Supersedes.String()+" holds this content")
+		case e.BranchedFrom != nil:
+			details = append(details, fmt.Sprintf("forked from %s (%s)", e.BranchedFrom, e.Bump))
+		case e.Supersedes != nil:
+			details = append(details, fmt.Sprintf("supersedes %s (%s)", e.Supersedes, e.Bump))
+		}
+		if e.Action != prompt.ActionInvalid && e.Action != prompt.ActionUnchanged {
+			details = append(details, e.Type)
+			if e.InheritsFrom != nil {
+				details = append(details, "inherits "+e.InheritsFrom.String())
+			}
+			if len(e.Sections) > 0 {
+				details = append(details, "sections "+strings.Join(e.Sections, ", "))
+			}
+		}
+		name := e.Slug + "@" + e.Branch
+		if e.Slug == "" {
+			name = "?"
+		}
+		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Entry, e.Line, e.Action, name, v, strings.Join(details, "; "))
+	}
+	tw.Flush()
+	if len(plan.Problems) > 0 {
+		fmt.Fprintln(w, "\nproblems:")
+		for _, p := range plan.Problems {
+			fmt.Fprintf(w, "    %s: %s\n", plan.File, p)
+		}
+	}
+}
