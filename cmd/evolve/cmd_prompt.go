@@ -126,7 +126,7 @@ func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string
 				fs.PrintDefaults()
 				return nil
 			}
-			return &exitError{code: exitUsage, err: fmt.Errorf("prompt %s: %v\nusage: evolve prompt %s [flags] %s", sub.name, err, sub.name, sub.usage)}
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v\nusage: evolve prompt %s [flags] %s", sub.name, err, sub.name, sub.usage)}
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -142,7 +142,7 @@ func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string
 	if err := action(env, o, pos); err != nil {
 		var ue *usageError
 		if errors.As(err, &ue) {
-			return &exitError{code: exitUsage, err: fmt.Errorf("prompt %s: %v\nusage: evolve prompt %s [flags] %s", sub.name, ue.msg, sub.name, sub.usage)}
+			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v\nusage: evolve prompt %s [flags] %s", sub.name, ue.msg, sub.name, sub.usage)}
 		}
 		return err
 	}
@@ -465,9 +465,9 @@ func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
 		case ed.Kind == prompt.BranchedFrom:
 			line = "forked into branch " + ed.Branch + " as " + ed.From.Version.String()
 		case ed.Kind == prompt.RolledBack && ed.From == self:
-			line = "rolled back from, to " + ed.To.Version.String()
+			line = "rolled back to " + ed.To.Version.String()
 		case ed.Kind == prompt.RolledBack:
-			line = "HEAD rolled back to it from " + ed.From.Version.String()
+			line = "HEAD rolled back here from " + ed.From.Version.String()
 		case ed.Kind == prompt.InheritsFrom && ed.From == self:
 			line = "inherits from " + ed.To.String()
 		default:
@@ -754,7 +754,7 @@ status 1 if any file is REJECTED.`,
 					for _, r := range results {
 						fmt.Fprintf(env.stdout, "%s: %s (%s)\n", r.File, r.Status, r.Kind)
 						for _, is := range r.Issues {
-							fmt.Fprintf(env.stdout, "    %s [%s, offset %d]\n", is, is.Pattern, is.Offset)
+							fmt.Fprintf(env.stdout, "    %s (byte offset %d)\n", is, is.Offset)
 						}
 						for _, p := range r.Problems {
 							fmt.Fprintf(env.stdout, "    %s\n", p)
@@ -831,6 +831,8 @@ func writePlan(w io.Writer, plan *prompt.MigrationPlan, dir string) {
 		}
 	}
 	switch {
+	case len(plan.Problems) > 0 && plan.DryRun:
+		fmt.Fprintf(w, "migration %s: %d entries, %d problems (dry run: nothing written)\n", plan.File, len(plan.Entries), len(plan.Problems))
 	case len(plan.Problems) > 0:
 		fmt.Fprintf(w, "migration %s: %d entries, %d problems: nothing was written\n", plan.File, len(plan.Entries), len(plan.Problems))
 	case plan.DryRun:
