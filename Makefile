@@ -24,9 +24,9 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files "*.go"))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files "*.go"); exit 1)
 
-## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, U test), as a table
+## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, U test, store append and resolve, text screening), as a table
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./envs/dungeon ./evaluate ./stats ./results | tee bench.txt
+	$(GO) test -run '^$$' -bench . -benchmem -count 6 ./envs/dungeon ./evaluate ./stats ./results ./prompt ./prompt/guard | tee bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 60s)

@@ -32,7 +32,7 @@ type Change struct {
 	// form, lists as "[a b]", metadata values as JSON, texts as they are;
 	// "" for the side that lacks the field.
 	Old string `json:"old,omitempty"`
-	New string `json:"new,omitempty"`
+	New string `json:"new,omitempty"` // see Old
 	// Text reports that Old and New are texts (sections, task, rules),
 	// best shown as a line diff (see TextDiff).
 	Text bool `json:"text,omitempty"`

@@ -133,6 +133,7 @@ func (ss Sections) MarshalJSON() ([]byte, error) {
 // entry.
 type fieldError struct{ field, msg string }
 
+// Error returns "FIELD: MSG".
 func (e *fieldError) Error() string { return e.field + ": " + e.msg }
 
 // Metadata is free key-value data about a prompt (owner, notes,

@@ -33,8 +33,9 @@ mutations, plays each candidate on the val seeds, and accepts the
 significant candidate with the best val mean. The final version and the
 base are then played on the test seeds.
 
-The run directory <out>/<run-id>/ holds manifest.yaml, prompts/ (one
-immutable YAML file per version and versions.json), episodes.parquet,
+The run directory <out>/<run-id>/ holds manifest.yaml, prompts/ (a
+prompt store: one immutable YAML file per version under dungeon-agent/ and
+versions.json; see 'evolve prompt --help'), episodes.parquet,
 candidates.parquet, generations.parquet, the report (report.md,
 report.html, results.tex; see 'evolve report --help') and plots/ (PNG, SVG
 and PDF figures). The run ID is the
@@ -60,7 +61,7 @@ Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
-	evolve run --resume runs/default-8176cd1057
+	evolve run --resume runs/default-ff264557b4
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {

@@ -39,7 +39,7 @@ Exit status 0 when every input is valid, 1 otherwise.
 Examples:
 
 	evolve validate exp.yaml
-	evolve validate runs/default-8176cd1057/prompts/dungeon-agent/v1.0.5.yaml
+	evolve validate runs/default-ff264557b4/prompts/dungeon-agent/v1.0.5.yaml
 	evolve validate my-seeds/`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
