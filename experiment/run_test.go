@@ -347,3 +347,28 @@ func TestRunSignedRank(t *testing.T) {
 		t.Errorf("%s evidence does not name the signed-rank test:\n%s", cands[0].Version, y)
 	}
 }
+
+// A base prompt an agent cannot play as it is (it inherits, or has no
+// policy parameters) is refused before anything runs, naming the file.
+func TestRunRefusesUnplayableBase(t *testing.T) {
+	for _, tc := range []struct{ doc, want string }{
+		{"version: v1.0.0\nslug: child\ninherits_from: dungeon-agent\nsections: {style: Terse.}\n",
+			"prompt child@v1.0.0 inherits from dungeon-agent: an agent plays a resolved prompt"},
+		{"version: v1.0.0\nslug: words\nsections: {style: Terse.}\n", "prompt words@v1.0.0 has no policy_parameters: an agent needs them"},
+	} {
+		file := filepath.Join(t.TempDir(), "base.yaml")
+		os.WriteFile(file, []byte(tc.doc), 0o644)
+		cfg, err := Parse("x.yaml", []byte("base_prompt: "+file+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := t.TempDir()
+		_, err = Run(context.Background(), cfg, Options{Out: out})
+		if err == nil || !strings.Contains(err.Error(), "base prompt "+file+": "+tc.want) {
+			t.Errorf("err = %v, want %q", err, tc.want)
+		}
+		if entries, _ := os.ReadDir(out); len(entries) != 0 {
+			t.Errorf("a refused run wrote %v", entries)
+		}
+	}
+}
