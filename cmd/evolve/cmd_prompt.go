@@ -175,6 +175,19 @@ func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
 	return s, nil
 }
 
+// openGraph opens the existing store o names and reads its graph.
+func (o *promptOpts) openGraph() (*prompt.Store, *prompt.Graph, error) {
+	s, err := o.openStore(true)
+	if err != nil {
+		return nil, nil, err
+	}
+	g, err := s.Graph()
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, g, nil
+}
+
 // defaultStoreDir is the prompt store of the most recent run under ./runs
 // (by the modification time of its index), else ./prompts.
 func defaultStoreDir() string {
@@ -236,11 +249,7 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 				if len(args) != 0 {
 					return usagef("list takes no arguments")
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				_, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
@@ -302,11 +311,7 @@ a language model sees. --json prints the (resolved) prompt as JSON.`,
 				if len(args) != 1 {
 					return usagef("want one REF, got %d arguments", len(args))
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				s, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
@@ -377,11 +382,7 @@ every branch, candidates that were not accepted too, in the order written.
 				if len(args) > 1 {
 					return usagef("want at most one REF, got %d arguments", len(args))
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				s, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
@@ -497,11 +498,7 @@ applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
 				if len(args) != 2 {
 					return usagef("want two REFs, got %d arguments", len(args))
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				s, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
@@ -572,11 +569,7 @@ and not like a version. Prints the new version.`,
 				if len(args) != 2 {
 					return usagef("want REF and NAME, got %d arguments", len(args))
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				s, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
@@ -620,11 +613,7 @@ Prints the new HEAD.`,
 					}
 					target = v
 				}
-				s, err := o.openStore(true)
-				if err != nil {
-					return err
-				}
-				g, err := s.Graph()
+				s, g, err := o.openGraph()
 				if err != nil {
 					return err
 				}
