@@ -381,10 +381,10 @@ func (s *Store) Migrate(m *Migration, dryRun bool) (*MigrationPlan, error) {
 		if len(plan.Problems) > 0 || dryRun {
 			return nil
 		}
-		real := &MigrationPlan{}
-		planEntries(tx, m, real)
-		if len(real.Problems) > 0 { // cannot happen: the dry run took the same path
-			return fmt.Errorf("migration %s: writing failed: %s", m.File, real.Problems[0])
+		applied := &MigrationPlan{}
+		planEntries(tx, m, applied)
+		if len(applied.Problems) > 0 { // only I/O can fail here: the dry run took the same path
+			return fmt.Errorf("migration %s: writing failed: %s", m.File, applied.Problems[0])
 		}
 		plan.Applied = true
 		return nil
