@@ -55,9 +55,17 @@ type promptSub struct {
 // promptOpts are the flags of every prompt subcommand and the store they
 // name.
 type promptOpts struct {
-	store  string
-	json   bool
-	stderr io.Writer
+	store    string
+	json     bool
+	maxChars int
+	stderr   io.Writer
+}
+
+// policy is the text policy of the store's writes and of validate.
+func (o *promptOpts) policy() guard.Policy {
+	p := guard.Default()
+	p.MaxChars = o.maxChars
+	return p
 }
 
 var promptSubs = map[string]*promptSub{}
@@ -93,8 +101,9 @@ SLUG@vX.Y.Z. In a store with one prompt (a run's), the slug may be left
 out: vX.Y.Z, @BRANCH.
 
 Every subcommand takes --store DIR (default: the prompt store of the most
-recent run under ./runs, else ./prompts) and --json (one JSON value on
-stdout for scripts). Flags may come before or after the arguments.
+recent run under ./runs, else ./prompts), --json (one JSON value on stdout
+for scripts) and --max-chars N (the longest text that may enter the store,
+8000 characters by default). Flags may come before or after the arguments.
 
 Exit status: 0 success, 1 failure (including invalid input and rejected
 text), 2 usage error.
@@ -116,6 +125,7 @@ func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string
 	o := &promptOpts{stderr: env.stderr}
 	fs.StringVar(&o.store, "store", store, "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
 	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
+	fs.IntVar(&o.maxChars, "max-chars", guard.DefaultMaxChars, "the most characters a text (section, task, rule, ...) may have when it enters the store; 0 for no limit")
 	action := sub.flags(fs, o)
 	var pos []string
 	for {
@@ -138,6 +148,9 @@ func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string
 		}
 		pos = append(pos, rest[0])
 		args = rest[1:]
+	}
+	if o.maxChars < 0 {
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --max-chars must be >= 0 (0 for no limit), got %d", sub.name, o.maxChars)}
 	}
 	if err := action(env, o, pos); err != nil {
 		var ue *usageError
@@ -172,6 +185,7 @@ func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
 	if t, ok := experiment.SourceDateEpoch(); ok {
 		s.Now = func() time.Time { return t }
 	}
+	s.TextPolicy = o.policy()
 	return s, nil
 }
 
@@ -729,7 +743,7 @@ status 1 if any file is REJECTED.`,
 				var results []fileCheck
 				rejected := 0
 				for _, a := range args {
-					r := checkFile(a, guard.Default())
+					r := checkFile(a, o.policy())
 					if r.Status != guard.Valid {
 						rejected++
 					}

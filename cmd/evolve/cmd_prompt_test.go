@@ -162,6 +162,9 @@ func TestPromptUsage(t *testing.T) {
 		{[]string{"prompt", "rollback", "--to", "1.0", "x"}, exitUsage, "", `rollback: --to: invalid version "1.0"`},
 		{[]string{"prompt", "validate"}, exitUsage, "", "validate: want at least one FILE"},
 		{[]string{"prompt", "validate", "/nonexistent.yaml"}, exitFailure, "/nonexistent.yaml: REJECTED (file)", ""},
+		{[]string{"prompt", "validate", "--max-chars", "10", "testdata/prompt/nine.json"}, exitFailure,
+			"entry 0: sections.identity: 35 characters, more than the limit of 10", ""},
+		{[]string{"prompt", "list", "--max-chars", "-1"}, exitUsage, "", "list: --max-chars must be >= 0 (0 for no limit), got -1"},
 	}
 	for _, tt := range tests {
 		code, stdout, stderr := evolve(t, tt.args...)
