@@ -43,10 +43,9 @@ func init() {
 
 // promptSub is one subcommand of evolve prompt.
 type promptSub struct {
-	name     string
-	usage    string // argument synopsis
-	synopsis string // one line
-	help     string // what it does and prints
+	name  string
+	usage string // argument synopsis
+	help  string // what it does and prints
 	// flags defines the subcommand's own flags and returns its action;
 	// o holds the flags every subcommand has.
 	flags func(fs *flag.FlagSet, o *promptOpts) func(env *cmdEnv, o *promptOpts, args []string) error
@@ -253,7 +252,7 @@ func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") 
 
 func init() {
 	registerPromptSub(&promptSub{
-		name: "list", usage: "", synopsis: "every prompt and branch with its HEAD",
+		name: "list", usage: "",
 		help: `
 List every prompt of the store, one line per branch: slug, type, branch,
 HEAD version, versions on the branch, what HEAD inherits from, and tags.
@@ -311,7 +310,7 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 	})
 
 	registerPromptSub(&promptSub{
-		name: "show", usage: "REF", synopsis: "a version's YAML, resolved or rendered",
+		name: "show", usage: "REF",
 		help: `
 Print the version REF names as stored (its YAML file, byte for byte), or
 with --resolved the prompt with its inheritance applied (parent sections
@@ -379,7 +378,7 @@ a language model sees. --json prints the (resolved) prompt as JSON.`,
 	})
 
 	registerPromptSub(&promptSub{
-		name: "log", usage: "[REF]", synopsis: "the lineage with mutations and evidence",
+		name: "log", usage: "[REF]",
 		help: `
 Print the lineage of a branch (REF is SLUG or SLUG@BRANCH; default main of
 the store's only prompt): its chain from HEAD back to its first version,
@@ -497,7 +496,7 @@ func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
 
 func init() {
 	registerPromptSub(&promptSub{
-		name: "diff", usage: "A B", synopsis: "structured differences between two versions",
+		name: "diff", usage: "A B",
 		help: `
 Print the differences from version A to version B (each a REF; in a run's
 store just vX.Y.Z): identity, tags, metadata by key, inheritance, each
@@ -570,7 +569,7 @@ applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
 	})
 
 	registerPromptSub(&promptSub{
-		name: "branch", usage: "REF NAME", synopsis: "fork a version into a new branch",
+		name: "branch", usage: "REF NAME",
 		help: `
 Fork the version REF names (SLUG@vX.Y.Z, or SLUG / SLUG@BRANCH for that
 branch's HEAD) into a new branch NAME of the same prompt. The branch's first
@@ -605,7 +604,7 @@ and not like a version. Prints the new version.`,
 	})
 
 	registerPromptSub(&promptSub{
-		name: "rollback", usage: "REF", synopsis: "move a branch's HEAD back",
+		name: "rollback", usage: "REF",
 		help: `
 Move HEAD of the branch REF names (SLUG or SLUG@BRANCH) back to the version
 it superseded, or with --to to a named version that was HEAD of the branch
@@ -655,7 +654,7 @@ Prints the new HEAD.`,
 
 func init() {
 	registerPromptSub(&promptSub{
-		name: "migrate", usage: "FILE", synopsis: "bulk import from JSON or YAML, all or nothing",
+		name: "migrate", usage: "FILE",
 		help: `
 Import the prompts of FILE, a JSON or YAML list of entries:
 
@@ -720,7 +719,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 	})
 
 	registerPromptSub(&promptSub{
-		name: "validate", usage: "FILE...", synopsis: "check prompt and migration files, texts included",
+		name: "validate", usage: "FILE...",
 		help: `
 Check each FILE as the store would before writing it: a prompt version
 (YAML with a version key: strict schema, ranges, content hash if present)
