@@ -282,16 +282,23 @@ func checkGiven(p *Prompt, doc *yaml.Node) error {
 // field it names ("policy_parameters.health_threshold: ...",
 // "skill_descriptions: ...").
 func locate(file string, doc *yaml.Node, err error) error {
-	msg := err.Error()
-	var pe *ParamError
-	path := ""
-	if errors.As(err, &pe) {
-		path = "policy_parameters." + pe.Field
-		msg = pe.Detail()
-	} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
-		path, msg = k, rest
-	}
+	path, msg := splitFieldError(err)
 	return &DecodeError{File: file, Line: strictyaml.Line(doc, path), Field: path, Msg: msg}
+}
+
+// splitFieldError splits a Validate error into the field path it names
+// ("policy_parameters.health_threshold", "sections.identity"; "" for
+// none) and the rest of its message.
+func splitFieldError(err error) (field, msg string) {
+	var pe *ParamError
+	if errors.As(err, &pe) {
+		return "policy_parameters." + pe.Field, pe.Detail()
+	}
+	msg = err.Error()
+	if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
+		return k, rest
+	}
+	return "", msg
 }
 
 // literalRoundTrips reports whether s survives a YAML literal block

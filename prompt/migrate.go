@@ -497,14 +497,7 @@ func CheckEntry(e *Entry, policy guard.Policy) []Problem {
 	p := e.Prompt()
 	p.Version = Version{1, 0, 0}
 	if err := p.Validate(); err != nil {
-		field, msg := "", err.Error()
-		var perr *ParamError
-		if errors.As(err, &perr) {
-			field, msg = "policy_parameters."+perr.Field, perr.Detail()
-		} else if k, rest, ok := strings.Cut(msg, ": "); ok && !strings.Contains(k, " ") {
-			field, msg = k, rest
-		}
-		problem(field, msg)
+		problem(splitFieldError(err))
 	}
 	if e.PolicyParameters != nil && e.PolicyParameters.IsZero() {
 		problem("policy_parameters", "empty (leave the key out, or give every parameter)")
