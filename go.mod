@@ -9,7 +9,9 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vbauerster/mpb/v8 v8.9.3
+	go.mau.fi/util v0.9.4
 	golang.org/x/term v0.47.0
+	golang.org/x/text v0.41.0
 	gonum.org/v1/gonum v0.17.0
 	gonum.org/v1/plot v0.17.0
 	gopkg.in/yaml.v3 v3.0.1
@@ -46,7 +48,6 @@ require (
 	golang.org/x/net v0.58.0 // indirect
 	golang.org/x/sync v0.22.0 // indirect
 	golang.org/x/sys v0.49.0 // indirect
-	golang.org/x/text v0.41.0 // indirect
 	google.golang.org/genproto/googleapis/rpc v0.0.0-20260526163538-3dc84a4a5aaa // indirect
 	google.golang.org/grpc v1.83.2 // indirect
 	google.golang.org/protobuf v1.36.12 // indirect

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"evolve/prompt/guard"
 )
@@ -331,13 +332,18 @@ func uniqueNames(field string, names []string, valid func(string) error) error {
 }
 
 // Texts returns every free text of p with its field path, in document
-// order, for screening by a guard.Policy: sections.NAME, task_definition,
-// rules_constraints[i], skill_descriptions.SKILL, every string in the
-// metadata, and mutation_history[i].description.
+// order, for screening by a guard.Policy: every key and every string of
+// the metadata, at any depth (keys sorted at each level; a key's field is
+// its path with " (key)" appended, e.g. "metadata.owner (key)", a
+// string's is its path, e.g. "metadata.notes[2]"), sections.NAME,
+// task_definition, rules_constraints[i], skill_descriptions.SKILL and
+// mutation_history[i].description. A key longer than 40 characters is
+// cut to 40 and "…" in the field paths; the text screened is the whole
+// key, so a key counts against the length limit like any text.
 func (p *Prompt) Texts() []guard.Text {
 	var out []guard.Text
 	add := func(field, text string) { out = append(out, guard.Text{Field: field, Text: text}) }
-	p.Metadata.Strings(add)
+	metaTexts("metadata", map[string]any(p.Metadata), add)
 	for _, s := range p.Sections {
 		add("sections."+s.Name, s.Text)
 	}
@@ -396,4 +402,35 @@ func (p *Prompt) Render() string {
 	fmt.Fprintf(&b, "- Give up a fight after %d exchanges (max_combat_attempts).\n", pp.MaxCombatAttempts)
 	fmt.Fprintf(&b, "- Risk tolerance %.3f (0 conservative, 1 aggressive).\n", pp.RiskTolerance)
 	return b.String()
+}
+
+// maxKeyInPath is the most characters of a metadata key shown in a field
+// path.
+const maxKeyInPath = 40
+
+// metaTexts calls add with the field path and text of every key and
+// string in v, keys sorted at each level.
+func metaTexts(path string, v any, add func(field, text string)) {
+	switch x := v.(type) {
+	case string:
+		add(path, x)
+	case map[string]any:
+		for _, k := range sortedKeys(x) {
+			kp := path + "." + shortKey(k)
+			add(kp+" (key)", k)
+			metaTexts(kp, x[k], add)
+		}
+	case []any:
+		for i, e := range x {
+			metaTexts(fmt.Sprintf("%s[%d]", path, i), e, add)
+		}
+	}
+}
+
+// shortKey returns k cut to maxKeyInPath characters, with "…" if cut.
+func shortKey(k string) string {
+	if utf8.RuneCountInString(k) <= maxKeyInPath {
+		return k
+	}
+	return string([]rune(k)[:maxKeyInPath]) + "…"
 }

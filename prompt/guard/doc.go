@@ -1,6 +1,6 @@
 // Package guard screens text before it enters the prompt store: every
-// prompt section, task definition, rule, skill description, metadata string
-// and rollback reason is checked, and a text that fails any check is
+// prompt section, task definition, rule, skill description, metadata key
+// and string, and rollback reason is checked, and a text that fails any check is
 // rejected and never stored.
 //
 // [Policy.Check] runs these checks on each text, in order:
@@ -9,19 +9,32 @@
 //     ([InvalidEncoding], reported once, at the first bad byte).
 //  2. Length: the text must have at most [Policy.MaxChars] characters
 //     (Unicode code points; [TooLong]).
-//  3. Forbidden patterns: no match of any [Policy.Patterns] regexp, tried in
-//     order ([MetaOverride], [SafetyBypass], [SystemPromptDisclosure],
-//     [RoleReassignment] for [DefaultPatterns]).
+//  3. Forbidden patterns: no match of any [Policy.Patterns] regexp on the
+//     normalized text (see [Normalize]), tried in order.
+//  4. Forbidden intents: no match of any [Policy.Intents] on the words of
+//     the normalized text, tried in order ([MetaOverride], [SafetyBypass],
+//     [SystemPromptDisclosure], [RoleReassignment] for [DefaultIntents]).
 //
 // Every check runs on every text, so one report lists all problems at once.
 // Any issue rejects the text: there is no sanitizing. [Policy.Error] returns
 // the same result as an [*Error], which matches [ErrRejected] under
 // errors.Is, for callers that only need to stop.
 //
-// The default patterns are case-insensitive English phrases; the words of a
-// phrase may be separated by any run of white space or invisible format
-// characters (Unicode category Cf, e.g. U+200B ZERO WIDTH SPACE), so hiding
-// a phrase behind zero-width characters between its words does not evade
-// the check. They follow the categories of the "Prompt Validation" section
-// of the layered prompt stack (shared/reference/layered-prompt-stack.md).
+// Normalization folds what hides a phrase from a byte match: compatibility
+// forms (NFKC), invisible format characters (zero-width spaces, soft
+// hyphens, bidi controls), combining marks, and look-alike letters from
+// other scripts (the confusable prototypes of Unicode TS #39). Issues
+// still point into the original text.
+//
+// Intents match meaning over a vocabulary, not fixed phrases: an override
+// verb near a reference to earlier or hidden instructions, in either order
+// ("please ignore the instructions given previously", "your earlier orders
+// are void"); an exfiltration verb near the hidden prompt; a persona cue
+// near an unrestricted persona. A negated trigger ("never reveal your
+// system prompt") is not a match. The vocabulary is English and the
+// screen cannot catch paraphrase beyond it, other languages, encodings
+// such as base64, instructions split across fields, or attacks whose harm
+// is only in their meaning; docs/screening.md lists these limits and the
+// detection and false-positive rates measured on testdata/attacks.tsv and
+// testdata/benign.txt (TestCorpus).
 package guard

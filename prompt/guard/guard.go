@@ -19,14 +19,19 @@ type Policy struct {
 	// MaxChars is the maximum number of characters (Unicode code points)
 	// per text; <= 0 means no limit.
 	MaxChars int
-	// Patterns are the forbidden patterns, tried in order; nil means none.
+	// Patterns are the forbidden patterns, tried in order on the
+	// normalized text; nil means none.
 	Patterns []Pattern
+	// Intents are the forbidden intents, tried in order after Patterns;
+	// nil means none.
+	Intents []Intent
 }
 
 // Default returns the policy the prompt store uses: at most
-// DefaultMaxChars characters per text and DefaultPatterns.
+// DefaultMaxChars characters per text, DefaultPatterns and
+// DefaultIntents.
 func Default() Policy {
-	return Policy{MaxChars: DefaultMaxChars, Patterns: DefaultPatterns()}
+	return Policy{MaxChars: DefaultMaxChars, Patterns: DefaultPatterns(), Intents: DefaultIntents()}
 }
 
 // Text is one text to check and where it comes from.
@@ -69,11 +74,12 @@ type Issue struct {
 	Field string `json:"field"`
 	// Category is the kind of problem.
 	Category Category `json:"category"`
-	// Pattern is the Pattern.Name that matched, "max_chars" for TooLong or
-	// "utf8" for InvalidEncoding.
+	// Pattern is the Pattern.Name or Intent.Name that matched, "max_chars"
+	// for TooLong or "utf8" for InvalidEncoding.
 	Pattern string `json:"pattern"`
-	// Offset is the 0-based byte offset in the text where the problem
-	// starts, in [0, len(text)]: the start of the match, the first byte
+	// Offset is the 0-based byte offset in the original text (not the
+	// normalized one) where the problem starts, in [0, len(text)]: the
+	// start of the first character of the match, the first byte
 	// past the character limit (the start of character MaxChars+1), or the
 	// first invalid or NUL byte.
 	Offset int `json:"offset"`
@@ -82,8 +88,9 @@ type Issue struct {
 	// Column is the 1-based column of Offset in characters (Unicode code
 	// points; each byte of an invalid UTF-8 sequence counts as one).
 	Column int `json:"column"`
-	// Match is the offending text: the pattern's match, or the invalid or
-	// NUL byte. It is at most 80 bytes; a longer match is cut on a
+	// Match is the offending original text: the characters that the
+	// pattern's or intent's match was normalized from (hidden characters
+	// included), or the invalid or NUL byte. It is at most 80 bytes; a longer match is cut on a
 	// character boundary and ends with "…". It is "" for TooLong.
 	Match string `json:"match"`
 	// Msg is a one-line human explanation, e.g.
@@ -102,8 +109,8 @@ type Report struct {
 	// Status is Valid if and only if Issues is empty.
 	Status Status `json:"status"`
 	// Issues are all issues found, in the order of the texts given, then by
-	// Offset, then by check (encoding, length, then patterns in Policy
-	// order). It is empty, never nil.
+	// Offset, then by check (encoding, length, patterns in Policy order,
+	// then intents in Policy order). It is empty, never nil.
 	Issues []Issue `json:"issues"`
 }
 
@@ -153,11 +160,17 @@ func (p Policy) Error(texts ...Text) error {
 	return nil
 }
 
-// Check runs the encoding, length and pattern checks on each text and
-// reports every issue found; no text is modified, and no check stops the
-// others. Its time is linear in the total length of the texts (the regexps
-// are RE2), about 0.4 µs per byte with DefaultPatterns. It is safe for
-// concurrent use. It panics if a pattern has a nil Regexp.
+// Check runs the encoding, length, pattern and intent checks on each text
+// and reports every issue found; no text is modified, and no check stops
+// the others. Patterns and intents see the text normalized (see
+// Normalize), and their issues point into the original text. Its time is
+// close to linear in the total length of the texts (the regexps are RE2;
+// an intent compares each trigger with the objects within its window),
+// about 0.2 µs per byte with the Default policy (BenchmarkCheck: 1.4 to
+// 1.7 ms for 8,000 characters on a 2-core machine, against 7.6 to 7.9 ms
+// for the 16 regexps it replaced). It is
+// safe for concurrent use. It panics if a pattern has a nil Regexp or an
+// intent was not made by this package.
 func (p Policy) Check(texts ...Text) Report {
 	r := Report{Status: Valid, Issues: []Issue{}}
 	for _, t := range texts {
@@ -188,14 +201,40 @@ func (p Policy) check(t Text) []Issue {
 				Msg: fmt.Sprintf("%d characters, more than the limit of %d", n, p.MaxChars)})
 		}
 	}
-	for _, pat := range p.Patterns {
-		if pat.Regexp == nil {
-			panic("guard: pattern " + pat.Name + " has a nil Regexp")
+	found := func(name string, c Category, start, end int) {
+		m := cut(s[start:end])
+		issues = append(issues, Issue{Category: c, Pattern: name, Offset: start,
+			Match: m, Msg: fmt.Sprintf("forbidden pattern %s (%s): %q", name, c, m)})
+	}
+	if len(p.Patterns) > 0 || len(p.Intents) > 0 {
+		n := normalize(s)
+		for _, pat := range p.Patterns {
+			if pat.Regexp == nil {
+				panic("guard: pattern " + pat.Name + " has a nil Regexp")
+			}
+			for _, loc := range pat.Regexp.FindAllStringIndex(n.text, -1) {
+				if loc[1] > loc[0] {
+					found(pat.Name, pat.Category, n.start[loc[0]], n.end[loc[1]-1])
+				} else { // empty match
+					off := len(s)
+					if loc[0] < len(n.start) {
+						off = n.start[loc[0]]
+					}
+					found(pat.Name, pat.Category, off, off)
+				}
+			}
 		}
-		for _, loc := range pat.Regexp.FindAllStringIndex(s, -1) {
-			m := cut(s[loc[0]:loc[1]])
-			issues = append(issues, Issue{Category: pat.Category, Pattern: pat.Name, Offset: loc[0],
-				Match: m, Msg: fmt.Sprintf("forbidden pattern %s (%s): %q", pat.Name, pat.Category, m)})
+		var toks []token
+		if len(p.Intents) > 0 {
+			toks = tokenize(n)
+		}
+		for _, in := range p.Intents {
+			if in.rule == nil {
+				panic("guard: intent " + in.Name + " was not made by package guard")
+			}
+			for _, m := range in.rule.find(toks) {
+				found(in.Name, in.Category, toks[m.from].start, toks[m.to-1].end)
+			}
 		}
 	}
 	slices.SortStableFunc(issues, func(a, b Issue) int { return cmp.Compare(a.Offset, b.Offset) })
