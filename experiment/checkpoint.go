@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/internal/atomicfile"
+	"evolve/prompt"
 	"evolve/results"
 	"evolve/seeds"
 )
@@ -42,9 +43,45 @@ type checkpoint struct {
 	Versions    []string          `json:"versions"`  // versions this run committed, in order
 	LoopDone    bool              `json:"loop_done"` // no generation is left to run
 	Done        bool              `json:"done"`      // test split and exports written
-	Started     time.Time         `json:"started"`
+	Started     time.Time         `json:"started"`   // when the run was first started (UTC)
 	Finished    time.Time         `json:"finished,omitzero"`
+	Sessions    []Session         `json:"sessions,omitempty"` // the processes that ran it, in order
 }
+
+// Session is one process's part of a run, from its start or resume to its
+// end; a run never interrupted has one. Sessions are recorded in the
+// checkpoint and listed in the manifest.
+type Session struct {
+	// Started is when the process started or resumed the run (UTC).
+	Started time.Time `json:"started" yaml:"started"`
+	// FromGeneration is the number of generations finished when it
+	// started (0 for the first session).
+	FromGeneration int `json:"from_generation" yaml:"from_generation"`
+	// Ended is when it ended (UTC). For a crash, whose moment no process
+	// could record, it is the time of the last checkpoint the crashed
+	// process wrote.
+	Ended time.Time `json:"ended,omitzero" yaml:"ended,omitempty"`
+	// AtGeneration is the number of generations finished (checkpointed)
+	// when it ended.
+	AtGeneration int `json:"at_generation" yaml:"at_generation"`
+	// End is how it ended: "finished"; the signal that interrupted it
+	// ("SIGINT", "SIGTERM", or "interrupted" when the context was
+	// cancelled otherwise); or "crash" (the process died without a word:
+	// kill -9, power loss, a failed write), found when the run was
+	// resumed. Empty while the session runs.
+	End string `json:"end,omitempty" yaml:"end,omitempty"`
+}
+
+// Session ends recorded in Session.End besides a signal's name.
+const (
+	SessionFinished = "finished"
+	SessionCrash    = "crash"
+)
+
+// ErrFinished is returned (wrapped, naming the run and its directory) by
+// Resume for a run that has already finished: there is nothing to do, and
+// a retry loop or a requeued cluster job should treat it as success.
+var ErrFinished = errors.New("the run has already finished; nothing to resume")
 
 // save writes the tables and then the checkpoint, each atomically: a
 // crash between the two leaves tables ahead of the checkpoint, which a
@@ -53,6 +90,11 @@ func (r *run) save() error {
 	if err := r.writeTables(); err != nil {
 		return err
 	}
+	return r.saveCheckpoint()
+}
+
+// saveCheckpoint writes checkpoint.json alone, atomically.
+func (r *run) saveCheckpoint() error {
 	data, err := json.MarshalIndent(&r.ck, "", "  ")
 	if err != nil {
 		return err
@@ -70,13 +112,34 @@ func (r *run) seedHashes() map[string]string {
 
 // Resume continues the interrupted run in dir from its last checkpoint and
 // returns what the whole run produced; the outputs equal those of a run
-// that was never interrupted. cfg is nil to use the config recorded in the
-// run directory; a given cfg must resolve to the same config. A changed
-// config, seed file or base prompt is refused with an error naming what
-// changed. A finished run is an error.
+// that was never interrupted, whatever moment the run was killed at (it
+// was proved by killing a run at each of its file-system writes).
+//
+// cfg is nil to use the config recorded in the run directory; a given cfg
+// must resolve to the same config. Before it plays anything, Resume:
+//   - refuses a changed config, seed file or base prompt, naming what
+//     changed, and a directory another process holds;
+//   - removes what a crash left behind: temporary files of atomic writes
+//     in the run directory and the prompt store, and staging files of
+//     version files; a version file written but not yet listed in the
+//     store's index is adopted when the replay writes the same content;
+//   - verifies every version file the run committed (the checkpoint's
+//     versions) against the store's index and its content hash, and
+//     refuses, naming the file, one that does not verify;
+//   - refuses a checkpoint whose incumbent disagrees with the store's
+//     graph (HEAD of the base prompt's branch) or with generations.parquet.
+//
+// A run that has already finished returns an error wrapping ErrFinished
+// (and nothing is written). The checkpoint and the manifest record each
+// session: when it started and ended, at which generation, and whether it
+// finished, was interrupted by a signal, or crashed.
 func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result, error) {
-	data, err := os.ReadFile(filepath.Join(dir, CheckpointFile))
+	ckPath := filepath.Join(dir, CheckpointFile)
+	data, err := os.ReadFile(ckPath)
 	if errors.Is(err, fs.ErrNotExist) {
+		if _, serr := os.Stat(filepath.Join(dir, "run.lock")); serr == nil && stillborn(dir) {
+			return nil, fmt.Errorf("%s holds no %s: the run stopped before its first write; run the same 'evolve run' again (it reuses the directory)", dir, CheckpointFile)
+		}
 		return nil, fmt.Errorf("%s is not a resumable run directory: no %s", dir, CheckpointFile)
 	}
 	if err != nil {
@@ -90,7 +153,11 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 		return nil, fmt.Errorf("%s: checkpoint schema %d, this evolve reads %d", filepath.Join(dir, CheckpointFile), ck.Schema, checkpointSchema)
 	}
 	if ck.Done {
-		return nil, fmt.Errorf("run %s in %s has already finished; nothing to resume", ck.RunID, dir)
+		return nil, fmt.Errorf("run %s in %s: %w", ck.RunID, dir, ErrFinished)
+	}
+	var ckTime time.Time
+	if fi, err := os.Stat(ckPath); err == nil {
+		ckTime = fi.ModTime().UTC().Truncate(time.Second)
 	}
 	recorded, err := Parse(filepath.Join(dir, CheckpointFile)+" (config)", []byte(ck.Config))
 	if err != nil {
@@ -130,7 +197,25 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	if err := r.openStore(); err != nil {
 		return nil, err
 	}
+	if err := r.recover(); err != nil {
+		return nil, fmt.Errorf("cannot resume %s: %w", dir, err)
+	}
 	if err := r.readTables(); err != nil {
+		return nil, err
+	}
+	// A crash in create() can come before the base version is written.
+	if err := r.writeVersion(r.base); err != nil {
+		return nil, fmt.Errorf("cannot resume %s: %w", dir, err)
+	}
+	if err := r.verify(); err != nil {
+		return nil, fmt.Errorf("cannot resume %s: %w", dir, err)
+	}
+	if n := len(r.ck.Sessions); n > 0 && r.ck.Sessions[n-1].End == "" {
+		last := &r.ck.Sessions[n-1]
+		last.End, last.Ended, last.AtGeneration = SessionCrash, ckTime, r.ck.Generations
+	}
+	r.ck.Sessions = append(r.ck.Sessions, Session{Started: time.Now().UTC().Truncate(time.Second), FromGeneration: r.ck.Generations})
+	if err := r.saveCheckpoint(); err != nil {
 		return nil, err
 	}
 	if opt.Observer != nil {
@@ -139,10 +224,128 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	return r.loop(ctx)
 }
 
+// stillborn reports whether dir is a run directory whose process died
+// before it wrote its first checkpoint: it holds nothing but the lock file
+// and temporary files of atomic writes.
+func stillborn(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range ents {
+		if e.Name() != "run.lock" && !atomicfile.IsTemp(e.Name()) {
+			return false
+		}
+	}
+	return true
+}
+
+// recover removes the temporary files a crash left in the run directory
+// and the prompt store (see prompt.Store.Recover). The caller holds the
+// run directory's lock.
+func (r *run) recover() error {
+	ents, err := os.ReadDir(r.dir)
+	if err != nil {
+		return err
+	}
+	for _, e := range ents {
+		if atomicfile.IsTemp(e.Name()) {
+			if err := os.Remove(filepath.Join(r.dir, e.Name())); err != nil {
+				return err
+			}
+		}
+	}
+	plots := filepath.Join(r.dir, "plots")
+	if ents, err := os.ReadDir(plots); err == nil {
+		for _, e := range ents {
+			if atomicfile.IsTemp(e.Name()) {
+				if err := os.Remove(filepath.Join(plots, e.Name())); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	if r.store == nil {
+		return nil // a new run: no store yet
+	}
+	_, err = r.store.Recover()
+	return err
+}
+
+// verify checks, before a resume plays anything, that every version the
+// run committed verifies, and that the checkpoint's incumbent agrees with
+// the store's graph and with generations.parquet (read by readTables).
+// The store may be one step ahead of the checkpoint: the generation in
+// flight may have written its candidates and made the accepted one HEAD
+// (a supersedes edge from a version the checkpoint does not list to the
+// incumbent); the replay of that generation adopts them.
+func (r *run) verify() error {
+	ck := &r.ck
+	committed := map[string]bool{}
+	for _, v := range ck.Versions {
+		pv, err := prompt.ParseVersion(v)
+		if err != nil {
+			return fmt.Errorf("%s: versions: %w", CheckpointFile, err)
+		}
+		if _, err := r.store.Load(r.base.SlugOrDefault(), pv); err != nil {
+			return err
+		}
+		committed[v] = true
+	}
+	if !committed[ck.Incumbent] {
+		return fmt.Errorf("%s: the incumbent %s is not among the run's versions %v", CheckpointFile, ck.Incumbent, ck.Versions)
+	}
+	g, err := r.store.Graph()
+	if err != nil {
+		return err
+	}
+	slug, branch := r.base.SlugOrDefault(), r.base.BranchOrMain()
+	head, ok := g.Head(slug, branch)
+	if !ok {
+		return fmt.Errorf("%s: the prompt store has no branch %s of %s, the checkpoint's incumbent is %s", r.store.Dir(), branch, slug, ck.Incumbent)
+	}
+	if head.String() != ck.Incumbent {
+		e, moved := lastHeadMove(g, slug, branch)
+		pending := moved && e.Kind == prompt.Supersedes && e.From.Version == head &&
+			e.To.Version.String() == ck.Incumbent && !committed[head.String()]
+		if !pending {
+			return fmt.Errorf("%s says the incumbent is %s but the prompt store's HEAD of %s@%s is %s; refusing to continue from an inconsistent checkpoint",
+				CheckpointFile, ck.Incumbent, slug, branch, head)
+		}
+	}
+	if ck.Generations > 0 {
+		if len(r.generations) != ck.Generations {
+			return fmt.Errorf("%s counts %d finished generations, generations.parquet has %d of them", CheckpointFile, ck.Generations, len(r.generations))
+		}
+		if last := r.generations[len(r.generations)-1]; last.NextIncumbent != ck.Incumbent {
+			return fmt.Errorf("%s says the incumbent is %s but generations.parquet says generation %d left %s; refusing to continue from an inconsistent checkpoint",
+				CheckpointFile, ck.Incumbent, last.Generation, last.NextIncumbent)
+		}
+	}
+	return nil
+}
+
+// lastHeadMove returns the most recent edge that moved HEAD of (slug,
+// branch), if any.
+func lastHeadMove(g *prompt.Graph, slug, branch string) (prompt.Edge, bool) {
+	for i := len(g.Edges) - 1; i >= 0; i-- {
+		e := g.Edges[i]
+		if e.From.Slug == slug && e.Branch == branch && e.Kind != prompt.InheritsFrom {
+			return e, true
+		}
+	}
+	return prompt.Edge{}, false
+}
+
 // readTables reads back the rows of the finished generations; rows of a
 // generation the checkpoint does not count (written just before a crash)
 // are dropped, as are test rows of an unfinished run.
 func (r *run) readTables() error {
+	if r.ck.Generations == 0 && !r.ck.BaseValDone {
+		// Nothing is expected from the tables, which a crash in create()
+		// may have left unwritten.
+		return nil
+	}
 	eps, err := results.ReadEpisodes(filepath.Join(r.dir, "episodes.parquet"))
 	if err != nil {
 		return err

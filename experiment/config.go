@@ -4,6 +4,7 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
+	"path/filepath"
 	"regexp"
 
 	"gopkg.in/yaml.v3"
@@ -24,10 +25,13 @@ type Config struct {
 	// Environment selects a registered environment and its parameters.
 	Environment EnvironmentConfig `yaml:"environment"`
 	// Seeds is "embedded" for the built-in frozen seed sets, or a
-	// directory holding train.txt, val.txt, test.txt and SHA256SUMS.
+	// directory holding train.txt, val.txt, test.txt and SHA256SUMS. A
+	// relative path is resolved against the directory of the config file
+	// (as Docker Compose and Hydra resolve paths), and Parse makes it
+	// absolute.
 	Seeds string `yaml:"seeds"`
 	// BasePrompt is "embedded" for the built-in base prompt v1.0.0, or the
-	// path of a prompt YAML file to start from.
+	// path of a prompt YAML file to start from, resolved as Seeds.
 	BasePrompt string `yaml:"base_prompt"`
 	// Mutation sets the proposer: candidates per generation and step sizes.
 	Mutation mutate.Config `yaml:"mutation"`
@@ -51,8 +55,15 @@ type Config struct {
 	// "error"), logs the panic to episode_errors.jsonl in the run
 	// directory, and goes on.
 	OnEpisodePanic string `yaml:"on_episode_panic"`
-	// Output is the directory under which runs/<run-id>/ is created.
+	// Output is the directory under which runs/<run-id>/ is created. A
+	// relative path is relative to the working directory of the run (as
+	// --out is), not to the config file.
 	Output string `yaml:"output"`
+
+	// file is the name the config was parsed under, root its YAML tree:
+	// they give the problems of Check their line.
+	file string
+	root *yaml.Node
 }
 
 // EnvironmentConfig names an environment and holds its parameters, which
@@ -88,112 +99,217 @@ func DefaultYAML() []byte { return append([]byte(nil), defaultYAML...) }
 // DefaultConfig returns the embedded default config. It panics if the
 // embedded file is invalid, which a test rules out.
 func DefaultConfig() *Config {
-	c, err := Parse("default.yaml (embedded)", defaultYAML)
+	c, err := Parse(embeddedFile, defaultYAML)
 	if err != nil {
 		panic(err)
 	}
 	return c
 }
 
-// Load reads and validates the config file at path.
+// embeddedFile is the name DefaultConfig parses the embedded default under.
+const embeddedFile = "default.yaml (embedded)"
+
+// Embedded is the value of Config.Seeds and Config.BasePrompt that names
+// the built-in seed sets and base prompt.
+const Embedded = "embedded"
+
+// Load reads the config file at path, validates it as Parse does and
+// checks the seed directory and base prompt it names as Config.Check does
+// (the output directory is checked when a run starts, as --out may
+// replace it). Every problem of the file is reported at once: one is a
+// *strictyaml.Error, more a strictyaml.Errors sorted by line, each naming
+// path, line and field. An unreadable file is the error of os.ReadFile.
 func Load(path string) (*Config, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	return Parse(path, data)
+	c, _, err := parseAndCheck(path, data, false)
+	return c, err
+}
+
+// Preflight is what "evolve validate" runs on a config: Parse and Check
+// of the config's own output directory, with every problem of both
+// reported at once as Load reports them. It returns the config and the
+// inputs it names when there is no problem. It creates nothing.
+func Preflight(file string, data []byte) (*Config, *Inputs, error) {
+	return parseAndCheck(file, data, true)
+}
+
+// parseAndCheck parses data and, if its YAML could be read, checks the
+// inputs it names (and its output directory if output), joining the
+// problems of both.
+func parseAndCheck(file string, data []byte, output bool) (*Config, *Inputs, error) {
+	c, problems := parse(file, data)
+	if c == nil {
+		return nil, nil, strictyaml.Join(problems...)
+	}
+	out := ""
+	if output {
+		out = c.Output
+	}
+	in, err := c.Check(out)
+	if err != nil && strictyaml.List(err) == nil {
+		return nil, nil, err
+	}
+	reported := map[string]bool{}
+	for _, e := range problems {
+		reported[e.Field] = true
+	}
+	for _, e := range strictyaml.List(err) {
+		// With problems in the fields, Check's environment and gate are
+		// built from defaults kept in their place: only the files it
+		// reads and the output directory are news.
+		files := e.Field == "seeds" || e.Field == "base_prompt" || e.Field == "output"
+		if (len(problems) == 0 || files) && !reported[e.Field] {
+			problems = append(problems, e)
+		}
+	}
+	if err := strictyaml.Join(problems...); err != nil {
+		return nil, nil, err
+	}
+	return c, in, nil
 }
 
 var nameRE = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
 
 // Parse decodes a config from data (the contents of file) strictly and
 // validates it. Fields absent from data take the default's values, so a
-// config may set only what it changes. Errors are *strictyaml.Error values
-// naming file, line, field and the bad value with its allowed range.
+// config may set only what it changes. Relative seeds and base_prompt
+// paths are resolved against the directory of file and made absolute. It
+// reads no file: Check reads what the config names. Every problem is
+// reported at once, in line order: one problem is a *strictyaml.Error,
+// more a strictyaml.Errors, each naming file, line, field and the bad
+// value with its allowed range.
 func Parse(file string, data []byte) (*Config, error) {
+	c, problems := parse(file, data)
+	if err := strictyaml.Join(problems...); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// parse is Parse returning every problem; the config is nil if data is
+// not a YAML mapping (its problems say why), else decoded as far as it
+// could be (a field with a problem keeps its default).
+func parse(file string, data []byte) (*Config, []*strictyaml.Error) {
 	c := &Config{}
-	if file != "default.yaml (embedded)" {
+	if file != embeddedFile {
 		c = DefaultConfig()
 		c.Environment.Params = yaml.Node{}
 	}
-	if err := strictyaml.Decode(file, data, c); err != nil {
-		return nil, err
+	problems := strictyaml.List(strictyaml.Decode(file, data, c))
+	root := strictyaml.Root(data)
+	if root == nil || (root.Kind != yaml.MappingNode && len(problems) > 0) {
+		return nil, problems // not YAML, or not a mapping: nothing to check
 	}
-	if c.Environment.Params.Kind == 0 && file != "default.yaml (embedded)" {
+	c.file, c.root = file, root
+	if c.Environment.Params.Kind == 0 && file != embeddedFile {
 		// keep the default parameters when the file names no params
 		def := DefaultConfig()
 		if c.Environment.Name == def.Environment.Name {
 			c.Environment.Params = def.Environment.Params
 		}
 	}
-	if err := c.resolve(file, strictyaml.Root(data)); err != nil {
-		return nil, err
-	}
-	return c, nil
+	return c, append(problems, c.resolve(file, root, problems)...)
 }
 
-// resolve validates every field and decodes the environment parameters.
-// root is the file's YAML tree, to give errors their line.
-func (c *Config) resolve(file string, root *yaml.Node) error {
-	bad := func(field string, format string, args ...any) error {
-		return &strictyaml.Error{File: file, Line: strictyaml.Line(root, field), Field: field, Msg: fmt.Sprintf(format, args...)}
+// resolve validates every field, decodes the environment parameters and
+// makes the seeds and base_prompt paths absolute. root is the file's YAML
+// tree, to give problems their line; a field named in decoded (the
+// problems of decoding) is not checked again.
+func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Error) []*strictyaml.Error {
+	reported := map[string]bool{}
+	for _, e := range decoded {
+		reported[e.Field] = true
 	}
-	if !nameRE.MatchString(c.Name) {
-		return bad("name", "%q is not a valid name (1-64 letters, digits, '.', '_', '-')", c.Name)
-	}
-	f, err := envs.Lookup(c.Environment.Name)
-	if err != nil {
-		return bad("environment.name", "%v", err)
-	}
-	params := f.Config()
-	if c.Environment.Params.Kind != 0 {
-		if err := strictyaml.DecodeNode(file, "environment.params", &c.Environment.Params, params); err != nil {
-			return err
+	var problems []*strictyaml.Error
+	add := func(e *strictyaml.Error) {
+		if !reported[e.Field] {
+			problems = append(problems, e)
 		}
 	}
-	if _, err := f.New(params); err != nil {
-		return strictyaml.FieldError(file, "environment.params", &c.Environment.Params, err)
+	bad := func(field string, format string, args ...any) {
+		add(&strictyaml.Error{File: file, Line: strictyaml.Line(root, field), Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
-	c.Environment.params = params
+	if !nameRE.MatchString(c.Name) {
+		bad("name", "%q is not a valid name (1-64 letters, digits, '.', '_', '-')", c.Name)
+	}
+	if f, err := envs.Lookup(c.Environment.Name); err != nil {
+		bad("environment.name", "%v", err)
+	} else {
+		params := f.Config()
+		ok := true
+		if c.Environment.Params.Kind != 0 {
+			es := strictyaml.List(strictyaml.DecodeNode(file, "environment.params", &c.Environment.Params, params))
+			problems = append(problems, es...)
+			ok = len(es) == 0
+		}
+		if ok {
+			if _, err := f.New(params); err != nil {
+				add(strictyaml.FieldError(file, "environment.params", &c.Environment.Params, err))
+			} else {
+				c.Environment.params = params
+			}
+		}
+	}
+	dir := filepath.Dir(file)
 	if c.Seeds == "" {
-		return bad("seeds", `empty; want "embedded" or a seed directory`)
+		bad("seeds", `empty; want "embedded" or a seed directory`)
+	} else if abs, err := resolvePath(dir, c.Seeds); err != nil {
+		bad("seeds", "%v", err)
+	} else {
+		c.Seeds = abs
 	}
 	if c.BasePrompt == "" {
-		return bad("base_prompt", `empty; want "embedded" or a prompt YAML file`)
+		bad("base_prompt", `empty; want "embedded" or a prompt YAML file`)
+	} else if abs, err := resolvePath(dir, c.BasePrompt); err != nil {
+		bad("base_prompt", "%v", err)
+	} else {
+		c.BasePrompt = abs
 	}
 	if err := c.Mutation.Validate(); err != nil {
-		return strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err)
+		add(strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err))
 	}
 	if c.Acceptance.Test != "mwu" && c.Acceptance.Test != "signed-rank" {
-		return bad("acceptance.test", "%q is not supported (allowed: mwu, signed-rank)", c.Acceptance.Test)
+		bad("acceptance.test", "%q is not supported (allowed: mwu, signed-rank)", c.Acceptance.Test)
 	}
 	if !(c.Acceptance.Alpha > 0 && c.Acceptance.Alpha <= 0.5) {
-		return bad("acceptance.alpha", "%v is out of range, allowed (0, 0.5]", c.Acceptance.Alpha)
+		bad("acceptance.alpha", "%v is out of range, allowed (0, 0.5]", c.Acceptance.Alpha)
 	}
 	switch c.Acceptance.Correction {
 	case "holm", "bonferroni", "hochberg", "bh", "by", "none":
 	default:
-		return bad("acceptance.correction", "%q is not one of holm, bonferroni, hochberg, bh, by, none", c.Acceptance.Correction)
+		bad("acceptance.correction", "%q is not one of holm, bonferroni, hochberg, bh, by, none", c.Acceptance.Correction)
 	}
 	if c.MaxGenerations < 1 || c.MaxGenerations > 1000 {
-		return bad("max_generations", "%d is out of range, allowed [1, 1000]", c.MaxGenerations)
+		bad("max_generations", "%d is out of range, allowed [1, 1000]", c.MaxGenerations)
 	}
 	if c.Patience < 1 || c.Patience > 100 {
-		return bad("patience", "%d is out of range, allowed [1, 100]", c.Patience)
+		bad("patience", "%d is out of range, allowed [1, 100]", c.Patience)
 	}
 	if c.Workers < 0 || c.Workers > 4096 {
-		return bad("workers", "%d is out of range, allowed [0, 4096] (0 = GOMAXPROCS)", c.Workers)
+		bad("workers", "%d is out of range, allowed [0, 4096] (0 = GOMAXPROCS)", c.Workers)
 	}
 	if c.StepBudget < 0 {
-		return bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
+		bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
 	}
 	if c.OnEpisodePanic != "fail" && c.OnEpisodePanic != "record" {
-		return bad("on_episode_panic", "%q is not one of fail, record", c.OnEpisodePanic)
+		bad("on_episode_panic", "%q is not one of fail, record", c.OnEpisodePanic)
 	}
 	if c.Output == "" {
-		return bad("output", "empty; want a directory")
+		bad("output", "empty; want a directory")
 	}
-	return nil
+	return problems
+}
+
+// resolvePath returns "embedded" as it is, and path made absolute: joined
+// to dir if relative.
+func resolvePath(dir, path string) (string, error) {
+	if path == Embedded || filepath.IsAbs(path) {
+		return path, nil
+	}
+	return filepath.Abs(filepath.Join(dir, path))
 }
 
 // nodeAt returns the mapping value at key of root, or an empty node.
@@ -222,8 +338,27 @@ func (c *Config) Env() (envs.Environment, error) {
 func (c *Config) EnvParams() any { return c.Environment.params }
 
 // Resolved returns the config as YAML with every default filled in: what
-// the run manifest records and what a resumed run compares.
-func (c *Config) Resolved() ([]byte, error) {
+// the run manifest records and what a resumed run compares. Seeds and
+// base_prompt are absolute paths (or "embedded").
+func (c *Config) Resolved() ([]byte, error) { return c.resolved(c.Seeds, c.BasePrompt) }
+
+// identity is Resolved with a seed directory written as "directory" and a
+// base prompt file as "file": the part of the run ID that comes from the
+// config, which must not change with where the files are (their content
+// hashes enter the ID separately). The embedded defaults stay "embedded",
+// so the default run keeps its ID.
+func (c *Config) identity() ([]byte, error) {
+	s, b := c.Seeds, c.BasePrompt
+	if s != Embedded {
+		s = "directory"
+	}
+	if b != Embedded {
+		b = "file"
+	}
+	return c.resolved(s, b)
+}
+
+func (c *Config) resolved(seedsPath, basePrompt string) ([]byte, error) {
 	type envOut struct {
 		Name   string `yaml:"name"`
 		Params any    `yaml:"params"`
@@ -240,6 +375,6 @@ func (c *Config) Resolved() ([]byte, error) {
 		StepBudget     int           `yaml:"step_budget"`
 		OnEpisodePanic string        `yaml:"on_episode_panic"`
 	}
-	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, c.Seeds, c.BasePrompt,
+	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, seedsPath, basePrompt,
 		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic})
 }

@@ -1,8 +1,6 @@
 package experiment
 
 import (
-	"math"
-
 	"evolve/evaluate"
 	"evolve/stats"
 )
@@ -28,11 +26,13 @@ func (c *Config) testName() string {
 	return "mann-whitney-u"
 }
 
-// signedRankV is the candidate's signed-rank statistic V (T+), or NaN when
-// the gate's test is not the signed-rank test.
-func signedRankV(c evaluate.Comparison) float64 {
+// signedRankV is the candidate's signed-rank statistic V (T+), or nil
+// (null in candidates.parquet) when the gate's test is not the signed-rank
+// test.
+func signedRankV(c evaluate.Comparison) *float64 {
 	if c.SignedRank == nil {
-		return math.NaN()
+		return nil
 	}
-	return c.SignedRank.TPlus
+	v := c.SignedRank.TPlus
+	return &v
 }

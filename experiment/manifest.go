@@ -18,8 +18,9 @@ type Manifest struct {
 	Evolve       string            `yaml:"evolve_version"` // module version of the evolve binary, "(devel)" from source
 	Go           string            `yaml:"go_version"`     // Go toolchain, e.g. "go1.26.8"
 	Host         string            `yaml:"host"`           // host name of the machine that ran it
-	Started      time.Time         `yaml:"started"`        // when the (last) process started the run, UTC
+	Started      time.Time         `yaml:"started"`        // when the run was first started, UTC (a resume keeps it)
 	Finished     time.Time         `yaml:"finished"`       // when the run finished, UTC
+	Sessions     []Session         `yaml:"sessions"`       // each process that ran it: start, end, generation, how it ended (finished, SIGINT, SIGTERM, crash)
 	Config       yaml.Node         `yaml:"config"`         // the resolved config: defaults merged with the file's keys
 	Seeds        map[string]string `yaml:"seed_sha256"`    // split name -> hex SHA-256 of its seed file
 	SeedCounts   map[string]int    `yaml:"seed_counts"`    // split name -> number of seeds
@@ -28,6 +29,19 @@ type Manifest struct {
 	FinalVersion string            `yaml:"final_version"`  // the last accepted version (BaseVersion if none)
 	TestBase     SummaryYAML       `yaml:"test_base"`      // BaseVersion's test-split scores
 	TestFinal    SummaryYAML       `yaml:"test_final"`     // FinalVersion's test-split scores
+
+	// SeedsDir is the absolute path of the seed directory the run read,
+	// "embedded" for the built-in seed sets.
+	SeedsDir string `yaml:"seeds_dir"`
+	// BasePrompt is the absolute path of the base prompt file the run
+	// read, "embedded" for the built-in base prompt.
+	BasePrompt string `yaml:"base_prompt"`
+	// BasePromptSHA256 is the hex SHA-256 of the base prompt file's bytes
+	// as read (of the embedded file for "embedded").
+	BasePromptSHA256 string `yaml:"base_prompt_sha256"`
+	// BaseContentSHA256 is the base version's content_sha256: the hash of
+	// its canonical encoding, as its file in the run's store records.
+	BaseContentSHA256 string `yaml:"base_content_sha256"`
 }
 
 // SummaryYAML is a stats.Summary as written in the manifest.
@@ -57,7 +71,7 @@ func (r *run) writeManifest(res *Result) error {
 	host, _ := os.Hostname()
 	m := Manifest{
 		RunID: r.id, Evolve: r.opt.Version, Go: GoVersion(), Host: host,
-		Started: res.Started, Finished: res.Finished,
+		Started: res.Started, Finished: res.Finished, Sessions: r.ck.Sessions,
 		Config:      *cfgNode.Content[0],
 		Seeds:       map[string]string{},
 		SeedCounts:  map[string]int{"train": len(r.seeds.Train), "val": len(r.seeds.Val), "test": len(r.seeds.Test)},
@@ -66,6 +80,11 @@ func (r *run) writeManifest(res *Result) error {
 	}
 	for s, h := range r.seeds.Hashes {
 		m.Seeds[string(s)] = h
+	}
+	m.SeedsDir, m.BasePrompt = r.cfg.Seeds, r.cfg.BasePrompt
+	m.BaseContentSHA256 = r.base.ContentSHA256
+	if r.inputs != nil {
+		m.BasePromptSHA256 = r.inputs.BaseFileSHA256
 	}
 	data, err := yaml.Marshal(&m)
 	if err != nil {

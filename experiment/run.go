@@ -2,8 +2,6 @@ package experiment
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -117,7 +115,7 @@ type Result struct {
 	Final       string                  // the final version
 	TestBase    stats.Summary           // the base version on the test split
 	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
-	Started     time.Time               // when this process started the run (or resumed it)
+	Started     time.Time               // when the run was first started (UTC; a resume keeps it)
 	Finished    time.Time               // when the run finished (UTC)
 }
 
@@ -150,6 +148,7 @@ type run struct {
 	store  *prompt.Store
 	runner *evaluate.Runner
 	gate   evaluate.Gate
+	inputs *Inputs // what prepare read and checked (the manifest records its paths and hashes)
 	now    func() time.Time
 	ck     checkpoint
 
@@ -177,33 +176,23 @@ func Run(ctx context.Context, cfg *Config, opt Options) (*Result, error) {
 }
 
 // prepare resolves the config into the environment, seeds, base prompt,
-// gate, runner, clock and run ID.
+// gate, runner, clock and run ID. Every check that can refuse the config
+// (Config.Check: seed directory, base prompt, and for a new run the output
+// directory) happens here, before create makes anything.
 func (r *run) prepare() error {
-	var err error
-	if r.env, err = r.cfg.Env(); err != nil {
-		return err
+	out := ""
+	if r.dir == "" { // a new run: create will make its directory under out
+		out = r.cfg.Output
+		if r.opt.Out != "" {
+			out = r.opt.Out
+		}
 	}
-	if r.cfg.Seeds == "embedded" {
-		r.seeds, err = seeds.Embedded()
-	} else {
-		r.seeds, err = seeds.Load(r.cfg.Seeds)
-	}
+	in, err := r.cfg.Check(out)
 	if err != nil {
 		return err
 	}
-	if r.base, err = r.basePrompt(); err != nil {
-		return err
-	}
-	if err := r.base.Playable(); err != nil {
-		return fmt.Errorf("base prompt %s: %w", r.cfg.BasePrompt, err)
-	}
-	r.base.SetDefaults()                             // as the store writes it
-	if _, err := prompt.Encode(r.base); err != nil { // sets ContentSHA256
-		return err
-	}
-	if r.gate, err = r.cfg.Gate(); err != nil {
-		return err
-	}
+	r.inputs = in
+	r.env, r.seeds, r.base, r.gate = in.Env, in.Seeds, in.Base, in.Gate
 	workers := r.cfg.Workers
 	if r.opt.Workers > 0 {
 		workers = r.opt.Workers
@@ -218,7 +207,7 @@ func (r *run) prepare() error {
 			r.now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 		}
 	}
-	r.id, err = r.runID()
+	r.id, err = contentID(r.cfg, r.seeds, r.base)
 	return err
 }
 
@@ -240,27 +229,41 @@ func (r *run) create() error {
 		if !errors.Is(err, os.ErrExist) {
 			return err
 		}
+		if stillborn(r.dir) {
+			// A run of the same inputs died before its first write: take
+			// its directory over (the lock below refuses a live one).
+			break
+		}
 		r.dir = filepath.Join(out, fmt.Sprintf("%s.%d", r.id, i))
 	}
 	if err := r.lockDir(); err != nil {
-		return err
-	}
-	var err error
-	if err := r.openStore(); err != nil {
-		return err
-	}
-	if err := r.writeVersion(r.base); err != nil {
 		return err
 	}
 	resolved, err := r.cfg.Resolved()
 	if err != nil {
 		return err
 	}
+	started := time.Now().UTC().Truncate(time.Second)
 	r.ck = checkpoint{
 		Schema: checkpointSchema, RunID: r.id, Config: string(resolved),
 		SeedSHA256: r.seedHashes(), BaseSHA256: r.base.ContentSHA256,
 		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
-		Versions: []string{r.base.Version.String()}, Started: time.Now().UTC(),
+		Versions: []string{r.base.Version.String()}, Started: started,
+		Sessions: []Session{{Started: started}},
+	}
+	// The checkpoint comes first, so that a crash at any later write
+	// leaves a directory that --resume continues.
+	if err := r.recover(); err != nil {
+		return err
+	}
+	if err := r.saveCheckpoint(); err != nil {
+		return err
+	}
+	if err := r.openStore(); err != nil {
+		return err
+	}
+	if err := r.writeVersion(r.base); err != nil {
+		return err
 	}
 	if r.opt.Observer != nil {
 		r.opt.Observer.Started(r.id, r.dir, -1)
@@ -304,7 +307,7 @@ func (r *run) unlock() {
 
 // loop runs the generations still to do, the test split and the exports.
 func (r *run) loop(ctx context.Context) (*Result, error) {
-	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: time.Now().UTC()}
+	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: r.ck.Started}
 	inc, err := r.store.Load(r.base.Slug, prompt.MustParseVersion(r.ck.Incumbent))
 	if err != nil {
 		return nil, err
@@ -359,8 +362,10 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	res.Generations, res.Candidates = r.generations, r.candidates
 	results.SortGenerations(res.Generations)
 	results.SortCandidates(res.Candidates)
-	if err := r.export(res); err != nil {
-		return nil, err
+	r.endSession(SessionFinished, res.Finished)
+	if err := r.export(ctx, res); err != nil {
+		r.endSession("", time.Time{})
+		return nil, r.interrupted(ctx, err)
 	}
 	r.ck.Done, r.ck.Finished = true, res.Finished
 	if err := r.save(); err != nil {
@@ -369,44 +374,67 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	return res, nil
 }
 
-// interrupted wraps err as an *InterruptedError if ctx was cancelled.
+// endSession records how this process's session ended (end "" reopens
+// it).
+func (r *run) endSession(end string, at time.Time) {
+	if n := len(r.ck.Sessions); n > 0 {
+		s := &r.ck.Sessions[n-1]
+		s.End, s.Ended, s.AtGeneration = end, at.UTC().Truncate(time.Second), r.ck.Generations
+		if end == "" {
+			s.Ended, s.AtGeneration = time.Time{}, 0
+		}
+	}
+}
+
+// interrupted wraps err as an *InterruptedError if ctx was cancelled, and
+// records in the checkpoint that this session ended by that signal
+// (context.Cause names it; see Options).
 func (r *run) interrupted(ctx context.Context, err error) error {
-	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-		return &InterruptedError{Dir: r.dir, Generations: r.ck.Generations, Cause: ctx.Err()}
+	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	end := "interrupted"
+	if c := context.Cause(ctx); c != nil && c != ctx.Err() {
+		end = c.Error()
+	}
+	r.endSession(end, time.Now())
+	ie := &InterruptedError{Dir: r.dir, Generations: r.ck.Generations, Cause: ctx.Err()}
+	if serr := r.saveCheckpoint(); serr != nil {
+		return errors.Join(ie, fmt.Errorf("recording the interruption in %s: %w", CheckpointFile, serr))
+	}
+	return ie
+}
+
+// writeVersion writes p to the store. A version left by an interrupted
+// generation (listed in the store's index, or a file the crash kept out of
+// it) is adopted if it holds the same content (timestamps aside), so that
+// a resumed run allocates the same versions as one never interrupted; any
+// other existing version is an error.
+func (r *run) writeVersion(p *prompt.Prompt) error {
+	err := r.store.WriteOrAdopt(p, func(old *prompt.Prompt) bool { return sameContent(old, p) })
+	if errors.Is(err, prompt.ErrVersionExists) {
+		return fmt.Errorf("%w: the run directory holds a %s this run did not write", err, p.Version)
 	}
 	return err
 }
 
-// basePrompt returns the embedded base prompt or the configured file.
-func (r *run) basePrompt() (*prompt.Prompt, error) {
-	if r.cfg.BasePrompt == "embedded" {
-		return prompt.Base(), nil
-	}
-	data, err := os.ReadFile(r.cfg.BasePrompt)
+// supersede makes next, a candidate of generation g derived from inc,
+// HEAD of its branch. A replayed generation whose accepted candidate was
+// made HEAD before a crash (the edge next → inc is the branch's latest
+// HEAD move) is left as it is.
+func (r *run) supersede(g int, inc, next *prompt.Prompt) error {
+	graph, err := r.store.Graph()
 	if err != nil {
-		return nil, err
-	}
-	return prompt.Decode(r.cfg.BasePrompt, data)
-}
-
-// writeVersion writes p to the store. A version left by an interrupted
-// generation is adopted if it holds the same content (timestamps aside),
-// so that a resumed run allocates the same versions as one never
-// interrupted; any other existing version is an error.
-func (r *run) writeVersion(p *prompt.Prompt) error {
-	err := r.store.Write(p)
-	if !errors.Is(err, prompt.ErrVersionExists) {
 		return err
 	}
-	old, lerr := r.store.Load(p.SlugOrDefault(), p.Version)
-	if lerr != nil {
-		return fmt.Errorf("%w (and reading it back: %v)", err, lerr)
+	slug, branch := next.SlugOrDefault(), next.BranchOrMain()
+	if head, _ := graph.Head(slug, branch); head == next.Version {
+		if e, ok := lastHeadMove(graph, slug, branch); ok && e.Kind == prompt.Supersedes && e.To.Version == inc.Version {
+			return nil
+		}
+		return fmt.Errorf("generation %d: %s@%s is HEAD of %s already, but not as the successor of the incumbent %s", g, slug, next.Version, branch, inc.Version)
 	}
-	if !sameContent(old, p) {
-		return fmt.Errorf("%w with different content: the run directory holds a %s this run did not write", err, p.Version)
-	}
-	*p = *old
-	return nil
+	return r.store.Supersede(slug, next.Version)
 }
 
 // sameContent reports whether a and b are equal but for their timestamps.
@@ -478,7 +506,7 @@ func (r *run) record(gen int, split, version string, outs []envs.Outcome) {
 		o := &outs[i]
 		r.episodes = append(r.episodes, results.EpisodeRow{
 			Run: r.id, Generation: int32(gen), Version: version, Split: split,
-			Seed: o.Seed, Score: o.Score, Cause: failure.Classify(o).String(), End: o.End.String(),
+			Seed: o.Seed, Score: o.Score, Cause: failure.Classify(o).String(), EndReason: o.End.String(),
 			Depth: int32(o.Depth), Turns: int32(o.Turns), Kills: int32(o.Kills), Gold: int32(o.Gold),
 			XL: int32(o.XL), KilledBy: o.KilledBy,
 			TurnsExplore: int32(o.Actions[envs.ActExplore]), TurnsDescend: int32(o.Actions[envs.ActDescend]),
@@ -626,7 +654,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	if next != nil {
 		p := dec.Candidates[dec.Accepted].PAdj
 		row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
-		if err := r.store.Supersede(next.Slug, next.Version); err != nil {
+		if err := r.supersede(g, inc, next); err != nil {
 			return gen, nil, nil, err
 		}
 	}
@@ -669,46 +697,30 @@ func (r *run) writeTables() error {
 }
 
 // export writes the final Parquet tables, the plots, the manifest and the
-// report.
-func (r *run) export(res *Result) error {
-	if err := r.writeTables(); err != nil {
-		return err
-	}
+// report. It stops with ctx's error if ctx is cancelled before or while a
+// step runs (the run is then not finished: a resume exports again).
+func (r *run) export(ctx context.Context, res *Result) error {
 	plots := filepath.Join(r.dir, "plots")
-	if err := os.MkdirAll(plots, 0o755); err != nil {
-		return err
-	}
-	if err := results.PlotValByGeneration(plots, r.generations, r.candidates); err != nil {
-		return err
-	}
-	if err := results.PlotCandidates(plots, r.episodes, r.candidates, r.generations); err != nil {
-		return err
-	}
-	if err := r.writeManifest(res); err != nil {
-		return err
+	steps := []func() error{
+		r.writeTables,
+		func() error { return os.MkdirAll(plots, 0o755) },
+		func() error { return results.PlotValByGeneration(plots, r.generations, r.candidates) },
+		func() error { return results.PlotCandidates(plots, r.episodes, r.candidates, r.generations) },
+		func() error { return r.writeManifest(res) },
 	}
 	if r.opt.Report != nil {
-		return r.opt.Report(r.dir)
+		steps = append(steps, func() error { return r.opt.Report(r.dir) })
 	}
-	return nil
+	for _, step := range steps {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := step(); err != nil {
+			return err
+		}
+	}
+	return ctx.Err()
 }
 
 // GoVersion is the Go toolchain the binary was built with.
 func GoVersion() string { return runtime.Version() }
-
-// runID is the config's name and the first 10 hex digits of the SHA-256 of
-// everything that shapes the results: the resolved config, the seed hashes
-// and the base prompt's content hash.
-func (r *run) runID() (string, error) {
-	h := sha256.New()
-	resolved, err := r.cfg.Resolved()
-	if err != nil {
-		return "", err
-	}
-	h.Write(resolved)
-	for _, s := range seeds.Splits {
-		fmt.Fprintf(h, "%s %s\n", s, r.seeds.Hashes[s])
-	}
-	fmt.Fprintf(h, "base %s\n", r.base.ContentSHA256)
-	return r.cfg.Name + "-" + hex.EncodeToString(h.Sum(nil))[:10], nil
-}

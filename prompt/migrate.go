@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -108,8 +111,9 @@ func (m *Migration) Line(i int) int {
 // (JSON if file ends in ".json" or data starts with '[' after white space;
 // YAML otherwise). Decoding is strict (unknown keys, duplicate keys and
 // wrong types are problems) and goes on after a bad entry, so that every
-// entry is either decoded or has its problem; a file that is not a list
-// has one problem with Entry -1.
+// entry is either decoded or has its problems: every problem of a YAML
+// entry, in line order; the first of a JSON entry (encoding/json stops
+// there). A file that is not a list has one problem with Entry -1.
 func DecodeMigration(file string, data []byte) *Migration {
 	m := &Migration{File: file}
 	if strings.EqualFold(filepath.Ext(file), ".json") || bytes.HasPrefix(bytes.TrimLeft(data, " \t\r\n"), []byte("[")) && !strings.EqualFold(filepath.Ext(file), ".yaml") && !strings.EqualFold(filepath.Ext(file), ".yml") {
@@ -157,12 +161,14 @@ func (m *Migration) decodeYAML(data []byte) {
 		var e Entry
 		m.lines = append(m.lines, n.Line)
 		if err := strictyaml.DecodeNode(m.File, "", n, &e); err != nil {
-			p := Problem{Entry: i, Line: n.Line, Msg: err.Error()}
-			var se *strictyaml.Error
-			if errors.As(err, &se) {
-				p.Line, p.Field, p.Msg = se.Line, se.Field, se.Msg
+			// every problem of the entry, in line order
+			ses := strictyaml.List(err)
+			if ses == nil {
+				m.Problems = append(m.Problems, Problem{Entry: i, Line: n.Line, Msg: err.Error()})
 			}
-			m.Problems = append(m.Problems, p)
+			for _, se := range ses {
+				m.Problems = append(m.Problems, Problem{Entry: i, Line: se.Line, Field: se.Field, Msg: se.Msg})
+			}
 			e = Entry{}
 		}
 		m.Entries = append(m.Entries, e)
@@ -373,8 +379,25 @@ type MigrationPlan struct {
 // been; problems make the error wrap ErrInvalidMigration. Otherwise the
 // entries are written and the index updated once; if writing fails part
 // way, the files already written are removed and the index is unchanged.
+//
+// A dry run writes nothing at all: it reads the index under a shared lock
+// if the store's lock file exists (without it, there is no store to lock
+// yet), and creates neither the store's directory nor its lock file. See
+// PlanMigration for a store that may not exist.
 func (s *Store) Migrate(m *Migration, dryRun bool) (*MigrationPlan, error) {
 	plan := &MigrationPlan{File: m.File, DryRun: dryRun, Entries: []PlannedEntry{}, Problems: []Problem{}}
+	if dryRun {
+		err := s.view(func(ix *index, now time.Time) {
+			planEntries(&txn{s: s, ix: ix, now: now, dry: true, cache: map[Ref]*Prompt{}}, m, plan)
+		})
+		if err != nil {
+			return plan, err
+		}
+		if n := len(plan.Problems); n > 0 {
+			return plan, fmt.Errorf("migration %s: %w: %d problem(s); nothing was written", m.File, ErrInvalidMigration, n)
+		}
+		return plan, nil
+	}
 	err := s.update(func(tx *txn) error {
 		dry := &txn{s: s, ix: tx.ix.copy(), now: tx.now, dry: true, cache: map[Ref]*Prompt{}}
 		planEntries(dry, m, plan)
@@ -396,6 +419,42 @@ func (s *Store) Migrate(m *Migration, dryRun bool) (*MigrationPlan, error) {
 		return plan, fmt.Errorf("migration %s: %w: %d problem(s); nothing was written", m.File, ErrInvalidMigration, n)
 	}
 	return plan, nil
+}
+
+// PlanMigration is the dry run of Store.Migrate on the store in dir,
+// which need not exist (an absent store is empty): it returns the plan
+// and writes nothing, creating neither dir nor the store's lock file.
+// policy screens texts as Store.TextPolicy does; now stamps the versions
+// planned, as Store.Now (nil means the current time in whole seconds,
+// UTC). Errors are Migrate's, and an index that cannot be read.
+func PlanMigration(dir string, m *Migration, policy guard.Policy, now func() time.Time) (*MigrationPlan, error) {
+	if now == nil {
+		now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
+	}
+	s := &Store{dir: dir, TextPolicy: policy, Now: now}
+	return s.Migrate(m, true)
+}
+
+// view runs f on a snapshot of the index, read under a shared lock of the
+// store when its lock file exists; it creates nothing.
+func (s *Store) view(f func(ix *index, now time.Time)) error {
+	lock, err := os.Open(filepath.Join(s.dir, "versions.lock"))
+	switch {
+	case err == nil:
+		defer lock.Close()
+		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+			return s.errorf("locking: %w", err)
+		}
+		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	case !errors.Is(err, fs.ErrNotExist):
+		return s.errorf("%w", err)
+	}
+	ix, err := s.readIndex()
+	if err != nil {
+		return err
+	}
+	f(ix, s.Now().UTC())
+	return nil
 }
 
 // planEntries runs every entry of m through tx, recording in plan what

@@ -7,6 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"evolve/prompt/guard"
 )
 
 func readMigration(t *testing.T, name string) *Migration {
@@ -266,4 +269,76 @@ func FuzzDecodeMigration(f *testing.F) {
 			}
 		}
 	})
+}
+
+// A YAML entry with several mistakes gets every problem at once, in line
+// order; the entries around it are unaffected.
+func TestDecodeMigrationEveryProblemOfAnEntry(t *testing.T) {
+	data := "- slug: ok\n  sections:\n    identity: Fine.\n- slug: bad\n  sectons: {identity: typo}\n  policy_parameters:\n    health_threshold: high\n    max_combat_attempts: 2.5\n  tagz: [x]\n"
+	m := DecodeMigration("m.yaml", []byte(data))
+	var got []string
+	for _, p := range m.Problems {
+		got = append(got, p.String())
+	}
+	keys := "branch, inherits_from, metadata, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, type"
+	want := []string{
+		`line 5: entry 1: unknown key "sectons" (known: ` + keys + `)`,
+		`line 7: entry 1: policy_parameters.health_threshold: "high" is not a number`,
+		`line 8: entry 1: policy_parameters.max_combat_attempts: "2.5" is not an integer (it has a fractional part)`,
+		`line 9: entry 1: unknown key "tagz" (known: ` + keys + `)`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
+
+// A dry run writes nothing: not the store's directory, not its lock file,
+// whether the store exists or not; its plan equals the one of an existing
+// empty store.
+func TestMigrateDryRunWritesNothing(t *testing.T) {
+	m := readMigration(t, "ten.json")
+	dir := filepath.Join(t.TempDir(), "prompts")
+	now := func() time.Time { return t0 }
+	plan, err := PlanMigration(dir, m, guard.Default(), now)
+	if !errors.Is(err, ErrInvalidMigration) || plan.Applied || !plan.DryRun || len(plan.Entries) != 10 {
+		t.Fatalf("PlanMigration: err = %v, plan %+v", err, plan)
+	}
+	if _, err := os.Stat(dir); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("a dry run of a missing store created %s (stat: %v)", dir, err)
+	}
+	// An existing store: the dry run leaves its files as they were.
+	s := testStore(t)
+	if _, err := s.Append(sectioned("keep", "identity", "Kept."), "create", ""); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(s.Dir(), "versions.lock"))
+	before := listFiles(t, s.Dir())
+	dry, err := s.Migrate(m, true)
+	if !errors.Is(err, ErrInvalidMigration) || dry.Applied {
+		t.Fatalf("dry run: err = %v", err)
+	}
+	if after := listFiles(t, s.Dir()); after != before {
+		t.Errorf("a dry run changed the store:\nbefore %s\nafter  %s", before, after)
+	}
+	if strings.Join(summary(dry), "\n") != strings.Join(summary(plan), "\n") {
+		t.Errorf("plans differ:\n%s\n%s", strings.Join(summary(dry), "\n"), strings.Join(summary(plan), "\n"))
+	}
+}
+
+// listFiles lists the files under dir with their sizes.
+func listFiles(t *testing.T, dir string) string {
+	t.Helper()
+	var b strings.Builder
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		info, _ := d.Info()
+		fmt.Fprintf(&b, "%s:%d ", strings.TrimPrefix(path, dir), info.Size())
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
 }

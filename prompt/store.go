@@ -394,6 +394,60 @@ func (s *Store) Write(p *Prompt) error {
 	return s.update(func(tx *txn) error { return tx.write(p, writeOpts{}) })
 }
 
+// WriteOrAdopt writes p like Write, except where p's version exists
+// already: in the index, or as a file on disk that the index does not
+// list (left by a writer that crashed between the file and the index).
+// If that version verifies (Load's checks) and same(existing) is true,
+// it is kept byte for byte (an unlisted file is listed in the index) and
+// *p becomes it; so a process that replays work a crash cut short ends
+// with the files of a run never interrupted. If same is false the error
+// wraps ErrVersionExists; other errors as Write.
+func (s *Store) WriteOrAdopt(p *Prompt, same func(existing *Prompt) bool) error {
+	return s.update(func(tx *txn) error { return tx.write(p, writeOpts{adopt: same}) })
+}
+
+// Recover removes what a writer that crashed inside this store can leave
+// behind: staging files of version files ("vX.Y.Z.yaml.new") and the
+// temporary files of atomic writes (".NAME.tmp-RANDOM"), in the store's
+// directory and each slug's. It holds the store's lock, so it never
+// touches the files of a live writer. It returns the paths it removed
+// (nil if none). Orphan version files (written, not yet listed) are kept:
+// WriteOrAdopt adopts them, and version allocation skips them.
+func (s *Store) Recover() ([]string, error) {
+	var removed []string
+	err := s.update(func(tx *txn) error {
+		dirs := []string{s.dir}
+		top, err := os.ReadDir(s.dir)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return s.errorf("%w", err)
+		}
+		for _, e := range top {
+			if e.IsDir() {
+				dirs = append(dirs, filepath.Join(s.dir, e.Name()))
+			}
+		}
+		for _, d := range dirs {
+			ents, err := os.ReadDir(d)
+			if err != nil {
+				return s.errorf("%w", err)
+			}
+			for _, e := range ents {
+				name := e.Name()
+				if e.IsDir() || !(strings.HasSuffix(name, ".yaml"+newSuffix) || atomicfile.IsTemp(name)) {
+					continue
+				}
+				path := filepath.Join(d, name)
+				if err := os.Remove(path); err != nil {
+					return s.errorf("removing a crashed writer's leftover: %w", err)
+				}
+				removed = append(removed, path)
+			}
+		}
+		return nil
+	})
+	return removed, err
+}
+
 // Append writes p as the next version of its branch and makes it HEAD
 // (a supersedes edge to the previous HEAD). The version is allocated
 // under the store's lock from HEAD by BumpFor(HEAD, p) (NextVersion over

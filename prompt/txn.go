@@ -36,6 +36,11 @@ type writeOpts struct {
 	// operator and description go to the index entry of a version
 	// without history (a root), which has no record to take them from.
 	operator, description string
+	// adopt, if set, decides whether an existing version at p's ref (in
+	// the index, or a file on disk the index does not list) may stand for
+	// p: if it returns true for that version, the write keeps it as it is
+	// (listing an unlisted file) and p becomes it.
+	adopt func(existing *Prompt) bool
 }
 
 func (tx *txn) graph() *Graph { return &Graph{Versions: tx.ix.Versions, Edges: tx.ix.Edges} }
@@ -116,6 +121,16 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 		return s.errorf("writing %s on branch %s: %w", ref, p.Branch, err)
 	}
 	if tx.ix.find(p.Slug, p.Version) >= 0 {
+		if o.adopt != nil {
+			old, err := tx.lookup(ref)
+			if err != nil {
+				return s.errorf("writing %s: %w (and reading it back: %v)", ref, ErrVersionExists, err)
+			}
+			if o.adopt(old) {
+				*p = *old.Clone()
+				return nil
+			}
+		}
 		return s.errorf("writing %s: %w", ref, ErrVersionExists)
 	}
 	g := tx.graph()
@@ -137,10 +152,21 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return s.errorf("writing %s: %w", ref, err)
 		}
-		if err := writeNew(path, data); err != nil {
+		switch err := writeNew(path, data); {
+		case errors.Is(err, errOrphan) && o.adopt != nil:
+			old, oldData, lerr := readOrphan(path, ref, p.Branch)
+			if lerr != nil {
+				return s.errorf("writing %s: %w (and reading it back: %v)", ref, err, lerr)
+			}
+			if !o.adopt(old) {
+				return s.errorf("writing %s: %w with other content", ref, err)
+			}
+			*p, data = *old, oldData // adopted: listed below, never removed by abort
+		case err != nil:
 			return s.errorf("writing %s: %w", ref, err)
+		default:
+			tx.created = append(tx.created, path)
 		}
-		tx.created = append(tx.created, path)
 	}
 	sum := sha256.Sum256(data)
 	info := VersionInfo{Seq: tx.nextSeq(), Slug: p.Slug, Branch: p.Branch, Version: p.Version, Type: p.Type,
@@ -199,21 +225,52 @@ func (tx *txn) checkInheritance(doing string, changed Ref) error {
 	return nil
 }
 
+// errOrphan marks ErrVersionExists for a version file on disk that the
+// index does not list: a writer crashed between the file and the index.
+var errOrphan = errors.New("a file the index does not list; it is left as it is")
+
+// newSuffix is the suffix of the staging file of a version being written
+// (see writeNew); only a crash leaves one behind.
+const newSuffix = ".new"
+
 // writeNew creates path with data atomically, failing with
-// ErrVersionExists if path exists.
+// ErrVersionExists (and errOrphan) if path exists. The data is staged in
+// path+".new" and hard-linked into place, so path appears whole or not at
+// all and an existing file is never replaced.
 func writeNew(path string, data []byte) error {
-	tmp := path + ".new"
+	tmp := path + newSuffix
 	if err := atomicfile.WriteFile(tmp, data, 0o444); err != nil {
 		return err
 	}
 	defer os.Remove(tmp)
+	atomicfile.Point(path)
 	if err := os.Link(tmp, path); err != nil {
 		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s: %w (a file the index does not list; it is left as it is)", path, ErrVersionExists)
+			return fmt.Errorf("%s: %w (%w)", path, ErrVersionExists, errOrphan)
 		}
 		return err
 	}
 	return atomicfile.SyncDir(filepath.Dir(path))
+}
+
+// readOrphan reads the unlisted version file path, which must verify (its
+// content_sha256) and hold ref on branch.
+func readOrphan(path string, ref Ref, branch string) (*Prompt, []byte, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := Decode(path, data)
+	if err != nil {
+		return nil, nil, err
+	}
+	if p.ContentSHA256 == "" {
+		return nil, nil, fmt.Errorf("%s: no content_sha256 (not written by a store)", path)
+	}
+	if p.Ref() != ref || p.BranchOrMain() != branch {
+		return nil, nil, fmt.Errorf("%s: holds %s on branch %s, not %s on branch %s", path, p.Ref(), p.BranchOrMain(), ref, branch)
+	}
+	return p, data, nil
 }
 
 // append allocates p's version from its branch HEAD and writes it as the

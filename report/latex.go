@@ -14,9 +14,15 @@ import (
 // The first lists, per generation, the incumbent and every candidate on
 // the val split: version, n, mean ± half-width of the Student t 95% CI,
 // IQM, the one-sided p of the acceptance test, the adjusted p and the A12
-// effect size; accepted candidates are in bold. The second gives the base
+// effect size; the incumbent's version carries a dagger, accepted
+// candidates are in bold. The second gives the base
 // and final versions on the test split: n, mean ± 95% CI, IQM with its
 // bootstrap CI, and the two-sided U test p and A12 of final against base.
+//
+// The tables are set in \small with 3.5pt column padding so that they fit
+// the text width of a standard one-column article, even with p-values in
+// scientific notation and four-digit means (report/latex_test.go compiles
+// them with pdflatex and fails on an overfull box).
 func (d *Data) LaTeX() []byte {
 	var w bytes.Buffer
 	run := texEscape(d.Manifest.RunID)
@@ -30,8 +36,10 @@ func (d *Data) LaTeX() []byte {
 generation's incumbent by a one-sided %s test (candidate better), $p$-values
 %s, $\alpha = %s$. Mean $\pm$ half-width
 of the 95\%% CI; IQM is the 25\%% trimmed mean; $A_{12}$ is the Vargha-Delaney
-effect size. Accepted candidates in bold.}
+effect size. $^\dagger$~the generation's incumbent; accepted candidates in bold.}
 \label{tab:%s-val}
+\small
+\setlength{\tabcolsep}{3.5pt}
 \begin{tabular}{rlrrrrrr}
 \toprule
 Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A_{12}$ \\
@@ -39,7 +47,7 @@ Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A
 	for _, g := range d.Generations {
 		w.WriteString("\\midrule\n")
 		fmt.Fprintf(&w, "%d & %s & %d & %s & %s & -- & -- & -- \\\\\n",
-			g.Generation, g.Incumbent+" (inc.)", g.NVal, pm(g.ValMean, g.ValCILow, g.ValCIHigh), texNum(g.ValIQM))
+			g.Generation, texEscape(g.Incumbent)+"$^\\dagger$", g.NVal, pm(g.ValMean, g.ValCILow, g.ValCIHigh), texNum(g.ValIQM))
 		for _, c := range d.Candidates {
 			if c.Generation != g.Generation {
 				continue
@@ -65,6 +73,8 @@ frozen test seeds. Mean $\pm$ half-width of the 95\%% CI; IQM with its 95\%%
 stratified-bootstrap CI (%d resamples); $p$ of the two-sided Mann-Whitney U
 test and $A_{12}$ of the final version against the base.}
 \label{tab:%s-test}
+\small
+\setlength{\tabcolsep}{3.5pt}
 \begin{tabular}{llrrrrr}
 \toprule
 Version & Role & $n$ & Mean $\pm$ 95\%% CI & IQM [95\%% CI] & $p$ & $A_{12}$ \\
@@ -107,7 +117,8 @@ func texF3(x float64) string {
 }
 
 // texP formats a p-value with two significant digits in math mode:
-// "$0.031$", "$6.9 \times 10^{-7}$".
+// "$0.031$", "$6.9{\times}10^{-7}$" (the braces drop the space around
+// the operator, to keep the column narrow).
 func texP(p float64) string {
 	if math.IsNaN(p) {
 		return "--"
@@ -115,7 +126,7 @@ func texP(p float64) string {
 	s := pval(p)
 	if m, e, ok := strings.Cut(s, "e"); ok {
 		exp, _ := strconv.Atoi(e)
-		return fmt.Sprintf("$%s \\times 10^{%d}$", m, exp)
+		return fmt.Sprintf("$%s{\\times}10^{%d}$", m, exp)
 	}
 	return "$" + s + "$"
 }

@@ -138,8 +138,8 @@ func (d *Data) document() []block {
 			acc = "yes"
 		}
 		v := "–"
-		if !math.IsNaN(r.V) && r.Test == "signed-rank" {
-			v = num(r.V)
+		if r.V != nil && r.Test == "signed-rank" {
+			v = num(*r.V)
 		}
 		row := []string{strconv.Itoa(int(r.Generation)), r.Version, r.Parent, r.Mutation, strconv.Itoa(int(r.N)),
 			withCI(r.Mean, r.CILow, r.CIHigh), f1(r.IQM), num(r.U), v, pval(r.P), pval(r.PAdj), f3(r.A12), acc}

@@ -52,13 +52,14 @@
 //
 // # Missing values
 //
-// A value that does not exist is represented so that a reader cannot mistake
-// it for a measurement: GenerationRow.AcceptedP (a *float64) is the only
-// optional (nullable) column, null when no candidate was accepted; a
-// sentinel such as 1.0 would read as a real p-value and NaN would pass
-// silently through aggregations. Statistics that are undefined for the
-// sample at hand (the standard deviation and CI of fewer than two scores,
-// any statistic of an empty sample) are NaN, which Parquet readers preserve
-// in a DOUBLE column; GenerationRow.Accepted is "" when nothing was
-// accepted.
+// A value that does not apply is null, so that a reader cannot mistake it
+// for a measurement (a sentinel such as 1.0 would read as a real p-value,
+// and NaN passes silently through SQL aggregations). Three columns are
+// optional (nullable): candidates.v (CandidateRow.V, a *float64), null when
+// the acceptance test is not the signed-rank test; generations.accepted
+// and generations.accepted_p, null when no candidate was accepted
+// (GenerationRow.Accepted is "" and GenerationRow.AcceptedP nil). Statistics
+// that apply but are undefined for the sample at hand (the standard
+// deviation and CI of fewer than two scores, any statistic of an empty
+// sample) are NaN, which Parquet readers preserve in a DOUBLE column.
 package results

@@ -20,9 +20,9 @@ func ExampleWriteEpisodes() {
 	path := filepath.Join(dir, "episodes.parquet")
 
 	rows := []results.EpisodeRow{
-		{Run: "r1", Generation: 0, Version: "v1.0.10", Split: results.SplitVal, Seed: 7, Score: 420, Cause: "none", End: "turn_limit"},
-		{Run: "r1", Generation: 0, Version: "v1.0.0", Split: results.SplitTrain, Seed: 3, Score: 130, Cause: "injury", End: "killed", KilledBy: "jackal"},
-		{Run: "r1", Generation: 0, Version: "v1.0.9", Split: results.SplitVal, Seed: 7, Score: 380, Cause: "starvation", End: "starved"},
+		{Run: "r1", Generation: 0, Version: "v1.0.10", Split: results.SplitVal, Seed: 7, Score: 420, Cause: "none", EndReason: "turn_limit"},
+		{Run: "r1", Generation: 0, Version: "v1.0.0", Split: results.SplitTrain, Seed: 3, Score: 130, Cause: "injury", EndReason: "killed", KilledBy: "jackal"},
+		{Run: "r1", Generation: 0, Version: "v1.0.9", Split: results.SplitVal, Seed: 7, Score: 380, Cause: "starvation", EndReason: "starved"},
 	}
 	if err := results.WriteEpisodes(path, rows); err != nil {
 		log.Fatal(err)

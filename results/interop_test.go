@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"reflect"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -50,8 +52,8 @@ func checkArrow[T any](t *testing.T, path, table string, want []T) {
 	if v := kv.FindValue("evolve.table"); v == nil || *v != table {
 		t.Errorf("evolve.table = %v, want %q", v, table)
 	}
-	if v := kv.FindValue("evolve.schema_version"); v == nil || *v != "1" {
-		t.Errorf("evolve.schema_version = %v, want 1", v)
+	if v := kv.FindValue("evolve.schema_version"); v == nil || *v != strconv.Itoa(SchemaVersion) {
+		t.Errorf("evolve.schema_version = %v, want %d", v, SchemaVersion)
 	}
 	if n := r.NumRows(); n != int64(len(want)) {
 		t.Fatalf("%d rows, want %d", n, len(want))
@@ -73,9 +75,12 @@ func checkArrow[T any](t *testing.T, path, table string, want []T) {
 	}
 	for i := range rt.NumField() {
 		sf := rt.Field(i)
-		name, _, _ := strings.Cut(sf.Tag.Get("parquet"), ",")
+		name, opts, _ := strings.Cut(sf.Tag.Get("parquet"), ",")
 		field := schema.Field(i)
-		kind, nullable := sf.Type.Kind(), false
+		// A pointer field, or one tagged optional (whose zero value is
+		// written as null), is a nullable column.
+		optional := slices.Contains(strings.Split(opts, ","), "optional")
+		kind, nullable := sf.Type.Kind(), optional
 		if kind == reflect.Pointer {
 			kind, nullable = sf.Type.Elem().Kind(), true
 		}
@@ -89,7 +94,7 @@ func checkArrow[T any](t *testing.T, path, table string, want []T) {
 		for _, chunk := range tbl.Column(i).Data().Chunks() {
 			for j := range chunk.Len() {
 				w := reflect.ValueOf(want[row]).Field(i)
-				if !sameArrowValue(chunk, j, w) {
+				if !sameArrowValue(chunk, j, w, optional) {
 					t.Fatalf("column %s row %d: arrow has %v, want %v", name, row, chunk.ValueStr(j), w)
 				}
 				row++
@@ -102,15 +107,18 @@ func checkArrow[T any](t *testing.T, path, table string, want []T) {
 }
 
 // sameArrowValue reports whether element j of a equals the Go value w
-// (NaN equals NaN; a nil pointer equals null).
-func sameArrowValue(a arrow.Array, j int, w reflect.Value) bool {
-	if w.Kind() == reflect.Pointer {
+// (NaN equals NaN; a nil pointer equals null). A non-pointer field tagged
+// optional is stored null for its zero value and only then.
+func sameArrowValue(a arrow.Array, j int, w reflect.Value, optional bool) bool {
+	switch {
+	case w.Kind() == reflect.Pointer:
 		if w.IsNil() || a.IsNull(j) {
 			return w.IsNil() && a.IsNull(j)
 		}
 		w = w.Elem()
-	}
-	if a.IsNull(j) {
+	case optional && (w.IsZero() || a.IsNull(j)):
+		return w.IsZero() && a.IsNull(j)
+	case a.IsNull(j):
 		return false
 	}
 	switch a := a.(type) {

@@ -150,7 +150,7 @@ func CompareEpisodes(a, b EpisodeRow) int {
 	if c := strings.Compare(a.Cause, b.Cause); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.End, b.End); c != 0 {
+	if c := strings.Compare(a.EndReason, b.EndReason); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.KilledBy, b.KilledBy); c != 0 {
@@ -182,14 +182,15 @@ func CompareCandidates(a, b CandidateRow) int {
 		strings.Compare(a.Test, b.Test),
 		cmp.Compare(a.N, b.N),
 		compareBool(a.Accepted, b.Accepted),
+		compareFloatPtr(a.V, b.V),
 	} {
 		if c != 0 {
 			return c
 		}
 	}
 	return slices.CompareFunc(
-		[]float64{a.Mean, a.Std, a.Median, a.IQM, a.CILow, a.CIHigh, a.U, a.V, a.P, a.PAdj, a.A12},
-		[]float64{b.Mean, b.Std, b.Median, b.IQM, b.CILow, b.CIHigh, b.U, b.V, b.P, b.PAdj, b.A12},
+		[]float64{a.Mean, a.Std, a.Median, a.IQM, a.CILow, a.CIHigh, a.U, a.P, a.PAdj, a.A12},
+		[]float64{b.Mean, b.Std, b.Median, b.IQM, b.CILow, b.CIHigh, b.U, b.P, b.PAdj, b.A12},
 		compareFloat,
 	)
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -350,4 +351,125 @@ func BenchmarkWriteEpisodes(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(eps))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(st.Size()), "file-bytes")
+}
+
+// TestGenerationRecordColumns checks that generations.parquet's stored form
+// has exactly GenerationRow's fields, tags and (but for Accepted, a
+// pointer) types, so that the row type documents the file.
+func TestGenerationRecordColumns(t *testing.T) {
+	row, rec := reflect.TypeFor[GenerationRow](), reflect.TypeFor[generationRecord]()
+	if row.NumField() != rec.NumField() {
+		t.Fatalf("GenerationRow has %d fields, generationRecord %d", row.NumField(), rec.NumField())
+	}
+	for i := range row.NumField() {
+		a, b := row.Field(i), rec.Field(i)
+		want := a.Type
+		if a.Name == "Accepted" {
+			want = reflect.PointerTo(a.Type)
+		}
+		if a.Name != b.Name || a.Tag != b.Tag || b.Type != want {
+			t.Errorf("field %d: GenerationRow has %s %s %q, generationRecord %s %s %q", i, a.Name, a.Type, a.Tag, b.Name, b.Type, b.Tag)
+		}
+	}
+}
+
+// TestNulls checks that what does not apply is stored as null, not as a
+// value a query would aggregate: candidates.v for a candidate not tested
+// paired (V = 0 is a value), generations.accepted for a generation that
+// accepted nothing; and that nulls read back as nil and "".
+func TestNulls(t *testing.T) {
+	zero, seven := 0.0, 7.0
+	cands := []CandidateRow{
+		{Run: "r", Version: "v1.0.1", Test: "mwu"},
+		{Run: "r", Version: "v1.0.2", Test: "signed-rank", V: &zero},
+		{Run: "r", Version: "v1.0.3", Test: "signed-rank", V: &seven},
+	}
+	p := 0.01
+	gens := []GenerationRow{
+		{Run: "r", Generation: 0, Incumbent: "v1.0.0", NextIncumbent: "v1.0.0"},
+		{Run: "r", Generation: 1, Incumbent: "v1.0.0", Accepted: "v1.0.3", AcceptedP: &p, NextIncumbent: "v1.0.3"},
+		{Run: "r", Generation: 2, Incumbent: "v1.0.3", NextIncumbent: "v1.0.3"},
+		{Run: "r", Generation: 3, Incumbent: "v1.0.3", NextIncumbent: "v1.0.3"},
+	}
+	_, pc, pg := writeTables(t, t.TempDir(), nil, cands, gens)
+	for _, tc := range []struct {
+		path, column string
+		want         []string // each value as parquet-go prints it
+	}{
+		{pc, "v", []string{"<null>", "0", "7"}},
+		{pg, "accepted", []string{"<null>", "v1.0.3", "<null>", "<null>"}},
+		{pg, "accepted_p", []string{"<null>", "0.01", "<null>", "<null>"}},
+	} {
+		t.Run(tc.column, func(t *testing.T) {
+			f, pf := openParquet(t, tc.path)
+			defer f.Close()
+			col, ok := pf.Schema().Lookup(tc.column)
+			if !ok {
+				t.Fatalf("no column %s", tc.column)
+			}
+			if !col.Node.Optional() {
+				t.Errorf("column %s is not optional", tc.column)
+			}
+			r := parquet.NewReader(pf)
+			defer r.Close()
+			rows := make([]parquet.Row, 16)
+			n, _ := r.ReadRows(rows)
+			var got []string
+			for _, row := range rows[:n] {
+				got = append(got, row[col.ColumnIndex].String())
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("column %s = %q, want %q", tc.column, got, tc.want)
+			}
+		})
+	}
+	gotC, err := ReadCandidates(pc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRows(t, gotC, cands)
+	gotG, err := ReadGenerations(pg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkSameRows(t, gotG, gens)
+}
+
+// TestReadSchemaMismatch checks that a file of another table or schema
+// version is refused rather than read as zero values.
+func TestReadSchemaMismatch(t *testing.T) {
+	dir := t.TempDir()
+	pe, _, _ := writeTables(t, dir, []EpisodeRow{{Run: "r", Split: SplitVal, Version: "v1.0.0"}}, nil, nil)
+	if _, err := ReadCandidates(pe); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), pe) || !strings.Contains(err.Error(), `"episodes"`) {
+		t.Errorf("ReadCandidates(episodes file) = %v, want ErrSchema naming the path and the table", err)
+	}
+	// A file of schema version 1 (the column was "end").
+	type oldEpisode struct {
+		Run string `parquet:"run"`
+		End string `parquet:"end"`
+	}
+	old := filepath.Join(dir, "old.parquet")
+	f, err := os.Create(old)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := parquet.NewGenericWriter[oldEpisode](f, parquet.KeyValueMetadata("evolve.table", TableEpisodes), parquet.KeyValueMetadata("evolve.schema_version", "1"))
+	if _, err := w.Write([]oldEpisode{{Run: "r", End: "killed"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, err := ReadEpisodes(old); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), `"1"`) {
+		t.Errorf("ReadEpisodes(schema 1) = %v, want ErrSchema naming version \"1\"", err)
+	}
+	// Without evolve's metadata (another tool's file) the file is read.
+	plain := filepath.Join(dir, "plain.parquet")
+	if err := parquet.WriteFile(plain, []oldEpisode{{Run: "r", End: "killed"}}); err != nil {
+		t.Fatal(err)
+	}
+	if rows, err := ReadEpisodes(plain); err != nil || len(rows) != 1 || rows[0].Run != "r" {
+		t.Errorf("ReadEpisodes(no metadata) = %v, %v; want one row of run r", rows, err)
+	}
 }

@@ -11,9 +11,10 @@ const (
 // EpisodeRow is one row of episodes.parquet: one episode, that is one play of
 // one prompt version from one seed.
 //
-// Columns: run, generation, version, split, seed, score, cause, end, depth,
-// turns, kills, gold, xl, killed_by, turns_explore, turns_descend,
-// turns_attack, turns_flee, turns_eat, turns_quaff, turns_wait.
+// Columns: run, generation, version, split, seed, score, cause, end_reason,
+// depth, turns, kills, gold, xl, killed_by, turns_explore, turns_descend,
+// turns_attack, turns_flee, turns_eat, turns_quaff, turns_wait. None is
+// nullable.
 type EpisodeRow struct {
 	// Run is the run identifier (the name of the run directory under runs/).
 	Run string `parquet:"run,dict"`
@@ -38,9 +39,11 @@ type EpisodeRow struct {
 	// "combat_loss", "starvation", "entrapment", or "none" for an episode that
 	// did not fail.
 	Cause string `parquet:"cause,dict"`
-	// End is why the episode ended: "killed", "starved", "no_progress",
-	// "turn_limit", "max_depth" or "step_budget".
-	End string `parquet:"end,dict"`
+	// EndReason is why the episode ended: "killed", "starved",
+	// "no_progress", "turn_limit", "max_depth", "step_budget" or "panic".
+	// The column is end_reason, not end, which is a reserved word in SQL
+	// (DuckDB cannot parse SELECT end FROM ...).
+	EndReason string `parquet:"end_reason,dict"`
 	// Depth is the deepest dungeon level reached, from 1.
 	Depth int32 `parquet:"depth"`
 	// Turns is the number of game turns played, >= 0.
@@ -74,6 +77,7 @@ type EpisodeRow struct {
 //
 // Columns: run, generation, version, parent, operator, mutation, n, mean,
 // std, median, iqm, ci_low, ci_high, test, u, v, p, p_adj, a12, accepted.
+// Only v is nullable: null when the acceptance test is not signed-rank.
 type CandidateRow struct {
 	// Run is the run identifier.
 	Run string `parquet:"run,dict"`
@@ -114,8 +118,10 @@ type CandidateRow struct {
 	U float64 `parquet:"u"`
 	// V is the Wilcoxon signed-rank statistic (R's V, T+) of the
 	// differences candidate − incumbent paired by val seed, in
-	// [0, N(N+1)/2]; NaN when Test is not "signed-rank".
-	V float64 `parquet:"v"`
+	// [0, N(N+1)/2]; nil, stored as null, when Test is not "signed-rank"
+	// (the statistic was not computed, which no number can say: 0 is a
+	// possible V).
+	V *float64 `parquet:"v,optional"`
 	// P is the one-sided p-value of Test (alternative: the candidate's
 	// scores are stochastically greater), in (0, 1].
 	P float64 `parquet:"p"`
@@ -138,7 +144,8 @@ type CandidateRow struct {
 // Columns: run, generation, incumbent, n_train, n_val, train_mean, val_mean,
 // val_median, val_iqm, val_ci_low, val_ci_high, failures, injury,
 // combat_loss, starvation, entrapment, n_candidates, accepted, accepted_p,
-// next_incumbent.
+// next_incumbent. accepted and accepted_p are nullable: null when no
+// candidate was accepted.
 type GenerationRow struct {
 	// Run is the run identifier.
 	Run string `parquet:"run,dict"`
@@ -173,8 +180,9 @@ type GenerationRow struct {
 	Entrapment int32 `parquet:"entrapment"`  // train episodes failed by entrapment
 	// NCandidates is the number of candidates proposed and evaluated, >= 0.
 	NCandidates int32 `parquet:"n_candidates"`
-	// Accepted is the accepted candidate's version, "" if none was accepted.
-	Accepted string `parquet:"accepted,dict"`
+	// Accepted is the accepted candidate's version; "" if none was
+	// accepted, which is stored as null (and a null reads back as "").
+	Accepted string `parquet:"accepted,optional,dict"`
 	// AcceptedP is the Holm-adjusted p-value (CandidateRow.PAdj) of the
 	// accepted candidate, in (0, 1]; nil, stored as null, if none was
 	// accepted.
@@ -182,4 +190,63 @@ type GenerationRow struct {
 	// NextIncumbent is the incumbent of the next generation: Accepted if a
 	// candidate was accepted, else Incumbent.
 	NextIncumbent string `parquet:"next_incumbent,dict"`
+}
+
+// generationRecord is how a GenerationRow is stored: the same columns with
+// the same tags, but Accepted is a pointer, nil for "". parquet-go v0.32.0
+// does not reliably write the zero value of a non-pointer optional string
+// as null (on amd64, a "" following a non-empty value in one batch was
+// written as ""), so the nullable column is a pointer here;
+// TestGenerationRecordColumns keeps the two types' columns equal.
+type generationRecord struct {
+	Run           string   `parquet:"run,dict"`
+	Generation    int32    `parquet:"generation"`
+	Incumbent     string   `parquet:"incumbent,dict"`
+	NTrain        int32    `parquet:"n_train"`
+	NVal          int32    `parquet:"n_val"`
+	TrainMean     float64  `parquet:"train_mean"`
+	ValMean       float64  `parquet:"val_mean"`
+	ValMedian     float64  `parquet:"val_median"`
+	ValIQM        float64  `parquet:"val_iqm"`
+	ValCILow      float64  `parquet:"val_ci_low"`
+	ValCIHigh     float64  `parquet:"val_ci_high"`
+	Failures      int32    `parquet:"failures"`
+	Injury        int32    `parquet:"injury"`
+	CombatLoss    int32    `parquet:"combat_loss"`
+	Starvation    int32    `parquet:"starvation"`
+	Entrapment    int32    `parquet:"entrapment"`
+	NCandidates   int32    `parquet:"n_candidates"`
+	Accepted      *string  `parquet:"accepted,optional,dict"`
+	AcceptedP     *float64 `parquet:"accepted_p,optional"`
+	NextIncumbent string   `parquet:"next_incumbent,dict"`
+}
+
+// record converts g to its stored form.
+func (g *GenerationRow) record() generationRecord {
+	r := generationRecord{
+		Run: g.Run, Generation: g.Generation, Incumbent: g.Incumbent, NTrain: g.NTrain, NVal: g.NVal,
+		TrainMean: g.TrainMean, ValMean: g.ValMean, ValMedian: g.ValMedian, ValIQM: g.ValIQM,
+		ValCILow: g.ValCILow, ValCIHigh: g.ValCIHigh, Failures: g.Failures, Injury: g.Injury,
+		CombatLoss: g.CombatLoss, Starvation: g.Starvation, Entrapment: g.Entrapment,
+		NCandidates: g.NCandidates, AcceptedP: g.AcceptedP, NextIncumbent: g.NextIncumbent,
+	}
+	if g.Accepted != "" {
+		r.Accepted = &g.Accepted
+	}
+	return r
+}
+
+// row converts a stored record back; a null accepted becomes "".
+func (r *generationRecord) row() GenerationRow {
+	g := GenerationRow{
+		Run: r.Run, Generation: r.Generation, Incumbent: r.Incumbent, NTrain: r.NTrain, NVal: r.NVal,
+		TrainMean: r.TrainMean, ValMean: r.ValMean, ValMedian: r.ValMedian, ValIQM: r.ValIQM,
+		ValCILow: r.ValCILow, ValCIHigh: r.ValCIHigh, Failures: r.Failures, Injury: r.Injury,
+		CombatLoss: r.CombatLoss, Starvation: r.Starvation, Entrapment: r.Entrapment,
+		NCandidates: r.NCandidates, AcceptedP: r.AcceptedP, NextIncumbent: r.NextIncumbent,
+	}
+	if r.Accepted != nil {
+		g.Accepted = *r.Accepted
+	}
+	return g
 }

@@ -37,7 +37,7 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 		turns := int32(200 + r.IntN(1800))
 		return EpisodeRow{
 			Run: run, Generation: g, Version: version, Split: split, Seed: s, Score: score,
-			Cause: cause, End: ends[cause], Depth: int32(1 + score/100), Turns: turns,
+			Cause: cause, EndReason: ends[cause], Depth: int32(1 + score/100), Turns: turns,
 			Kills: int32(r.IntN(30)), Gold: int32(r.IntN(500)), XL: int32(1 + r.IntN(8)), KilledBy: killedBy,
 			TurnsExplore: turns / 2, TurnsDescend: turns / 20, TurnsAttack: turns / 5, TurnsFlee: turns / 25,
 			TurnsEat: turns / 50, TurnsQuaff: turns / 100, TurnsWait: turns / 10,
@@ -111,8 +111,14 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 				Run: run, Generation: g, Version: version, Parent: incumbent, Operator: op,
 				Mutation: fmt.Sprintf("%s: parameter %d %.2f -> %.2f", op, c, 0.3, 0.3+0.05*float64(c+1)),
 				N:        int32(nVal), Mean: m, Std: sd, Median: med, IQM: iqm, CILow: lo, CIHigh: hi,
-				Test: "mwu", U: u, V: math.NaN(), P: p, PAdj: padj, A12: u / n1n2,
+				Test: "mwu", U: u, P: p, PAdj: padj, A12: u / n1n2,
 			})
+			if c%2 == 1 {
+				// Every other candidate was tested paired, so that both
+				// a null and a value (0 among them) are in column v.
+				v := float64((c / 2) * 7 % (nVal*(nVal+1)/2 + 1))
+				gc[c].Test, gc[c].V = "signed-rank", &v
+			}
 			if padj < 0.05 && padj < bestP {
 				bestP, bestI, bestSkill = padj, c, cs
 			}

@@ -41,9 +41,14 @@ Statistics (all computed as candidate against baseline):
 	rank-biserial  2·A12 − 1, in [−1, 1]
 	HL shift       Hodges-Lehmann estimate of candidate − baseline, 95% CI
 	method         --method auto picks the exact distribution for small
-	               samples (U: n1·n2 <= 2500; signed-rank: <= 50 pairs) without
-	               ties, else the normal approximation with tie correction and
-	               (unless --no-continuity) continuity correction
+	               samples, ties or not (U: n1·n2 <= 2500; signed-rank: <= 50
+	               nonzero differences), else the normal approximation with
+	               tie correction and (unless --no-continuity) continuity
+	               correction. With ties "exact" is the exact permutation
+	               distribution of the tied ranks (as R's coin package; R's
+	               wilcox.test falls back to the normal approximation). The
+	               HL shift's CI is exact only without ties and with both
+	               n1, n2 < 50 (as R)
 
 The verdict is "improvement" when a one-sided test (candidate greater) is
 significant at --alpha, "regression" when a one-sided test (candidate less)

@@ -175,8 +175,8 @@ func TestCompareRunDir(t *testing.T) {
 			version string
 			score   int64
 		}{{"v1.0.0", int64(100 + seed)}, {"v1.0.1", int64(140 + seed)}} {
-			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 0, Version: v.version, Split: results.SplitVal, Seed: seed, Score: v.score, Cause: "none", End: "killed"})
-			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 1, Version: v.version, Split: results.SplitTest, Seed: seed + 100, Score: v.score - 50, Cause: "none", End: "killed"})
+			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 0, Version: v.version, Split: results.SplitVal, Seed: seed, Score: v.score, Cause: "none", EndReason: "killed"})
+			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 1, Version: v.version, Split: results.SplitTest, Seed: seed + 100, Score: v.score - 50, Cause: "none", EndReason: "killed"})
 		}
 	}
 	if err := results.WriteEpisodes(filepath.Join(dir, "episodes.parquet"), eps); err != nil {

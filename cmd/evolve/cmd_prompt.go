@@ -25,6 +25,8 @@ func init() {
 		synopsis: "inspect and manage a prompt store: list, show, log, diff, branch, rollback, migrate, validate",
 		usage:    "<list|show|log|diff|branch|rollback|migrate|validate> [flags] [arguments]",
 		help:     promptHelp(),
+		// evolve prompt --store DIR SUB ...: flags after SUB are SUB's.
+		subcommands: true,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			store := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
@@ -126,27 +128,15 @@ func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string
 	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
 	fs.IntVar(&o.maxChars, "max-chars", guard.DefaultMaxChars, "the most characters a text (section, task, rule, ...) may have when it enters the store; 0 for no limit")
 	action := sub.flags(fs, o)
-	var pos []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) {
-				fmt.Fprintf(env.stdout, "usage: evolve prompt %s [flags] %s\n\n%s\n\nFlags:\n", sub.name, sub.usage, strings.TrimSpace(sub.help))
-				fs.SetOutput(env.stdout)
-				fs.PrintDefaults()
-				return nil
-			}
-			return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v\nusage: evolve prompt %s [flags] %s", sub.name, err, sub.name, sub.usage)}
+	pos, err := parseInterleaved(fs, args)
+	if err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(env.stdout, "usage: evolve prompt %s [flags] %s\n\n%s\n\nFlags:\n", sub.name, sub.usage, strings.TrimSpace(sub.help))
+			fs.SetOutput(env.stdout)
+			fs.PrintDefaults()
+			return nil
 		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			break
-		}
-		if rest[0] == "--" {
-			pos = append(pos, rest[1:]...)
-			break
-		}
-		pos = append(pos, rest[0])
-		args = rest[1:]
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %v\nusage: evolve prompt %s [flags] %s", sub.name, err, sub.name, sub.usage)}
 	}
 	if o.maxChars < 0 {
 		return &exitError{code: exitUsage, err: fmt.Errorf("%s: --max-chars must be >= 0 (0 for no limit), got %d", sub.name, o.maxChars)}
@@ -167,11 +157,7 @@ func registerPromptSub(s *promptSub) { promptSubs[s.name] = s }
 // stderr). With existing, a directory without versions.json is an error
 // rather than a new empty store.
 func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
-	dir := o.store
-	if dir == "" {
-		dir = defaultStoreDir()
-		fmt.Fprintf(o.stderr, "evolve prompt: using the prompt store %s (--store DIR to choose another)\n", dir)
-	}
+	dir := o.storeDir()
 	if existing {
 		if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
 			return nil, fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR, or create one with evolve prompt migrate", dir)
@@ -186,6 +172,17 @@ func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
 	}
 	s.TextPolicy = o.policy()
 	return s, nil
+}
+
+// storeDir returns the store directory o names, announcing the default
+// on stderr when --store is not given.
+func (o *promptOpts) storeDir() string {
+	if o.store != "" {
+		return o.store
+	}
+	dir := defaultStoreDir()
+	fmt.Fprintf(o.stderr, "evolve prompt: using the prompt store %s (--store DIR to choose another)\n", dir)
+	return dir
 }
 
 // openGraph opens the existing store o names and reads its graph.
@@ -692,11 +689,26 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 				if err != nil {
 					return err
 				}
-				s, err := o.openStore(false)
-				if err != nil {
-					return err
+				m := prompt.DecodeMigration(args[0], data)
+				var plan *prompt.MigrationPlan
+				var dir string
+				if *dry {
+					// A dry run creates nothing: not even the store's
+					// directory or lock file (prompt.PlanMigration).
+					dir = o.storeDir()
+					now := func() time.Time { return time.Now().UTC().Truncate(time.Second) }
+					if t, ok := experiment.SourceDateEpoch(); ok {
+						now = func() time.Time { return t }
+					}
+					plan, err = prompt.PlanMigration(dir, m, o.policy(), now)
+				} else {
+					s, serr := o.openStore(false)
+					if serr != nil {
+						return serr
+					}
+					dir = s.Dir()
+					plan, err = s.Migrate(m, false)
 				}
-				plan, err := s.Migrate(prompt.DecodeMigration(args[0], data), *dry)
 				if plan == nil {
 					return err
 				}
@@ -705,7 +717,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 						return jerr
 					}
 				} else {
-					writePlan(env.stdout, plan, s.Dir())
+					writePlan(env.stdout, plan, dir)
 				}
 				if err != nil {
 					if errors.Is(err, prompt.ErrInvalidMigration) {

@@ -49,9 +49,16 @@ generation boundary (checkpoint.json and the tables so far). Ctrl-C
 (SIGINT) or SIGTERM stops starting episodes, discards the unfinished
 generation, and exits with 130 or 143, printing the command that resumes
 it; a second signal exits at once (everything on disk stays consistent).
-'evolve run --resume RUN_DIR' continues a stopped or crashed run and ends
-with the same outputs as a run never interrupted; it refuses a changed
-config, seed file or base prompt and names what changed.
+'evolve run --resume RUN_DIR' continues a stopped or crashed run (even one
+killed with SIGKILL at any moment, or stopped by a full disk) and ends with
+the same outputs as a run never interrupted; it refuses a changed config,
+seed file or base prompt and names what changed, verifies every version
+file the run wrote, and refuses a checkpoint that disagrees with the
+prompt store or the tables. Resuming a run that has already finished
+prints so and exits 0, so a retry loop or a requeued job can resume
+blindly. manifest.yaml keeps the original start time and lists every
+session (start, end, generation, and whether it finished, was interrupted
+by a signal or crashed).
 
 Progress goes to stderr: live bars with rate and ETA on a terminal, and one
 log line per phase and per generation (log/slog, --log-format text or
@@ -112,6 +119,11 @@ Examples:
 					res, err = experiment.Run(ctx, cfg, opt)
 				}
 				disp.Close()
+				if errors.Is(err, experiment.ErrFinished) {
+					// Success for a retry loop or a requeued cluster job.
+					fmt.Fprintf(env.stdout, "%v\nreport: %s\n", err, filepath.Join(*resume, report.MarkdownFile))
+					return nil
+				}
 				var ie *experiment.InterruptedError
 				if errors.As(err, &ie) {
 					disp.Logger().Warn("interrupted", "dir", ie.Dir, "generations_done", ie.Generations,

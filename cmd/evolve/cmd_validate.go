@@ -34,6 +34,14 @@ content:
 	                        texts screened as a prompt store does)
 	other YAML              an experiment config (strict; keys you omit take the defaults)
 
+A config is checked as 'evolve run' checks it before creating anything:
+its fields, then the seed directory and base prompt it names (relative
+paths are resolved against the config file's directory) with every check
+their loading makes (seed hashes, a prompt's schema, that an agent can
+play it, and its texts screened as a prompt store does), and that a run
+directory can be created under its output directory. Every problem of a
+file is listed at once, one per line, in line order.
+
 Exit status 0 when every input is valid, 1 otherwise.
 
 Examples:
@@ -103,12 +111,13 @@ func validateOne(path string) (string, error) {
 		}
 		return fmt.Sprintf("prompt %s, %s", p.Version, hash), nil
 	}
-	c, err := experiment.Parse(path, data)
+	c, in, err := experiment.Preflight(path, data)
 	if err != nil {
 		return "config", err
 	}
-	return fmt.Sprintf("config %q: environment %s, %d candidates, alpha %v, up to %d generations",
-		c.Name, c.Environment.Name, c.Mutation.Candidates, c.Acceptance.Alpha, c.MaxGenerations), nil
+	return fmt.Sprintf("config %q: environment %s, %d candidates, alpha %v, up to %d generations; seeds %s (train %d, val %d, test %d); base prompt %s %s",
+		c.Name, c.Environment.Name, c.Mutation.Candidates, c.Acceptance.Alpha, c.MaxGenerations,
+		c.Seeds, len(in.Seeds.Train), len(in.Seeds.Val), len(in.Seeds.Test), c.BasePrompt, in.Base.Version), nil
 }
 
 // isPrompt reports whether data is a YAML mapping with a version,

@@ -36,6 +36,10 @@ type command struct {
 	usage    string // the argument synopsis, e.g. "[--config FILE] [--out DIR]"
 	help     string // what the command does, shown by `evolve CMD --help`
 	flags    func(fs *flag.FlagSet) func(ctx context.Context, env *cmdEnv, args []string) error
+	// subcommands: the first argument names a subcommand that parses the
+	// rest of the line itself, so the command's own flags must come
+	// before it. Other commands take flags anywhere (parseInterleaved).
+	subcommands bool
 }
 
 // cmdEnv is what a command writes to.
@@ -94,7 +98,15 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	fs := flag.NewFlagSet("evolve "+c.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	runCmd := c.flags(fs)
-	if err := fs.Parse(args[1:]); err != nil {
+	parse := parseInterleaved
+	if c.subcommands {
+		parse = func(fs *flag.FlagSet, args []string) ([]string, error) {
+			err := fs.Parse(args)
+			return fs.Args(), err
+		}
+	}
+	cmdArgs, err := parse(fs, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			cmdUsage(stdout, c, fs)
 			return exitOK
@@ -105,7 +117,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 	}
 	ctx, stop := signalContext(ctx)
 	defer stop()
-	err := runCmd(ctx, env, fs.Args())
+	err = runCmd(ctx, env, cmdArgs)
 	var ue *usageError
 	var ee *exitError
 	switch {
@@ -135,7 +147,7 @@ type signalKey struct{}
 // disk is half-written). The returned stop function stops listening.
 func signalContext(ctx context.Context) (context.Context, func()) {
 	var got atomic.Value
-	ctx, cancel := context.WithCancel(context.WithValue(ctx, signalKey{}, &got))
+	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, signalKey{}, &got))
 	ch := make(chan os.Signal, 2)
 	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 	done := make(chan struct{})
@@ -144,7 +156,7 @@ func signalContext(ctx context.Context) (context.Context, func()) {
 		case sig := <-ch:
 			got.Store(sig)
 			fmt.Fprintf(os.Stderr, "evolve: %v: stopping after in-flight episodes and writing the checkpoint (send it again to exit now)\n", sig)
-			cancel()
+			cancel(errors.New(signalName(sig))) // the cause the run records in its checkpoint
 		case <-done:
 			return
 		}
@@ -158,8 +170,16 @@ func signalContext(ctx context.Context) (context.Context, func()) {
 	return ctx, func() {
 		signal.Stop(ch)
 		close(done)
-		cancel()
+		cancel(nil)
 	}
+}
+
+// signalName is "SIGINT" or "SIGTERM".
+func signalName(sig os.Signal) string {
+	if sig == syscall.SIGTERM {
+		return "SIGTERM"
+	}
+	return "SIGINT"
 }
 
 // signalExit is the exit status for a signal: 128 + its number.
@@ -200,7 +220,8 @@ Commands:
 		fmt.Fprintf(w, "	%-10s %s\n", n, commands[n].synopsis)
 	}
 	fmt.Fprint(w, `
-Run 'evolve <command> --help' for a command's flags and examples.
+Run 'evolve <command> --help' for a command's flags and examples. Flags
+may come before or after the arguments; '--' ends them.
 
 Start with:
 

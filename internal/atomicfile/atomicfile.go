@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 )
 
 // WriteFile atomically replaces (or creates) path with data, with mode
@@ -21,7 +22,10 @@ func WriteFile(path string, data []byte, perm os.FileMode) error {
 
 // Write atomically replaces (or creates) path with what fill writes into
 // the temporary file f. If fill fails, the temporary file is removed and
-// path is untouched.
+// path is untouched. The temporary file is named ".BASE.tmp-RANDOM" in
+// path's directory (see IsTemp): a crash can leave one behind, never a
+// half-written path. Write is a write point of the fault hook (FaultAtEnv)
+// just before the rename.
 func Write(path string, perm os.FileMode, fill func(f *os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
@@ -47,6 +51,7 @@ func Write(path string, perm os.FileMode, fill func(f *os.File) error) (err erro
 	if err = f.Close(); err != nil {
 		return fmt.Errorf("closing %s: %w", path, err)
 	}
+	Point(path)
 	if err = os.Rename(tmp, path); err != nil {
 		return fmt.Errorf("renaming into %s: %w", path, err)
 	}
@@ -64,4 +69,11 @@ func SyncDir(dir string) error {
 		return fmt.Errorf("syncing directory %s: %w", dir, err)
 	}
 	return nil
+}
+
+// IsTemp reports whether a file name (no directory) is one of Write's
+// temporary files (".BASE.tmp-RANDOM"), which only a crash leaves behind
+// and which a recovering owner may remove.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, ".tmp-")
 }

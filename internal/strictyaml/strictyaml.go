@@ -1,6 +1,8 @@
 // Package strictyaml decodes YAML documents strictly: an unknown key, a
-// duplicate key, a value of the wrong type or a second document is an
-// error that names the file, the line, the field path and the bad value.
+// duplicate key, a value of the wrong type (including a fractional number
+// for an integer field, which yaml.v3 would truncate) or a second document
+// is an error that names the file, the line, the field path and the bad
+// value. Every problem of a document is reported at once (see Errors).
 // It wraps gopkg.in/yaml.v3, walking its node tree against the target's
 // struct fields (by their yaml tags) before decoding. Types that decode
 // themselves (yaml.Unmarshaler, encoding.TextUnmarshaler such as
@@ -13,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"reflect"
 	"regexp"
 	"sort"
@@ -47,6 +50,64 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
+// Errors is every problem found in one file, each an *Error, sorted by
+// line (problems of unknown line, 0, first; problems on one line in the
+// order found). Decode returns it when a document has two or more
+// problems; errors.As finds its first *Error.
+type Errors []*Error
+
+// Error returns one "FILE:LINE: FIELD: MSG" line per problem, joined by
+// newlines.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap returns the problems, for errors.As and errors.Is.
+func (es Errors) Unwrap() []error {
+	out := make([]error, len(es))
+	for i, e := range es {
+		out[i] = e
+	}
+	return out
+}
+
+// Join sorts problems by line (stably) and returns nil for none, the
+// *Error for one and an Errors for more. A nil element is dropped.
+func Join(problems ...*Error) error {
+	var es Errors
+	for _, e := range problems {
+		if e != nil {
+			es = append(es, e)
+		}
+	}
+	sort.SliceStable(es, func(i, j int) bool { return es[i].Line < es[j].Line })
+	switch len(es) {
+	case 0:
+		return nil
+	case 1:
+		return es[0]
+	}
+	return es
+}
+
+// List returns the problems of err: the elements of an Errors (also
+// wrapped), the *Error itself, or nil if err holds neither.
+func List(err error) []*Error {
+	var es Errors
+	if errors.As(err, &es) {
+		return es
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		return []*Error{e}
+	}
+	return nil
+}
+
 // Validator is implemented by decoded types that check their own values;
 // an error it returns is reported at the node's line and field path (see
 // FieldError). Decode and DecodeNode call it on out only, not on nested
@@ -57,7 +118,11 @@ type Validator interface{ Validate() error }
 // a struct, strictly. Fields of out not present in data keep their values,
 // so out may hold defaults. Types implementing yaml.Unmarshaler are decoded
 // by their own method. Nested fields of type yaml.Node are left for the
-// caller (see DecodeNode).
+// caller (see DecodeNode). A syntax error, an empty document or a second
+// document is one *Error; otherwise every unknown or duplicate key, wrong
+// type and fractional integer is reported, then out's Validate error (see
+// Validator), all at once as by Join: one problem is an *Error, more an
+// Errors sorted by line.
 func Decode(file string, data []byte, out any) error {
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
@@ -81,91 +146,183 @@ func Decode(file string, data []byte, out any) error {
 // DecodeNode strictly decodes node into out, reporting errors under the
 // field path prefix. It is Decode for a sub-tree, e.g. an environment's
 // parameters whose type is known only after the environment's name.
+// Errors are as Decode's: every problem at once. Fields with a problem
+// keep the value they had; a Validate problem of a field already reported
+// is left out.
 func DecodeNode(file, prefix string, node *yaml.Node, out any) error {
 	rv := reflect.ValueOf(out)
 	if rv.Kind() != reflect.Pointer || rv.IsNil() {
 		panic("strictyaml: DecodeNode needs a non-nil pointer")
 	}
-	if err := check(file, prefix, node, rv.Elem().Type()); err != nil {
-		return err
+	var problems []*Error
+	// values holds the fields whose value is wrong (not those with a
+	// wrong key below them): their decoded value is not what the file says.
+	values := map[string]bool{}
+	dups := map[*yaml.Node]bool{} // mappings with a repeated key
+	check(file, prefix, node, rv.Elem().Type(), &problems, values, dups)
+	at := func(e *Error) string { return fmt.Sprintf("%d %s", e.Line, e.Field) }
+	found := map[string]bool{}
+	for _, e := range problems {
+		found[at(e)] = true
 	}
-	if err := node.Decode(out); err != nil {
-		return typeError(file, prefix, node, err)
+	// yaml.v3 skips a whole mapping that repeats a key: decode without
+	// the repeats (check reported them) to find the other problems.
+	if err := withoutRepeats(node, dups).Decode(out); err != nil {
+		for _, e := range typeErrors(file, prefix, node, err) {
+			values[e.Field] = true
+			if !found[at(e)] { // check named it already ("want a mapping")
+				problems = append(problems, e)
+			}
+		}
 	}
-	return validate(file, prefix, node, rv)
+	// Validate sees the decoded value: only if every value is what the
+	// file says (a wrong key elsewhere does not change a value).
+	if len(values) == 0 {
+		problems = append(problems, validate(file, prefix, node, rv)...)
+	}
+	return Join(problems...)
 }
 
 var unmarshalerType = reflect.TypeOf((*yaml.Unmarshaler)(nil)).Elem()
 var textUnmarshalerType = reflect.TypeOf((*encoding.TextUnmarshaler)(nil)).Elem()
 var nodeType = reflect.TypeOf(yaml.Node{})
 
-// check walks node against type t, reporting unknown and duplicate keys.
-func check(file, path string, node *yaml.Node, t reflect.Type) error {
+// check walks node against type t, appending to problems every unknown
+// and duplicate key, every mapping missing where a struct belongs and
+// every fractional or non-finite number where an integer belongs.
+func check(file, path string, node *yaml.Node, t reflect.Type, problems *[]*Error, values map[string]bool, dups map[*yaml.Node]bool) {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
 	if node.Kind == yaml.AliasNode {
 		node = node.Alias
 	}
-	if t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
-		return nil
+	if node == nil || t == nodeType || reflect.PointerTo(t).Implements(unmarshalerType) || reflect.PointerTo(t).Implements(textUnmarshalerType) {
+		return
+	}
+	add := func(line int, field, format string, args ...any) {
+		*problems = append(*problems, &Error{File: file, Line: line, Field: field, Msg: fmt.Sprintf(format, args...)})
 	}
 	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
+		if msg, bad := fraction(node); bad {
+			add(node.Line, path, "%s", msg)
+			values[path] = true
+		}
 	case reflect.Struct:
 		if node.Kind != yaml.MappingNode {
-			if node.Tag == "!!null" {
-				return nil
+			if node.Tag != "!!null" {
+				add(node.Line, path, "want a mapping of %s, got %s", knownKeys(t), describe(node))
+				values[path] = true
 			}
-			return &Error{File: file, Line: node.Line, Field: path, Msg: fmt.Sprintf("want a mapping of %s, got %s", knownKeys(t), describe(node))}
+			return
 		}
 		fields := structFields(t)
 		seen := map[string]int{}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			k, v := node.Content[i], node.Content[i+1]
 			if line, dup := seen[k.Value]; dup {
-				return &Error{File: file, Line: k.Line, Field: join(path, k.Value), Msg: fmt.Sprintf("duplicate key (first at line %d)", line)}
+				add(k.Line, join(path, k.Value), "duplicate key (first at line %d)", line)
+				dups[node] = true
+				continue
 			}
 			seen[k.Value] = k.Line
 			ft, ok := fields[k.Value]
 			if !ok {
-				return &Error{File: file, Line: k.Line, Field: path, Msg: fmt.Sprintf("unknown key %q (known: %s)", k.Value, knownKeys(t))}
+				add(k.Line, path, "unknown key %q (known: %s)", k.Value, knownKeys(t))
+				continue
 			}
-			if err := check(file, join(path, k.Value), v, ft); err != nil {
-				return err
-			}
+			check(file, join(path, k.Value), v, ft, problems, values, dups)
 		}
 	case reflect.Map:
 		if node.Kind != yaml.MappingNode {
-			return nil // the decoder reports the type error
+			return // the decoder reports the type error
 		}
 		seen := map[string]int{}
 		for i := 0; i+1 < len(node.Content); i += 2 {
 			k, v := node.Content[i], node.Content[i+1]
 			if line, dup := seen[k.Value]; dup {
-				return &Error{File: file, Line: k.Line, Field: join(path, k.Value), Msg: fmt.Sprintf("duplicate key (first at line %d)", line)}
+				add(k.Line, join(path, k.Value), "duplicate key (first at line %d)", line)
+				dups[node] = true
+				continue
 			}
 			seen[k.Value] = k.Line
-			if err := check(file, join(path, k.Value), v, t.Elem()); err != nil {
-				return err
-			}
+			check(file, join(path, k.Value), v, t.Elem(), problems, values, dups)
 		}
 	case reflect.Slice, reflect.Array:
 		if node.Kind != yaml.SequenceNode {
-			return nil
+			return
 		}
 		for i, v := range node.Content {
-			if err := check(file, fmt.Sprintf("%s[%d]", path, i), v, t.Elem()); err != nil {
-				return err
-			}
+			check(file, fmt.Sprintf("%s[%d]", path, i), v, t.Elem(), problems, values, dups)
 		}
 	}
-	return nil
 }
 
-// validate calls Validate on out if it implements Validator. An error of
-// the form "key: problem" whose key is in node is reported at that key's
-// line and path.
-func validate(file, path string, node *yaml.Node, rv reflect.Value) error {
+// withoutRepeats returns n, or a copy of it in which the mappings in
+// dups lose the second and later occurrences of each key. Aliased nodes
+// are not copied.
+func withoutRepeats(n *yaml.Node, dups map[*yaml.Node]bool) *yaml.Node {
+	if len(dups) == 0 || n == nil || (n.Kind != yaml.MappingNode && n.Kind != yaml.SequenceNode && n.Kind != yaml.DocumentNode) {
+		return n
+	}
+	var content []*yaml.Node
+	changed := false
+	seen := map[string]bool{}
+	for i := 0; i < len(n.Content); i++ {
+		if n.Kind == yaml.MappingNode && i+1 < len(n.Content) {
+			k := n.Content[i]
+			if dups[n] && k.Kind == yaml.ScalarNode && seen[k.Value] {
+				changed = true
+				i++
+				continue
+			}
+			seen[k.Value] = true
+			v := withoutRepeats(n.Content[i+1], dups)
+			changed = changed || v != n.Content[i+1]
+			content = append(content, k, v)
+			i++
+			continue
+		}
+		c := withoutRepeats(n.Content[i], dups)
+		changed = changed || c != n.Content[i]
+		content = append(content, c)
+	}
+	if !changed {
+		return n
+	}
+	cp := *n
+	cp.Content = content
+	return &cp
+}
+
+// fraction reports whether node, a value for an integer field, is a YAML
+// float that is not a whole number (1500.5, .inf, .nan), which yaml.v3
+// would truncate or wrap silently, and says why. Whole floats (2.0, 1e3)
+// are left to the decoder, which converts them exactly or reports the
+// overflow.
+func fraction(node *yaml.Node) (string, bool) {
+	if node.Kind != yaml.ScalarNode || node.ShortTag() != "!!float" {
+		return "", false
+	}
+	var f float64
+	if err := node.Decode(&f); err != nil {
+		return "", false // the decoder reports it
+	}
+	switch {
+	case math.IsNaN(f) || math.IsInf(f, 0):
+		return fmt.Sprintf("%q is not an integer", node.Value), true
+	case f != math.Trunc(f):
+		return fmt.Sprintf("%q is not an integer (it has a fractional part)", node.Value), true
+	}
+	return "", false
+}
+
+// validate calls Validate on out if it implements Validator and returns
+// its problems: each error of a joined error (one with Unwrap() []error)
+// separately, each as FieldError places it.
+func validate(file, path string, node *yaml.Node, rv reflect.Value) []*Error {
 	v, ok := rv.Interface().(Validator)
 	if !ok {
 		return nil
@@ -174,7 +331,24 @@ func validate(file, path string, node *yaml.Node, rv reflect.Value) error {
 	if err == nil {
 		return nil
 	}
-	return FieldError(file, path, node, err)
+	var out []*Error
+	for _, e := range flatten(err) {
+		out = append(out, FieldError(file, path, node, e))
+	}
+	return out
+}
+
+// flatten splits a joined error (errors.Join) into its errors.
+func flatten(err error) []error {
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
 }
 
 // FieldError reports err, a validation error of the value decoded from
@@ -251,6 +425,9 @@ func join(path, key string) string {
 func describe(n *yaml.Node) string {
 	switch n.Kind {
 	case yaml.ScalarNode:
+		if r := []rune(n.Value); len(r) > 60 {
+			return fmt.Sprintf("%q... (%d characters)", string(r[:60]), len(r))
+		}
 		return fmt.Sprintf("%q", n.Value)
 	case yaml.SequenceNode:
 		return "a sequence"
@@ -271,23 +448,31 @@ func syntaxError(file string, err error) error {
 	return &Error{File: file, Line: line, Msg: "invalid YAML: " + msg}
 }
 
-// typeError turns a yaml.v3 *TypeError ("line 4: cannot unmarshal !!str
-// `abc` into int") into an *Error; the field path is found by line.
-func typeError(file, prefix string, root *yaml.Node, err error) error {
+// typeErrors turns a yaml.v3 *TypeError (each of its lines like "line 4:
+// cannot unmarshal !!str `abc` into int") into one *Error per line; the
+// field path is found by line. Duplicate-key lines are left out: check
+// reports those.
+func typeErrors(file, prefix string, root *yaml.Node, err error) []*Error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) || len(te.Errors) == 0 {
-		return &Error{File: file, Line: root.Line, Field: prefix, Msg: err.Error()}
+		return []*Error{{File: file, Line: root.Line, Field: prefix, Msg: err.Error()}}
 	}
-	msg := te.Errors[0]
-	line := 0
-	if n, rest, ok := cutLine(msg); ok {
-		line, msg = n, rest
+	var out []*Error
+	for _, msg := range te.Errors {
+		if strings.Contains(msg, "already defined at line") {
+			continue
+		}
+		line := 0
+		if n, rest, ok := cutLine(msg); ok {
+			line, msg = n, rest
+		}
+		// A scalar that does not fit ("!!str `x` into int") is reported at
+		// that scalar; a list or mapping where a scalar belongs at the
+		// collection.
+		scalar := !strings.Contains(msg, "!!seq") && !strings.Contains(msg, "!!map")
+		out = append(out, &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line, scalar), Msg: typeMessage(msg)})
 	}
-	// A scalar that does not fit ("!!str `x` into int") is reported at
-	// that scalar; a list or mapping where a scalar belongs at the
-	// collection.
-	scalar := !strings.Contains(msg, "!!seq") && !strings.Contains(msg, "!!map")
-	return &Error{File: file, Line: line, Field: pathAtLine(root, prefix, line, scalar), Msg: typeMessage(msg)}
+	return out
 }
 
 var typeErrorRE = regexp.MustCompile("^cannot unmarshal !!(\\w+)(?: `(.*)`)? into (.+)$")

@@ -2,6 +2,8 @@ package strictyaml
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"gopkg.in/yaml.v3"
@@ -51,6 +53,14 @@ func TestDecodeErrors(t *testing.T) {
 		{"mapping for scalar", "name:\n  a: 1\n", "f.yaml:2: name: a mapping is not a string"},
 		{"bad list element", "inner:\n  tags:\n    - a\n    - [b]\n", "f.yaml:4: inner.tags[1]: a list is not a string"},
 		{"not a mapping", "- 1\n", "f.yaml:1: want a mapping of inner, list, map, name, nested, on, params, ptr, got a sequence"},
+		// yaml.v3 alone would truncate these to 1500, 3 and 1.
+		{"fractional int", "inner:\n  count: 1500.5\n", `f.yaml:2: inner.count: "1500.5" is not an integer (it has a fractional part)`},
+		{"fractional int in map", "map:\n  a: 3.7\n", `f.yaml:2: map.a: "3.7" is not an integer (it has a fractional part)`},
+		{"fractional int in list", "list:\n  - count: 1.2\n", `f.yaml:2: list[0].count: "1.2" is not an integer (it has a fractional part)`},
+		{"negative fraction", "inner:\n  count: -0.5\n", `f.yaml:2: inner.count: "-0.5" is not an integer (it has a fractional part)`},
+		{"infinite int", "inner:\n  count: -.inf\n", `f.yaml:2: inner.count: "-.inf" is not an integer`},
+		{"nan int", "inner:\n  count: .nan\n", `f.yaml:2: inner.count: ".nan" is not an integer`},
+		{"quoted fraction", "inner:\n  count: \"1.5\"\n", `f.yaml:2: inner.count: "1.5" is not an integer`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -67,6 +77,89 @@ func TestDecodeErrors(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", err, tt.want)
 			}
 		})
+	}
+}
+
+// Whole numbers written as floats decode exactly; a fraction is never
+// truncated into an integer field.
+func TestDecodeWholeFloatsIntoInts(t *testing.T) {
+	for _, tt := range []struct {
+		data string
+		want int
+	}{{"2.0", 2}, {"1e3", 1000}, {"-4.0", -4}, {"7", 7}} {
+		var out inner
+		if err := Decode("f.yaml", []byte("count: "+tt.data+"\n"), &out); err != nil || out.Count != tt.want {
+			t.Errorf("count: %s: got %d, %v; want %d", tt.data, out.Count, err, tt.want)
+		}
+	}
+}
+
+// Every problem of a document is reported at once, in line order, each
+// with its line and field; Validate runs only when every value decoded.
+func TestDecodeReportsEveryProblem(t *testing.T) {
+	data := "name: [x]\nnmae: b\ninner:\n  count: 3.5\n  alpha: high\n  beta: 1\n  count: 4\nmap:\n  a: x\nlist:\n  - alhpa: 1\n"
+	want := []string{
+		"f.yaml:1: name: a list is not a string",
+		`f.yaml:2: unknown key "nmae" (known: inner, list, map, name, nested, on, params, ptr)`,
+		`f.yaml:4: inner.count: "3.5" is not an integer (it has a fractional part)`,
+		`f.yaml:5: inner.alpha: "high" is not a number`,
+		`f.yaml:6: inner: unknown key "beta" (known: alpha, count, tags)`,
+		"f.yaml:7: inner.count: duplicate key (first at line 4)",
+		`f.yaml:9: map.a: "x" is not an integer`,
+		`f.yaml:11: list[0]: unknown key "alhpa" (known: alpha, count, tags)`,
+	}
+	var out outer
+	err := Decode("f.yaml", []byte(data), &out)
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error %T (%v) is not Errors", err, err)
+	}
+	if got := err.Error(); got != strings.Join(want, "\n") {
+		t.Errorf("errors\n got:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+	if n := len(List(err)); n != len(want) {
+		t.Errorf("List: %d problems, want %d", n, len(want))
+	}
+	var first *Error
+	if !errors.As(err, &first) || first.Line != 1 {
+		t.Errorf("errors.As: first problem %+v, want line 1", first)
+	}
+	// Validate sees only values as the file gives them: top's Validate
+	// would refuse the kept default -1 of inner.alpha, but the file's
+	// value is the problem to fix.
+	tp := top{Inner: inner{Alpha: -1}}
+	err = Decode("f.yaml", []byte("inner:\n  alpha: high\n  count: 1.5\n"), &tp)
+	wantTop := "f.yaml:2: inner.alpha: \"high\" is not a number\nf.yaml:3: inner.count: \"1.5\" is not an integer (it has a fractional part)"
+	if err == nil || err.Error() != wantTop {
+		t.Errorf("top: err = %v, want\n%s", err, wantTop)
+	}
+}
+
+// A wrong key does not stop Validate: its problem comes with the key's.
+func TestValidateAfterKeyProblems(t *testing.T) {
+	var out top
+	err := Decode("f.yaml", []byte("inner:\n  alpha: -1\n  beta: 2\n"), &out)
+	want := "f.yaml:2: inner.alpha: must be >= 0\nf.yaml:3: inner: unknown key \"beta\" (known: alpha, count, tags)"
+	if err == nil || err.Error() != want {
+		t.Errorf("err = %v, want\n%s", err, want)
+	}
+}
+
+func TestJoinAndList(t *testing.T) {
+	a := &Error{File: "f", Line: 3, Msg: "a"}
+	b := &Error{File: "f", Line: 1, Msg: "b"}
+	c := &Error{File: "f", Msg: "c"}
+	if Join() != nil || Join(nil) != nil {
+		t.Error("Join of nothing is not nil")
+	}
+	if err := Join(nil, a); err != a {
+		t.Errorf("Join of one = %v, want the *Error", err)
+	}
+	if got := Join(a, b, c).Error(); got != "f: c\nf:1: b\nf:3: a" {
+		t.Errorf("Join sorted = %q", got)
+	}
+	if List(errors.New("plain")) != nil || len(List(a)) != 1 || len(List(fmt.Errorf("w: %w", Join(a, b)))) != 2 {
+		t.Error("List")
 	}
 }
 

@@ -33,6 +33,9 @@ type Options struct {
 	Bars *bool
 	// Verbose also logs the start of every phase (at debug level).
 	Verbose bool
+	// Now is the clock the bars' rate and ETA are measured with; nil means
+	// time.Now. Tests inject a fake one.
+	Now func() time.Time
 }
 
 // Display implements experiment.Observer.
@@ -40,9 +43,14 @@ type Display struct {
 	log   *slog.Logger
 	quiet bool
 
-	mu  sync.Mutex
-	p   *mpb.Progress // nil without live bars
-	bar *mpb.Bar
+	now func() time.Time
+
+	// mu guards bar and meter. It is never held while calling into mpb:
+	// mpb renders from its own goroutine and a call may wait for it.
+	mu    sync.Mutex
+	p     *mpb.Progress // nil without live bars
+	bar   *mpb.Bar
+	meter *meter // the current bar's rate and ETA
 }
 
 var _ experiment.Observer = (*Display)(nil)
@@ -50,7 +58,10 @@ var _ experiment.Observer = (*Display)(nil)
 // New returns a display writing to w. It returns an error for an unknown
 // Format.
 func New(w io.Writer, opt Options) (*Display, error) {
-	d := &Display{quiet: opt.Quiet}
+	d := &Display{quiet: opt.Quiet, now: opt.Now}
+	if d.now == nil {
+		d.now = time.Now
+	}
 	bars := false
 	if f, ok := w.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
 		bars = true
@@ -60,7 +71,13 @@ func New(w io.Writer, opt Options) (*Display, error) {
 	}
 	out := w
 	if bars && !opt.Quiet {
-		d.p = mpb.New(mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150*time.Millisecond))
+		opts := []mpb.ContainerOption{mpb.WithOutput(w), mpb.WithWidth(100), mpb.WithRefreshRate(150 * time.Millisecond)}
+		if opt.Bars != nil {
+			// Forced on: render even to a non-terminal (mpb would
+			// otherwise print nothing, not even the log lines).
+			opts = append(opts, mpb.WithAutoRefresh())
+		}
+		d.p = mpb.New(opts...)
 		out = d.p // lines print above the bars
 	}
 	var h slog.Handler
@@ -96,41 +113,50 @@ func (d *Display) Started(runID, dir string, resumed int) {
 // PhaseStart implements experiment.Observer.
 func (d *Display) PhaseStart(gen int, split, version string, total int) {
 	d.log.Debug("phase started", "gen", gen, "split", split, "version", version, "episodes", total)
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if d.p == nil {
 		return
 	}
 	name := fmt.Sprintf("gen %-2d %-5s %-8s", gen, split, version)
-	d.bar = d.p.AddBar(int64(total),
+	// The rate and ETA come from a meter fed the real completion times;
+	// mpb's EWMA decorators need each increment's duration, which a pool
+	// of workers finishing episodes concurrently does not have (feeding
+	// them a constant showed that constant's rate and an ETA of 0s).
+	m := newMeter(d.now, total)
+	text := func(f func() string) decor.DecorFunc { return func(decor.Statistics) string { return f() } }
+	bar := d.p.AddBar(int64(total),
 		mpb.PrependDecorators(decor.Name(name, decor.WCSyncSpaceR), decor.CountersNoUnit("%d/%d", decor.WCSyncSpace)),
 		mpb.AppendDecorators(
-			decor.EwmaSpeed(nil, "%.0f ep/s", 30, decor.WCSyncSpace),
-			decor.OnComplete(decor.EwmaETA(decor.ET_STYLE_GO, 30, decor.WCSyncSpace), "done"),
+			decor.Any(text(m.rateText), decor.WCSyncSpace),
+			decor.OnComplete(decor.Any(text(m.etaText), decor.WCSyncSpace), "done"),
 		),
 		mpb.BarRemoveOnComplete(),
 	)
+	d.mu.Lock()
+	d.bar, d.meter = bar, m
+	d.mu.Unlock()
 }
 
 // EpisodeDone implements experiment.Observer.
 func (d *Display) EpisodeDone(done, total int) {
 	d.mu.Lock()
-	b := d.bar
+	b, m := d.bar, d.meter
 	d.mu.Unlock()
 	if b != nil {
-		b.EwmaIncrement(time.Millisecond)
+		m.episodeDone()
+		b.Increment()
 	}
 }
 
 // PhaseEnd implements experiment.Observer.
 func (d *Display) PhaseEnd(gen int, split, version string, episodes int, elapsed time.Duration) {
 	d.mu.Lock()
-	if d.bar != nil {
-		d.bar.SetTotal(-1, true)
-		d.bar.Wait()
-		d.bar = nil
-	}
+	b := d.bar
+	d.bar, d.meter = nil, nil
 	d.mu.Unlock()
+	if b != nil {
+		b.SetTotal(-1, true)
+		b.Wait()
+	}
 	if d.quiet {
 		return
 	}
