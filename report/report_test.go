@@ -36,7 +36,7 @@ var (
 // 60, 150 and 100 seeds of the embedded train, val and test splits; 3
 // candidates; alpha 0.1; at most 3 generations) and returns its
 // run directory, shared by the tests of this package.
-func smallRun(t *testing.T) string {
+func smallRun(t testing.TB) string {
 	t.Helper()
 	smallOnce.Do(func() {
 		root, err := os.MkdirTemp("", "evolve-report-")
@@ -317,7 +317,7 @@ func absDiff(a, b uint32) uint32 {
 
 // copyDir copies a run directory's regular files (one level of
 // subdirectories) to a temporary directory.
-func copyDir(t *testing.T, src string) string {
+func copyDir(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, e os.DirEntry, err error) error {

@@ -18,7 +18,6 @@ import (
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
-	"gonum.org/v1/plot/vg/vgpdf"
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
@@ -157,8 +156,9 @@ func headerStyle(size vg.Length) text.Style {
 }
 
 // Save writes the figure to path atomically, in the format named by path's
-// extension: ".png" (PNGDPI dots per inch), ".svg" or ".pdf" (fonts
-// embedded). Output is byte-identical for identical figures in every
+// extension: ".png" (PNGDPI dots per inch), ".svg" or ".pdf" (the plot
+// font embedded as a UTF-8 subset, so that text such as → and Δ is drawn
+// and extractable; see pdfCanvas). Output is byte-identical for identical figures in every
 // format (PDF dates are fixed, see SOURCE_DATE_EPOCH in the package docs). It returns an error wrapping
 // [ErrFormat] for any other extension, and an error naming path if the file
 // cannot be written.
@@ -174,7 +174,7 @@ func (f Figure) Save(path string) error {
 	case ".svg":
 		canvas = vgsvg.New(f.Width, f.Height)
 	case ".pdf":
-		canvas = vgpdf.New(f.Width, f.Height)
+		canvas = newPDFCanvas(f.Width, f.Height)
 	default:
 		return fmt.Errorf("results: saving plot %s: %w %q (want .png, .svg or .pdf)", path, ErrFormat, ext)
 	}

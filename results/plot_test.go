@@ -8,6 +8,7 @@ import (
 	"image/png"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -287,5 +288,68 @@ func TestLineage(t *testing.T) {
 	}
 	if err := PlotFailureCauses(t.TempDir(), gens, "jpg"); !errors.Is(err, ErrFormat) {
 		t.Errorf("jpg: err = %v, want ErrFormat", err)
+	}
+}
+
+// TestPDFText checks that the PDF figures carry their non-ASCII text as
+// text (UTF-8 fonts, not vgpdf's cp1252): pdftotext (Debian's
+// poppler-utils) of every PDF figure shows the run name "glyphs Δ→" of its
+// title, and the lineage shows a mutation with → and Δ, not the cp1252
+// mojibake "â†’" and "Î”". The PDFs stay byte-identical across renders.
+// Skipped when pdftotext is not installed.
+func TestPDFText(t *testing.T) {
+	pdftotext, err := exec.LookPath("pdftotext")
+	if err != nil {
+		t.Skip("pdftotext not found (apt-get install poppler-utils): not checking the text of the PDF figures")
+	}
+	const run = "glyphs Δ→"
+	const mutation = "Adjusted health_threshold: 0.300 → 0.400 (increase, Δ=0.100)"
+	eps, cands, gens := sampleRun(run, 3, 2, 20, 15, 5, 9)
+	for i := range cands {
+		cands[i].Mutation = mutation
+	}
+	dir := t.TempDir()
+	writePlots(t, dir, eps, cands, gens, "pdf")
+	for _, name := range []string{"val_by_generation", "candidates", "failure_causes", "lineage"} {
+		t.Run(name, func(t *testing.T) {
+			path := filepath.Join(dir, name+".pdf")
+			out, err := exec.Command(pdftotext, path, "-").Output()
+			if err != nil {
+				t.Fatalf("pdftotext %s: %v", path, err)
+			}
+			text := string(out)
+			want := []string{"(" + run + ")"}
+			if name == "lineage" {
+				want = append(want, "0.300 → 0.400", "Δ=0.100")
+			}
+			for _, w := range want {
+				if !strings.Contains(text, w) {
+					t.Errorf("pdftotext %s: no %q in:\n%s", name, w, text)
+				}
+			}
+			for _, bad := range []string{"â", "Î"} {
+				if strings.Contains(text, bad) {
+					t.Errorf("pdftotext %s: mojibake %q in:\n%s", name, bad, text)
+				}
+			}
+		})
+	}
+	// Font subsetting must not depend on map order: five more renders.
+	first, err := os.ReadFile(filepath.Join(dir, "lineage.pdf"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 5 {
+		again := t.TempDir()
+		if err := PlotLineage(again, gens, cands, "pdf"); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(filepath.Join(again, "lineage.pdf"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(first, b) {
+			t.Fatalf("render %d of lineage.pdf differs from the first", i+2)
+		}
 	}
 }

@@ -22,11 +22,12 @@
 //     and zsplit zero methods.
 //   - [Adjust]: p-value adjustment for multiple comparisons as R's p.adjust.
 //   - [A12], [RankBiserial], [HodgesLehmann]: effect sizes, the last with a
-//     confidence interval as R's wilcox.test(conf.int = TRUE).
+//     confidence interval as R's wilcox.test(conf.int = TRUE), selected
+//     from the implicit n1·n2 pairwise differences in O(n1 + n2) memory.
 //   - [Summarize], [IQM], [TrimMean], [Median]: one-sample summaries.
 //   - [AggregateIQM], [AggregateMean], [AggregateMedian], [OptimalityGap],
 //     [ProbabilityOfImprovement], [RunScoreProfile], [AverageScoreProfile],
-//     [BootstrapCI]: the rliable toolbox (Agarwal et al., "Deep
+//     [BootstrapCI], [BootstrapIQM]: the rliable toolbox (Agarwal et al., "Deep
 //     Reinforcement Learning at the Edge of the Statistical Precipice",
 //     NeurIPS 2021).
 //
@@ -43,8 +44,10 @@
 //
 // # Randomness
 //
-// Nothing in this package uses a global random source: [BootstrapCI] takes a
-// *math/rand/v2.Rand, so a seed reproduces the interval exactly.
+// Nothing in this package uses a global random source: [BootstrapCI] and
+// [BootstrapIQM] take a *math/rand/v2.Rand, so a seed reproduces the
+// interval exactly. [HodgesLehmann]'s selection draws its pivots from a
+// fixed-seed source; its results do not depend on them.
 //
 // # References
 //

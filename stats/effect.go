@@ -113,8 +113,15 @@ type ShiftResult struct {
 // Auto uses Exact when n1 < 50, n2 < 50 and there are no ties, else
 // Asymptotic (R's default). Exact with ties falls back to Asymptotic with
 // WarnTiesCI; Exact too large for MaxExactCells falls back with
-// WarnExactTooLarge. Cost: O(n1·n2·log(n1·n2)) time and n1·n2 float64s
-// for the pairwise differences.
+// WarnExactTooLarge.
+//
+// Cost: O((n1 + n2)·log(n1·n2)) expected time and O(n1 + n2) memory. The
+// estimate and the exact interval's order statistics D(k) are selected
+// from the implicit sorted matrix of differences without materialising
+// its n1·n2 elements (Johnson and Mizoguchi 1978; Monahan 1984, ACM TOMS
+// 10(3); see pairDiffs), and equal bit for bit the elements of the sorted
+// differences. Each evaluation of W(d) in the asymptotic search costs
+// O(n1 + n2); Brent's search takes a few dozen.
 //
 // Errors: ErrSampleSize if x or y is empty; ErrNaN for NaN; ErrNonFinite
 // for ±Inf; ErrOption for ConfLevel outside (0, 1) or a bad option.
@@ -147,15 +154,11 @@ func HodgesLehmann(x, y []float64, opt ShiftOptions) (ShiftResult, error) {
 		}
 	}
 	res := ShiftResult{N1: n1, N2: n2, Alternative: opt.Alternative, ConfLevel: conf, RootEstimate: math.NaN()}
-	diffs := make([]float64, 0, n1*n2)
-	for _, xi := range x {
-		for _, yj := range y {
-			diffs = append(diffs, xi-yj)
-		}
-	}
-	slices.Sort(diffs)
-	res.Estimate = median(diffs)
-	res.Ties = pooledRanks(x, y, false).ties
+	diffs := newPairDiffs(x, y)
+	res.Estimate = diffs.median()
+	ys := slices.Clone(diffs.yd)
+	slices.Reverse(ys)
+	res.Ties = mergeCount(diffs.xs, ys).ties
 
 	method := opt.Method
 	if method == Auto {
@@ -175,15 +178,16 @@ func HodgesLehmann(x, y []float64, opt ShiftOptions) (ShiftResult, error) {
 	res.Method = method
 	alpha := 1 - conf
 	if method == Exact {
-		exactShiftCI(&res, diffs, alpha)
+		exactShiftCI(&res, diffs.sel, alpha)
 		return res, nil
 	}
-	asymptoticShiftCI(&res, x, y, alpha, !opt.NoContinuity)
+	asymptoticShiftCI(&res, diffs.xs, ys, alpha, !opt.NoContinuity)
 	return res, nil
 }
 
-// exactShiftCI fills the exact interval (R's wilcox.test exact branch).
-func exactShiftCI(res *ShiftResult, diffs []float64, alpha float64) {
+// exactShiftCI fills the exact interval (R's wilcox.test exact branch);
+// diff(k) is the k-th smallest (0-based) of the n1·n2 differences.
+func exactShiftCI(res *ShiftResult, diff func(k int) float64, alpha float64) {
 	n1, n2 := res.N1, res.N2
 	groups := make([]int, n1+n2)
 	for i := range groups {
@@ -237,16 +241,16 @@ func exactShiftCI(res *ShiftResult, diffs []float64, alpha float64) {
 		qu := max(qw(alpha/2), 1)
 		ql := mn - qu
 		achieved = 2 * pw(qu-1)
-		res.CILow, res.CIHigh = diffs[qu-1], diffs[ql]
+		res.CILow, res.CIHigh = diff(qu-1), diff(ql)
 	case Greater:
 		qu := max(qw(alpha), 1)
 		achieved = pw(qu - 1)
-		res.CILow, res.CIHigh = diffs[qu-1], math.Inf(1)
+		res.CILow, res.CIHigh = diff(qu-1), math.Inf(1)
 	case Less:
 		qu := max(qw(alpha), 1)
 		ql := mn - qu
 		achieved = pw(qu - 1)
-		res.CILow, res.CIHigh = math.Inf(-1), diffs[ql]
+		res.CILow, res.CIHigh = math.Inf(-1), diff(ql)
 	}
 	if achieved-alpha > alpha/2 {
 		res.ConfLevel = 1 - achieved
@@ -276,11 +280,12 @@ func (s *shiftStat) w(d float64, correct bool, alt Alternative) (float64, float6
 }
 
 // asymptoticShiftCI fills the asymptotic interval and RootEstimate (R's
-// wilcox.test non-exact branch with conf.int = TRUE).
-func asymptoticShiftCI(res *ShiftResult, x, y []float64, alpha float64, correct bool) {
+// wilcox.test non-exact branch with conf.int = TRUE); xs and ys are x and
+// y sorted ascending.
+func asymptoticShiftCI(res *ShiftResult, xs, ys []float64, alpha float64, correct bool) {
 	s := &shiftStat{
-		xs: slices.Sorted(slices.Values(x)), ys: slices.Sorted(slices.Values(y)),
-		shifted: make([]float64, len(x)), fn1: float64(len(x)), fn2: float64(len(y)),
+		xs: xs, ys: ys,
+		shifted: make([]float64, len(xs)), fn1: float64(len(xs)), fn2: float64(len(ys)),
 	}
 	mumin := s.xs[0] - s.ys[len(s.ys)-1]
 	mumax := s.xs[len(s.xs)-1] - s.ys[0]
