@@ -1,8 +1,8 @@
 package agent
 
 import (
-	"evolve/envs"
-	"evolve/prompt"
+	"evolve/envs/dungeon"
+	"evolve/params"
 )
 
 // Agent chooses one action per turn from an observation. Implementations
@@ -12,7 +12,7 @@ type Agent interface {
 	// Reset forgets everything about the previous episode.
 	Reset()
 	// Act returns the action for the turn described by o.
-	Act(o *envs.Observation) envs.Action
+	Act(o *dungeon.Observation) dungeon.Action
 }
 
 // Scripted is the scripted policy agent. Each turn it tries the skills in
@@ -39,84 +39,84 @@ type Agent interface {
 // When no skill applies the agent attacks an adjacent monster (cornered)
 // or else explores. An encounter ends when no monster is adjacent.
 type Scripted struct {
-	p        prompt.PolicyParameters
+	p        policy
 	attempts int // attacks in the current encounter
 }
 
-// NewScripted returns a scripted agent for p. p must be valid (see
-// prompt.PolicyParameters.Validate); the agent keeps its own copy.
-func NewScripted(p prompt.PolicyParameters) *Scripted {
-	return &Scripted{p: p.Clone()}
+// NewScripted returns a scripted agent for p, which must be valid for
+// Schema (Schema.Validate); the agent keeps its own copy.
+func NewScripted(p params.Set) *Scripted {
+	return &Scripted{p: readPolicy(p)}
 }
 
 // Reset implements Agent.
 func (a *Scripted) Reset() { a.attempts = 0 }
 
 // Act implements Agent.
-func (a *Scripted) Act(o *envs.Observation) envs.Action {
+func (a *Scripted) Act(o *dungeon.Observation) dungeon.Action {
 	if o.Eating {
-		return envs.ActEat
+		return dungeon.ActEat
 	}
 	if o.Adjacent == 0 {
 		a.attempts = 0
 	}
 	hpFrac := float64(o.HP) / float64(o.MaxHP)
-	for _, s := range a.p.SkillPriority {
+	for _, s := range a.p.skillPriority {
 		if act, ok := a.try(s, o, hpFrac); ok {
-			if act == envs.ActAttack {
+			if act == dungeon.ActAttack {
 				a.attempts++
 			}
 			return act
 		}
 	}
 	if o.Adjacent > 0 {
-		return envs.ActAttack
+		return dungeon.ActAttack
 	}
 	return a.explore(o, hpFrac)
 }
 
 // try returns the action of skill s and whether s applies to o.
-func (a *Scripted) try(s prompt.Skill, o *envs.Observation, hpFrac float64) (envs.Action, bool) {
+func (a *Scripted) try(s string, o *dungeon.Observation, hpFrac float64) (dungeon.Action, bool) {
 	p := &a.p
-	lowHP := hpFrac < p.HealthThreshold
-	hungry := o.Hunger > p.HungerThreshold
+	lowHP := hpFrac < p.healthThreshold
+	hungry := o.Hunger > p.hungerThreshold
 	switch s {
-	case prompt.SkillExplore:
+	case SkillExplore:
 		if o.Adjacent == 0 && (!lowHP || o.Potions == 0) && (!hungry || o.Food == 0) {
 			return a.explore(o, hpFrac), true
 		}
-	case prompt.SkillFight:
-		if o.Adjacent > 0 && o.Danger <= p.RiskTolerance && a.attempts < p.MaxCombatAttempts {
-			return envs.ActAttack, true
+	case SkillFight:
+		if o.Adjacent > 0 && o.Danger <= p.riskTolerance && a.attempts < p.maxCombatAttempts {
+			return dungeon.ActAttack, true
 		}
-	case prompt.SkillEat:
+	case SkillEat:
 		if hungry && o.Food > 0 {
-			return envs.ActEat, true
+			return dungeon.ActEat, true
 		}
-	case prompt.SkillUseItem:
+	case SkillUseItem:
 		if lowHP && o.Potions > 0 {
-			return envs.ActQuaff, true
+			return dungeon.ActQuaff, true
 		}
-	case prompt.SkillFlee:
+	case SkillFlee:
 		if o.ThreatDist > 0 && o.ThreatDist <= 2 && o.CanFlee &&
-			(lowHP || o.Danger > p.RiskTolerance || a.attempts >= p.MaxCombatAttempts) {
-			return envs.ActFlee, true
+			(lowHP || o.Danger > p.riskTolerance || a.attempts >= p.maxCombatAttempts) {
+			return dungeon.ActFlee, true
 		}
 	}
-	return envs.ActWait, false
+	return dungeon.ActWait, false
 }
 
 // explore is the explore skill's action: explore, or descend once the
 // level's exploration budget is spent, or rest when too hurt to descend.
-func (a *Scripted) explore(o *envs.Observation, hpFrac float64) envs.Action {
-	if hpFrac < a.p.HealthThreshold && o.ThreatDist == 0 {
-		return envs.ActWait // rest until HP is back above the threshold
+func (a *Scripted) explore(o *dungeon.Observation, hpFrac float64) dungeon.Action {
+	if hpFrac < a.p.healthThreshold && o.ThreatDist == 0 {
+		return dungeon.ActWait // rest until HP is back above the threshold
 	}
-	if o.LevelTurns < a.p.MaxExplorationSteps && o.FrontierLeft {
-		return envs.ActExplore
+	if o.LevelTurns < a.p.maxExplorationSteps && o.FrontierLeft {
+		return dungeon.ActExplore
 	}
-	if hpFrac < (1-a.p.RiskTolerance)/2 {
-		return envs.ActWait
+	if hpFrac < (1-a.p.riskTolerance)/2 {
+		return dungeon.ActWait
 	}
-	return envs.ActDescend
+	return dungeon.ActDescend
 }

@@ -1,168 +1,249 @@
-// Package envs defines the protocol between an environment and an agent and
-// keeps the registry of environments by name.
+// Package envs defines what evolve needs of an environment and keeps the
+// registry of environments by name.
 //
-// An environment produces episodes. An episode is a pure function of the
-// environment's configuration, its seed and the actions it receives: the
-// same inputs give the same Outcome on any machine and any worker. The
-// runner drives an episode turn by turn:
+// An environment, played by the agent that goes with it, produces
+// episodes. An episode is a pure function of the environment's
+// configuration, its seed, and the policy parameters (and prompt) the
+// agent plays under: the same inputs give the same Outcome on any machine,
+// worker and process. evolve sees an episode only through its Outcome: a
+// score, why it ended, its failure cause (one of the causes the
+// environment declares, or none), and the metrics the environment
+// declares as columns of episodes.parquet.
 //
-//	ep.Reset(seed)
-//	for {
-//		ep.Observe(&obs)
-//		if ep.Step(agent.Act(&obs)) {
-//			break
-//		}
-//	}
-//	out := ep.Outcome()
+// Each worker of the runner has its own Player, reused across episodes:
 //
-// The built-in environment is envs/dungeon; a second one registers itself
-// with Register and is selected by name in the experiment config without
-// any change to the evolution loop.
+//	info := env.Info()              // causes, metrics, parameter schema
+//	pl, _ := env.NewPlayer(worker)  // e.g. one subprocess per worker
+//	out, err := pl.Play(ctx, Episode{Seed: seed, Params: p})
+//	pl.Close()
+//
+// The built-in environment "dungeon" (envs/dungeon, played by the scripted
+// agent of package agent) and "process" (envs/process: any program that
+// speaks the process protocol of docs/protocol.md) register themselves
+// with Register and are chosen by name in the experiment config.
 package envs
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"sync"
+
+	"evolve/params"
 )
 
-// Action is what an agent does in one turn. The environment implements the
-// movement behind each action (path finding, target choice), so an agent
-// only chooses among skills.
-type Action uint8
-
-// The actions, one per turn.
+// Reserved failure causes, besides those an environment declares.
 const (
-	ActWait    Action = iota // do nothing this turn
-	ActExplore               // step toward the nearest unexplored tile
-	ActDescend               // step toward the down staircase, descend when on it
-	ActAttack                // attack the nearest adjacent monster (a fight the agent chose)
-	ActFlee                  // step away from the nearest threat
-	ActEat                   // eat a carried food item (takes several turns)
-	ActQuaff                 // quaff a carried potion of healing
-	NumActions               // number of actions; not an action
+	// CauseNone: the episode did not fail.
+	CauseNone = "none"
+	// CauseError: the episode could not be played (the environment or
+	// agent crashed, hung, broke the protocol or panicked). It is recorded
+	// by the runner, never proposed on, and never declared.
+	CauseError = "error"
 )
 
-var actionNames = [...]string{"wait", "explore", "descend", "attack", "flee", "eat", "quaff"}
+// EndError is the end reason of an episode that could not be played (see
+// CauseError).
+const EndError = "error"
 
-// String returns the action's lower-case name, e.g. "attack".
-func (a Action) String() string {
-	if int(a) < len(actionNames) {
-		return actionNames[a]
-	}
-	return fmt.Sprintf("action(%d)", uint8(a))
+// Cause is a failure cause an environment declares.
+type Cause struct {
+	// Name is the cause as written in episodes.parquet, reports and the
+	// mutation config: lower-case letters, digits and '_', starting with a
+	// letter; not "none" or "error".
+	Name string `json:"name" yaml:"name"`
+	// Description says when an episode fails this way.
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
 }
 
-// Observation is what the agent sees at the start of a turn. All distances
-// are Chebyshev distances in tiles.
-type Observation struct {
-	HP, MaxHP  int     // hit points, 0 < HP <= MaxHP while alive
-	Hunger     float64 // in [0, 1]: 0 satiated (nutrition >= 1000), 1 starving (nutrition <= 0)
-	Food       int     // food items carried
-	Potions    int     // potions of healing carried
-	Depth      int     // current dungeon level, 1-based
-	LevelTurns int     // turns spent on the current level
-	Eating     bool    // a multi-turn meal is in progress
+// MetricType is the type of a metric column.
+type MetricType string
 
-	// FrontierLeft reports whether a reachable unexplored tile remains.
-	FrontierLeft bool
-	// StairsKnown reports whether the down staircase has been seen.
-	StairsKnown bool
-
-	// ThreatDist is the distance to the nearest monster in view, 0 if none.
-	ThreatDist int
-	// Adjacent is the number of monsters adjacent to the hero.
-	Adjacent int
-	// CanFlee reports whether the hero has a free cell to step to that is
-	// farther from the nearest monster in view (or stands on the stairs).
-	CanFlee bool
-	// Danger in [0, 1] estimates how likely the nearest monster in view is
-	// to kill the hero at its current HP if fought to the end: the
-	// monster's expected damage before it dies, divided by the hero's HP,
-	// capped at 1. 0 when no monster is in view.
-	Danger float64
-}
-
-// EndReason says why an episode ended.
-type EndReason uint8
-
-// The reasons an episode ends.
+// The metric types. Int, Float and Bool are numbers in an Outcome
+// (MetricValue.Num; Bool is 0 or 1); String is MetricValue.Str.
 const (
-	EndNone       EndReason = iota // still running
-	EndKilled                      // HP fell to 0 from a monster's attack
-	EndStarved                     // nutrition fell below the starvation limit
-	EndNoProgress                  // no new tile seen and no descent for the no-progress limit
-	EndTurnLimit                   // the turn limit was reached alive
-	EndMaxDepth                    // the deepest level was reached (a win)
-	EndStepBudget                  // the runner's step budget ran out (a timeout, not a game rule)
-	EndPanic                       // the environment or agent panicked; recorded by the runner, score 0
+	Int    MetricType = "int"    // a whole number, an INT64 column
+	Float  MetricType = "float"  // a real number, a DOUBLE column
+	Bool   MetricType = "bool"   // 0 or 1, a BOOLEAN column
+	String MetricType = "string" // text, a STRING column
 )
 
-var endNames = [...]string{"running", "killed", "starved", "no_progress", "turn_limit", "max_depth", "step_budget", "panic"}
-
-// String returns the reason's snake_case name, e.g. "no_progress".
-func (r EndReason) String() string {
-	if int(r) < len(endNames) {
-		return endNames[r]
-	}
-	return fmt.Sprintf("end(%d)", uint8(r))
+// Metric declares one metric column of episodes.parquet.
+type Metric struct {
+	// Name is the column's name: lower-case letters, digits and '_',
+	// starting with a letter, and none of the table's own columns (run,
+	// generation, version, split, seed, repeat, score, cause, end_reason).
+	Name string `json:"name" yaml:"name"`
+	// Type is the column's type.
+	Type MetricType `json:"type" yaml:"type"`
+	// Unit names the unit ("turns", "points"); may be empty.
+	Unit string `json:"unit,omitempty" yaml:"unit,omitempty"`
+	// Description says what is measured; may be empty.
+	Description string `json:"description,omitempty" yaml:"description,omitempty"`
 }
 
-// Outcome is the record of one finished episode: the facts an environment
-// reports, from which failure classification and scoring follow.
+// ReservedColumns are the columns of episodes.parquet that a metric may
+// not be named.
+var ReservedColumns = []string{"run", "generation", "version", "split", "seed", "repeat", "score", "cause", "end_reason", "error"}
+
+// Info is what an environment declares about its episodes.
+type Info struct {
+	// Name is the environment's registry name, e.g. "dungeon".
+	Name string `json:"name" yaml:"name"`
+	// Causes are its failure causes, in canonical order (the order of
+	// tables, plots and columns).
+	Causes []Cause `json:"causes" yaml:"causes"`
+	// Metrics are the metric columns of its outcomes, in order.
+	Metrics []Metric `json:"metrics" yaml:"metrics"`
+	// Params is the schema of the policy parameters its agent reads.
+	Params params.Schema `json:"parameters" yaml:"parameters"`
+	// Remedies is the default mutation table: for each cause, the
+	// remedies to propose, most direct first, in the syntax of
+	// mutate.ParseRemedy ("health_threshold+", "prioritize skill_priority
+	// flee"). A config's mutation.remedies replaces it.
+	Remedies map[string][]string `json:"remedies,omitempty" yaml:"remedies,omitempty"`
+	// Fill is the default list of remedies that fill a generation up to
+	// its candidates when the causes' remedies are too few.
+	Fill []string `json:"fill,omitempty" yaml:"fill,omitempty"`
+}
+
+// CauseNames returns the declared causes' names in order.
+func (in *Info) CauseNames() []string {
+	out := make([]string, len(in.Causes))
+	for i, c := range in.Causes {
+		out[i] = c.Name
+	}
+	return out
+}
+
+// Check returns an error naming the first invalid declaration of in: a bad
+// or repeated cause or metric name, a reserved name, an unknown metric
+// type, an invalid parameter schema, or a remedy naming an undeclared
+// cause.
+func (in *Info) Check() error {
+	seen := map[string]bool{}
+	for i, c := range in.Causes {
+		switch {
+		case !params.ValidName(c.Name):
+			return fmt.Errorf("causes[%d]: name %q: want lower-case letters, digits and _, starting with a letter", i, c.Name)
+		case c.Name == CauseNone || c.Name == CauseError:
+			return fmt.Errorf("causes[%d]: %q is reserved (evolve records it itself)", i, c.Name)
+		case seen[c.Name]:
+			return fmt.Errorf("causes[%d]: %q is declared twice", i, c.Name)
+		}
+		seen[c.Name] = true
+	}
+	cols := map[string]bool{}
+	for i, m := range in.Metrics {
+		switch {
+		case !params.ValidName(m.Name):
+			return fmt.Errorf("metrics[%d]: name %q: want lower-case letters, digits and _, starting with a letter", i, m.Name)
+		case slices.Contains(ReservedColumns, m.Name):
+			return fmt.Errorf("metrics[%d]: %q is a column of episodes.parquet already (reserved: %v)", i, m.Name, ReservedColumns)
+		case cols[m.Name]:
+			return fmt.Errorf("metrics[%d]: %q is declared twice", i, m.Name)
+		}
+		switch m.Type {
+		case Int, Float, Bool, String:
+		default:
+			return fmt.Errorf("metrics[%d] (%s): type %q: want int, float, bool or string", i, m.Name, m.Type)
+		}
+		cols[m.Name] = true
+	}
+	if err := in.Params.Check(); err != nil {
+		return err
+	}
+	for c := range in.Remedies {
+		if !seen[c] {
+			return fmt.Errorf("remedies: %q is not a declared cause (declared: %v)", c, in.CauseNames())
+		}
+	}
+	return nil
+}
+
+// MetricValue is one metric of an Outcome: Num for an Int, Float or Bool
+// metric, Str for a String metric. Null marks a value the episode did not
+// report (a null in episodes.parquet).
+type MetricValue struct {
+	Num  float64
+	Str  string
+	Null bool
+}
+
+// Outcome is the record of one finished episode.
 type Outcome struct {
-	Seed    uint64    // the episode's seed
-	Score   int64     // the environment's score, larger is better (dungeon: NetHack 3.6 end.c style)
-	End     EndReason // why the episode ended
-	Turns   int       // game turns played
-	Depth   int       // deepest level reached, 1-based
-	Kills   int       // monsters killed
-	Gold    int       // gold carried at the end (before any death penalty)
-	XL      int       // experience level at the end
-	Exp     int       // experience points at the end
-	HP      int       // hit points at the end (<= 0 if killed)
-	MaxHP   int       // maximum hit points at the end
-	Food    int       // food items left
-	Potions int       // potions left
-
-	// KilledBy names the monster that dealt the final blow, "" otherwise.
-	KilledBy string
-	// InChosenFight reports whether a death by a monster came during a
-	// fight the agent chose: its last action before the killing blow was
-	// ActAttack. A hero killed while exploring, fleeing, eating or resting
-	// was not in a chosen fight.
-	InChosenFight bool
-
-	// Actions counts the turns spent on each Action, indexed by Action.
-	Actions [NumActions]int
+	// Seed is the episode's seed.
+	Seed uint64
+	// Score is the environment's score, larger is better; finite.
+	Score float64
+	// EndReason says why the episode ended, in the environment's words
+	// ("killed", "turn_limit"), or EndError.
+	EndReason string
+	// Cause is one of the environment's declared causes, CauseNone, or
+	// CauseError.
+	Cause string
+	// Metrics holds the declared metrics, indexed like Info.Metrics (nil
+	// or shorter for an error episode: the missing ones are null).
+	Metrics []MetricValue
+	// Trajectory is the episode's trajectory as the environment reported
+	// it (JSON), or nil. evolve stores it, never interprets it.
+	Trajectory json.RawMessage
+	// Error says why an episode with Cause CauseError could not be
+	// played (the message and the tail of the process's stderr); "" for
+	// other episodes.
+	Error string
 }
 
-// Episode is one play of an environment. Implementations are not safe for
-// concurrent use; a runner keeps one Episode per worker and reuses it
-// through Reset.
-type Episode interface {
-	// Reset starts a new episode from seed, discarding the previous one.
-	Reset(seed uint64)
-	// Observe fills o with the current observation.
-	Observe(o *Observation)
-	// Step applies the agent's action for one turn and advances the world.
-	// It reports whether the episode has ended.
-	Step(a Action) (done bool)
-	// Outcome returns the record of the episode; valid once Step has
-	// reported done (before that it describes the episode so far).
-	Outcome() Outcome
-	// Stop ends a running episode with the given reason (used by runners
-	// for step budgets). It is a no-op on an ended episode.
-	Stop(r EndReason)
+// Prompt is what an agent that reads text is given of the prompt version
+// it plays under (episode mode of the process protocol; LLM agents).
+type Prompt struct {
+	Slug    string // the prompt's slug, e.g. "dungeon-agent"
+	Version string // its version, e.g. "v1.0.3"
+	// Text is the rendered prompt: the text a model reads.
+	Text string
+	// SHA256 is the version's content hash.
+	SHA256 string
 }
 
-// Environment makes episodes. It is safe for concurrent use: each call of
-// NewEpisode returns an independent Episode.
+// Episode says what to play.
+type Episode struct {
+	Seed   uint64     // the episode's seed
+	Params params.Set // the policy parameters, valid for the environment's schema
+	Prompt *Prompt    // the prompt version, nil if the agent reads only Params
+}
+
+// Player plays episodes one at a time; it is not safe for concurrent use.
+// A runner keeps one Player per worker and reuses it.
+type Player interface {
+	// Play plays one episode to its end and returns its outcome. An error
+	// means the episode could not be played (the runner records it as an
+	// error episode or stops, as configured); the Player must be usable
+	// for the next episode after an error (a process player restarts its
+	// process). Play returns ctx.Err() promptly when ctx is cancelled.
+	Play(ctx context.Context, ep Episode) (Outcome, error)
+	// Close releases the player's resources (ends its process).
+	Close() error
+}
+
+// Environment makes players. It is safe for concurrent use.
 type Environment interface {
-	// Name is the registry name, e.g. "dungeon".
-	Name() string
-	// NewEpisode returns a fresh episode; call Reset before use.
-	NewEpisode() Episode
+	// Info returns the environment's declarations; the same value every
+	// call.
+	Info() Info
+	// NewPlayer returns a player for worker w (0-based; a process player
+	// names its stderr log after it). Errors say why no player could be
+	// made (e.g. the process failed its handshake).
+	NewPlayer(w int) (Player, error)
+}
+
+// StepBudgeter is implemented by environments whose players can end an
+// episode after a number of steps (the experiment's step_budget).
+type StepBudgeter interface {
+	// SetStepBudget sets the budget, n <= 0 for none; call it before
+	// NewPlayer.
+	SetStepBudget(n int)
 }
 
 // Factory builds an environment from its configuration.

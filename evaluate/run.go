@@ -2,6 +2,7 @@ package evaluate
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -10,96 +11,120 @@ import (
 
 	"github.com/sourcegraph/conc/pool"
 
-	"evolve/agent"
 	"evolve/envs"
-	"evolve/prompt"
 )
 
-// Runner plays a version's policy over a seed split in parallel.
+// Runner plays a version over a seed split in parallel, one envs.Player
+// per worker. Players are made on first use and reused across Run calls
+// (a process environment keeps one process per worker); Close ends them.
 type Runner struct {
 	// Env is the environment episodes are played in.
 	Env envs.Environment
 	// Workers bounds the episodes played at once; <= 0 means GOMAXPROCS.
 	// The results do not depend on it.
 	Workers int
-	// StepBudget ends an episode as a recorded timeout (envs.EndStepBudget)
-	// after this many steps; <= 0 means no budget beyond the environment's
-	// own turn limit.
-	StepBudget int
-	// NewAgent builds the agent for a policy; nil means agent.NewScripted.
-	NewAgent func(p prompt.PolicyParameters) agent.Agent
-	// RecordPanics, when true, records an episode that panics as an
-	// outcome with End envs.EndPanic and score 0 (and reports it to
-	// OnPanic) instead of failing the run.
-	RecordPanics bool
-	// OnPanic, if not nil, receives every recorded panic (called from
-	// worker goroutines, one call at a time).
-	OnPanic func(*PanicError)
+	// RecordErrors, when true, records an episode that cannot be played
+	// (Play returns an error, or the environment or agent panics) as an
+	// outcome with cause envs.CauseError, end reason envs.EndError, score
+	// 0 and the message in Outcome.Error, and goes on; when false the
+	// first such episode stops Run with an *EpisodeError.
+	RecordErrors bool
+	// OnError, if not nil, receives every recorded error episode (called
+	// from worker goroutines, one call at a time).
+	OnError func(*EpisodeError)
 	// Progress, if not nil, is called after each finished episode with the
 	// number done so far and the total. It is called from worker
 	// goroutines, one call at a time.
 	Progress func(done, total int)
 
-	episodes sync.Pool // of envs.Episode, reused across Run calls
+	mu      sync.Mutex
+	players chan slot // idle players; nil until the first Run
+	n       int       // players made
 }
 
-// PanicError records a panic inside the environment or agent during one
-// episode: the episode's seed, the panic value and the goroutine's stack.
-type PanicError struct {
+type slot struct {
+	w  int
+	pl envs.Player // nil until made
+}
+
+// EpisodeError is an episode that could not be played: its seed, what
+// went wrong, and for a panic the panic value and the goroutine's stack.
+type EpisodeError struct {
 	Seed  uint64 // the episode's seed
-	Value any    // the value passed to panic
-	Stack []byte // the panicking goroutine's stack (runtime/debug.Stack)
+	Err   error  // the player's error, or a description of the panic
+	Panic any    // the value passed to panic, nil if Play returned Err
+	Stack []byte // the panicking goroutine's stack (runtime/debug.Stack), nil if none
 }
 
-// Error names the seed and the panic value.
-func (e *PanicError) Error() string {
-	return fmt.Sprintf("episode with seed %d panicked: %v", e.Seed, e.Value)
+// Error names the seed and what went wrong.
+func (e *EpisodeError) Error() string {
+	if e.Panic != nil {
+		return fmt.Sprintf("episode with seed %d panicked: %v", e.Seed, e.Panic)
+	}
+	return fmt.Sprintf("episode with seed %d: %v", e.Seed, e.Err)
 }
 
-// Run plays one episode per seed under p and returns the outcomes in seed
-// order: out[i] is the episode of seeds[i], whatever the worker count. It
-// stops early and returns ctx.Err() when ctx is cancelled (finished
-// episodes are discarded), and returns a *PanicError if an episode panics
-// (the other in-flight episodes finish, no new ones start) unless
-// RecordPanics is set.
-func (r *Runner) Run(ctx context.Context, p prompt.PolicyParameters, seeds []uint64) ([]envs.Outcome, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
+// Unwrap returns the player's error.
+func (e *EpisodeError) Unwrap() error { return e.Err }
+
+func (r *Runner) workers() int {
+	if r.Workers > 0 {
+		return r.Workers
 	}
-	workers := r.Workers
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
+	return runtime.GOMAXPROCS(0)
+}
+
+// Run plays one episode per seed, made by episode(seed), and returns the
+// outcomes in seed order: out[i] is the episode of seeds[i], whatever the
+// worker count. It stops early and returns ctx.Err() when ctx is
+// cancelled (finished episodes are discarded); it returns an
+// *EpisodeError for an episode that cannot be played unless RecordErrors
+// is set (the other in-flight episodes finish, no new ones start); and an
+// error naming the worker if a player cannot be made.
+func (r *Runner) Run(ctx context.Context, episode func(seed uint64) envs.Episode, seeds []uint64) ([]envs.Outcome, error) {
+	workers := r.workers()
+	r.mu.Lock()
+	if r.players == nil {
+		r.players = make(chan slot, workers)
+		for w := 0; w < workers; w++ {
+			r.players <- slot{w: w}
+		}
+		r.n = workers
 	}
-	newAgent := r.NewAgent
-	if newAgent == nil {
-		newAgent = func(p prompt.PolicyParameters) agent.Agent { return agent.NewScripted(p) }
-	}
+	r.mu.Unlock()
 	out := make([]envs.Outcome, len(seeds))
 	var done atomic.Int64
-	var progressMu sync.Mutex
+	var callMu sync.Mutex
 	wp := pool.New().WithMaxGoroutines(workers).WithContext(ctx).WithCancelOnError().WithFirstError()
 	for i, seed := range seeds {
-		wp.Go(func(ctx context.Context) (err error) {
+		wp.Go(func(ctx context.Context) error {
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			out[i], err = r.play(newAgent(p), seed)
-			if pe, ok := err.(*PanicError); ok && r.RecordPanics {
-				out[i], err = envs.Outcome{Seed: seed, End: envs.EndPanic}, nil
-				if r.OnPanic != nil {
-					progressMu.Lock()
-					r.OnPanic(pe)
-					progressMu.Unlock()
+			s := <-r.players
+			o, err := r.play(ctx, &s, episode(seed))
+			r.players <- s
+			if err != nil {
+				var ee *EpisodeError
+				if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil {
+					return err
+				}
+				o = envs.Outcome{Seed: seed, EndReason: envs.EndError, Cause: envs.CauseError, Error: ee.Err.Error()}
+				if ee.Panic != nil {
+					o.Error = ee.Error()
+				}
+				if r.OnError != nil {
+					callMu.Lock()
+					r.OnError(ee)
+					callMu.Unlock()
 				}
 			}
-			if err != nil {
-				return err
-			}
+			out[i] = o
 			if r.Progress != nil {
 				n := int(done.Add(1))
-				progressMu.Lock()
+				callMu.Lock()
 				r.Progress(n, len(seeds))
-				progressMu.Unlock()
+				callMu.Unlock()
 			}
 			return nil
 		})
@@ -113,38 +138,53 @@ func (r *Runner) Run(ctx context.Context, p prompt.PolicyParameters, seeds []uin
 	return out, nil
 }
 
-// play runs one episode, turning a panic into a *PanicError.
-func (r *Runner) play(ag agent.Agent, seed uint64) (out envs.Outcome, err error) {
-	ep, _ := r.episodes.Get().(envs.Episode)
-	if ep == nil {
-		ep = r.Env.NewEpisode()
+// play plays one episode on s's player (made if needed), turning a panic
+// or a Play error into an *EpisodeError; a player that panicked is closed
+// and replaced on its next use.
+func (r *Runner) play(ctx context.Context, s *slot, ep envs.Episode) (out envs.Outcome, err error) {
+	if s.pl == nil {
+		pl, err := r.Env.NewPlayer(s.w)
+		if err != nil {
+			return envs.Outcome{}, fmt.Errorf("starting the player of worker %d: %w", s.w, err)
+		}
+		s.pl = pl
 	}
 	defer func() {
 		if v := recover(); v != nil {
-			err = &PanicError{Seed: seed, Value: v, Stack: debug.Stack()}
-			return // a panicked episode's state is not reused
+			err = &EpisodeError{Seed: ep.Seed, Err: fmt.Errorf("panic: %v", v), Panic: v, Stack: debug.Stack()}
+			s.pl.Close()
+			s.pl = nil // a panicked player's state is not reused
 		}
-		r.episodes.Put(ep)
 	}()
-	return Play(ep, ag, seed, r.StepBudget), nil
+	out, err = s.pl.Play(ctx, ep)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return envs.Outcome{}, err
+		}
+		return envs.Outcome{}, &EpisodeError{Seed: ep.Seed, Err: err}
+	}
+	out.Seed = ep.Seed
+	return out, nil
 }
 
-// Play runs one episode of ep from seed with agent ag to its end and
-// returns its outcome. stepBudget > 0 stops the episode as
-// envs.EndStepBudget after that many steps.
-func Play(ep envs.Episode, ag agent.Agent, seed uint64, stepBudget int) envs.Outcome {
-	var obs envs.Observation
-	ep.Reset(seed)
-	ag.Reset()
-	for steps := 1; ; steps++ {
-		ep.Observe(&obs)
-		if ep.Step(ag.Act(&obs)) {
-			break
-		}
-		if stepBudget > 0 && steps >= stepBudget {
-			ep.Stop(envs.EndStepBudget)
-			break
+// Close ends every player the runner made (their processes, for a
+// process environment) and returns the first error. The runner can be used
+// again: it makes new players.
+func (r *Runner) Close() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.players == nil {
+		return nil
+	}
+	var first error
+	for i := 0; i < r.n; i++ {
+		s := <-r.players
+		if s.pl != nil {
+			if err := s.pl.Close(); err != nil && first == nil {
+				first = err
+			}
 		}
 	}
-	return ep.Outcome()
+	r.players = nil
+	return first
 }

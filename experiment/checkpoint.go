@@ -179,6 +179,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
+	defer r.runner.Close() // ends the players' processes, if any
 	for _, s := range seeds.Splits {
 		if got, want := r.seeds.Hashes[s], ck.SeedSHA256[string(s)]; got != want {
 			return nil, fmt.Errorf("cannot resume %s: seed file %s changed: sha256 was %s, is now %s", dir, s.File(), want, got)
@@ -346,7 +347,7 @@ func (r *run) readTables() error {
 		// may have left unwritten.
 		return nil
 	}
-	eps, err := results.ReadEpisodes(filepath.Join(r.dir, "episodes.parquet"))
+	eps, _, err := results.ReadEpisodes(filepath.Join(r.dir, "episodes.parquet"))
 	if err != nil {
 		return err
 	}
@@ -369,7 +370,7 @@ func (r *run) readTables() error {
 			r.candidates = append(r.candidates, c)
 		}
 	}
-	gens, err := results.ReadGenerations(filepath.Join(r.dir, "generations.parquet"))
+	gens, _, err := results.ReadGenerations(filepath.Join(r.dir, "generations.parquet"))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	_ "evolve/agent" // registers the dungeon, played by the scripted agent
 	"evolve/envs"
 	_ "evolve/envs/dungeon" // the built-in environment is always registered
 	"evolve/internal/strictyaml"
@@ -67,13 +68,52 @@ type Config struct {
 }
 
 // EnvironmentConfig names an environment and holds its parameters, which
-// are decoded strictly into the environment's own config type.
+// are decoded strictly into the environment's own config type. The
+// parameters go under params, or beside name (environment: {name:
+// process, command: [python3, env.py]}); not both.
 type EnvironmentConfig struct {
 	Name   string    `yaml:"name"`   // registry name, e.g. "dungeon" (see envs.Names)
 	Params yaml.Node `yaml:"params"` // the environment's parameters, decoded strictly by Config.Validate
 
-	// params is the decoded parameter struct (the registry's Config()).
+	// params is the decoded parameter struct (the registry's Config()),
+	// env the environment built from it.
 	params any
+	env    envs.Environment
+}
+
+// UnmarshalYAML reads name and the parameters, under params or beside
+// name.
+func (e *EnvironmentConfig) UnmarshalYAML(n *yaml.Node) error {
+	if n.Kind != yaml.MappingNode {
+		return &yaml.TypeError{Errors: []string{fmt.Sprintf("line %d: environment: want a mapping with name and the environment's parameters", n.Line)}}
+	}
+	flat := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: n.Line, Column: n.Column}
+	var problems []string
+	for i := 0; i+1 < len(n.Content); i += 2 {
+		k, v := n.Content[i], n.Content[i+1]
+		switch k.Value {
+		case "name":
+			if v.Kind != yaml.ScalarNode {
+				problems = append(problems, fmt.Sprintf("line %d: name: want the environment's name, e.g. dungeon or process", v.Line))
+			}
+			e.Name = v.Value
+		case "params":
+			e.Params = *v
+		default:
+			flat.Content = append(flat.Content, k, v)
+		}
+	}
+	if len(flat.Content) > 0 {
+		if e.Params.Kind != 0 {
+			problems = append(problems, fmt.Sprintf("line %d: %s: give the environment's parameters under params or beside name, not both", flat.Content[0].Line, flat.Content[0].Value))
+		} else {
+			e.Params = *flat
+		}
+	}
+	if len(problems) > 0 {
+		return &yaml.TypeError{Errors: problems}
+	}
+	return nil
 }
 
 // Acceptance is the statistical gate of a generation.
@@ -246,10 +286,17 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 			ok = len(es) == 0
 		}
 		if ok {
-			if _, err := f.New(params); err != nil {
+			if r, isRel := params.(interface{ ResolvePaths(dir string) }); isRel {
+				r.ResolvePaths(filepath.Dir(file)) // relative to the config file, as seeds and base_prompt
+			}
+			if env, err := f.New(params); err != nil {
 				add(strictyaml.FieldError(file, "environment.params", &c.Environment.Params, err))
 			} else {
-				c.Environment.params = params
+				c.Environment.params, c.Environment.env = params, env
+				info := env.Info()
+				if err := c.Mutation.Validate(info.Params, info.CauseNames()); err != nil {
+					add(strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err))
+				}
 			}
 		}
 	}
@@ -267,9 +314,6 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 		bad("base_prompt", "%v", err)
 	} else {
 		c.BasePrompt = abs
-	}
-	if err := c.Mutation.Validate(); err != nil {
-		add(strictyaml.FieldError(file, "mutation", nodeAt(root, "mutation"), err))
 	}
 	if c.Acceptance.Test != "mwu" && c.Acceptance.Test != "signed-rank" {
 		bad("acceptance.test", "%q is not supported (allowed: mwu, signed-rank)", c.Acceptance.Test)
@@ -324,8 +368,12 @@ func nodeAt(root *yaml.Node, key string) *yaml.Node {
 	return &yaml.Node{}
 }
 
-// Env builds the configured environment.
+// Env returns the configured environment, built when the config was
+// parsed.
 func (c *Config) Env() (envs.Environment, error) {
+	if c.Environment.env != nil {
+		return c.Environment.env, nil
+	}
 	f, err := envs.Lookup(c.Environment.Name)
 	if err != nil {
 		return nil, err

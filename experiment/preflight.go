@@ -74,6 +74,13 @@ func (c *Config) Check(out string) (*Inputs, error) {
 		bad("base_prompt", "%s", e)
 	}
 	in.Base, in.BaseFileSHA256 = base, sum
+	if in.Env != nil && in.Base != nil {
+		schema := in.Env.Info().Params
+		in.Base.PolicyParameters = schema.Coerce(in.Base.PolicyParameters)
+		for _, e := range schema.Problems(in.Base.PolicyParameters) {
+			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", c.BasePrompt, e, c.Environment.Name)
+		}
+	}
 	if in.Gate, err = c.Gate(); err != nil {
 		bad("acceptance", "%v", err)
 	}

@@ -143,6 +143,7 @@ type run struct {
 	dir    string
 	lock   *os.File
 	env    envs.Environment
+	info   envs.Info // env.Info()
 	seeds  *seeds.Set
 	base   *prompt.Prompt
 	store  *prompt.Store
@@ -168,6 +169,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (*Result, error) {
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
+	defer r.runner.Close() // ends the players' processes, if any
 	if err := r.create(); err != nil {
 		return nil, err
 	}
@@ -197,8 +199,11 @@ func (r *run) prepare() error {
 	if r.opt.Workers > 0 {
 		workers = r.opt.Workers
 	}
-	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, StepBudget: r.cfg.StepBudget,
-		RecordPanics: r.cfg.OnEpisodePanic == "record"}
+	if sb, ok := r.env.(envs.StepBudgeter); ok {
+		sb.SetStepBudget(r.cfg.StepBudget)
+	}
+	r.info = r.env.Info()
+	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, RecordErrors: r.cfg.OnEpisodePanic == "record"}
 	r.now = r.opt.Now
 	if r.now == nil {
 		if t, ok := SourceDateEpoch(); ok {
@@ -457,7 +462,7 @@ func sameContent(a, b *prompt.Prompt) bool {
 
 // play runs p over one split and records its episodes.
 func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt, seedList []uint64) ([]float64, error) {
-	outs, err := r.playRaw(ctx, gen, split, p.Version.String(), p.PolicyParameters, seedList)
+	outs, err := r.playRaw(ctx, gen, split, p, seedList)
 	if err != nil {
 		return nil, err
 	}
@@ -465,19 +470,34 @@ func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt,
 	return evaluate.Scores(outs), nil
 }
 
-func (r *run) playRaw(ctx context.Context, gen int, split, version string, params prompt.PolicyParameters, seedList []uint64) ([]envs.Outcome, error) {
+// playRaw plays p (a version, or a candidate not yet written) on
+// seedList and returns the outcomes in seed order, recording nothing.
+func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prompt, seedList []uint64) ([]envs.Outcome, error) {
 	obs := r.opt.Observer
 	start := time.Now()
-	r.runner.OnPanic = func(pe *evaluate.PanicError) { r.logPanic(gen, split, version, pe) }
+	version := p.Version.String()
+	r.runner.OnError = func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }
 	if obs != nil {
 		obs.PhaseStart(gen, split, version, len(seedList))
 		r.runner.Progress = obs.EpisodeDone
 	}
-	outs, err := r.runner.Run(ctx, params, seedList)
+	pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: version, Text: p.Render()}
+	if c := p.Clone(); true {
+		if _, err := prompt.Encode(c); err == nil {
+			pr.SHA256 = c.ContentSHA256
+		}
+	}
+	ps := p.PolicyParameters
+	episode := func(seed uint64) envs.Episode { return envs.Episode{Seed: seed, Params: ps, Prompt: pr} }
+	outs, err := r.runner.Run(ctx, episode, seedList)
 	if err != nil {
-		var pe *evaluate.PanicError
-		if errors.As(err, &pe) {
-			return nil, fmt.Errorf("generation %d, %s split, version %s: %w\n%s", gen, split, version, err, pe.Stack)
+		var ee *evaluate.EpisodeError
+		if errors.As(err, &ee) {
+			msg := fmt.Errorf("generation %d, %s split, version %s: %w", gen, split, version, err)
+			if ee.Stack != nil {
+				return nil, fmt.Errorf("%w\n%s", msg, ee.Stack)
+			}
+			return nil, msg
 		}
 		return nil, err
 	}
@@ -487,12 +507,18 @@ func (r *run) playRaw(ctx context.Context, gen int, split, version string, param
 	return outs, nil
 }
 
-// logPanic appends a recorded episode panic to episode_errors.jsonl.
-func (r *run) logPanic(gen int, split, version string, pe *evaluate.PanicError) {
-	line, _ := json.Marshal(map[string]any{
-		"generation": gen, "split": split, "version": version, "seed": pe.Seed,
-		"panic": fmt.Sprint(pe.Value), "stack": string(pe.Stack),
-	})
+// logError appends a recorded error episode to episode_errors.jsonl: one
+// JSON object per line with generation, split, version, seed, error (the
+// message, with the tail of a process's stderr), and for a panic the
+// panic value and stack.
+func (r *run) logError(gen int, split, version string, ee *evaluate.EpisodeError) {
+	rec := map[string]any{
+		"generation": gen, "split": split, "version": version, "seed": ee.Seed, "error": ee.Err.Error(),
+	}
+	if ee.Panic != nil {
+		rec["panic"], rec["stack"] = fmt.Sprint(ee.Panic), string(ee.Stack)
+	}
+	line, _ := json.Marshal(rec)
 	f, err := os.OpenFile(filepath.Join(r.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return
@@ -504,15 +530,17 @@ func (r *run) logPanic(gen int, split, version string, pe *evaluate.PanicError) 
 func (r *run) record(gen int, split, version string, outs []envs.Outcome) {
 	for i := range outs {
 		o := &outs[i]
+		metrics := make([]envs.MetricValue, len(r.info.Metrics))
+		for j := range metrics {
+			if j < len(o.Metrics) {
+				metrics[j] = o.Metrics[j]
+			} else {
+				metrics[j].Null = true
+			}
+		}
 		r.episodes = append(r.episodes, results.EpisodeRow{
 			Run: r.id, Generation: int32(gen), Version: version, Split: split,
-			Seed: o.Seed, Score: o.Score, Cause: failure.Classify(o).String(), EndReason: o.End.String(),
-			Depth: int32(o.Depth), Turns: int32(o.Turns), Kills: int32(o.Kills), Gold: int32(o.Gold),
-			XL: int32(o.XL), KilledBy: o.KilledBy,
-			TurnsExplore: int32(o.Actions[envs.ActExplore]), TurnsDescend: int32(o.Actions[envs.ActDescend]),
-			TurnsAttack: int32(o.Actions[envs.ActAttack]), TurnsFlee: int32(o.Actions[envs.ActFlee]),
-			TurnsEat: int32(o.Actions[envs.ActEat]), TurnsQuaff: int32(o.Actions[envs.ActQuaff]),
-			TurnsWait: int32(o.Actions[envs.ActWait]),
+			Seed: o.Seed, Score: o.Score, Cause: o.Cause, EndReason: o.EndReason, Metrics: metrics,
 		})
 	}
 }
@@ -520,7 +548,7 @@ func (r *run) record(gen int, split, version string, outs []envs.Outcome) {
 // valScores returns the recorded val scores of version, in the order of
 // the val seed file (the order the runner played them in).
 func (r *run) valScores(version string) ([]float64, error) {
-	bySeed := make(map[uint64]int64, len(r.seeds.Val))
+	bySeed := make(map[uint64]float64, len(r.seeds.Val))
 	for i := range r.episodes {
 		e := &r.episodes[i]
 		if e.Split == PhaseVal && e.Version == version {
@@ -544,11 +572,11 @@ func (r *run) valScores(version string) ([]float64, error) {
 // every episode is played, then writes the candidates.
 func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal []float64) (Generation, *prompt.Prompt, []float64, error) {
 	gen := Generation{Index: g, Incumbent: inc.Version.String(), Accepted: -1}
-	trainOuts, err := r.playRaw(ctx, g, PhaseTrain, gen.Incumbent, inc.PolicyParameters, r.seeds.Train)
+	trainOuts, err := r.playRaw(ctx, g, PhaseTrain, inc, r.seeds.Train)
 	if err != nil {
 		return gen, nil, nil, err
 	}
-	gen.Failures = failure.Analyze(trainOuts)
+	gen.Failures = failure.Analyze(r.info.CauseNames(), trainOuts)
 	gen.TrainMean = mean(evaluate.Scores(trainOuts))
 
 	// Propose k candidates; after a stalled generation, the next k in the
@@ -556,7 +584,14 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	stall := r.ck.Stall
 	mcfg := r.cfg.Mutation
 	mcfg.Candidates = r.cfg.Mutation.Candidates * (stall + 1)
-	muts, err := mutate.Propose(gen.Failures, inc.PolicyParameters, mcfg)
+	remedies, fill := r.cfg.Mutation.Remedies, r.cfg.Mutation.Fill
+	if len(remedies) == 0 {
+		remedies = r.info.Remedies
+	}
+	if len(fill) == 0 {
+		fill = r.info.Fill
+	}
+	muts, err := mutate.Propose(gen.Failures, inc.PolicyParameters, r.info.Params, mcfg, remedies, fill)
 	if err != nil {
 		return gen, nil, nil, fmt.Errorf("generation %d: proposing mutations: %w", g, err)
 	}
@@ -585,7 +620,9 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	candVal := make([][]float64, len(muts))
 	candOuts := make([][]envs.Outcome, len(muts))
 	for i, m := range muts {
-		if candOuts[i], err = r.playRaw(ctx, g, PhaseVal, versions[i].String(), m.Params, r.seeds.Val); err != nil {
+		draft := inc.Derive(versions[i], m.Params, prompt.MutationRecord{Version: versions[i], PrevVersion: inc.Version,
+			Operator: m.Operator, Description: m.Description, Timestamp: r.now()}, r.now())
+		if candOuts[i], err = r.playRaw(ctx, g, PhaseVal, draft, r.seeds.Val); err != nil {
 			return gen, nil, nil, err
 		}
 		candVal[i] = evaluate.Scores(candOuts[i])
@@ -646,9 +683,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 		NTrain: int32(len(trainOuts)), NVal: int32(dec.Incumbent.N), TrainMean: gen.TrainMean,
 		ValMean: dec.Incumbent.Mean, ValMedian: dec.Incumbent.Median, ValIQM: dec.Incumbent.IQM,
 		ValCILow: dec.Incumbent.CILow, ValCIHigh: dec.Incumbent.CIHigh,
-		Failures: int32(gen.Failures.Failures), Injury: int32(gen.Failures.Counts[failure.Injury]),
-		CombatLoss: int32(gen.Failures.Counts[failure.CombatLoss]), Starvation: int32(gen.Failures.Counts[failure.Starvation]),
-		Entrapment: int32(gen.Failures.Counts[failure.Entrapment]), NCandidates: int32(len(muts)),
+		Failures: int32(gen.Failures.Failures), CauseCounts: gen.Failures.CountsOf(r.info.CauseNames()), NCandidates: int32(len(muts)),
 		NextIncumbent: gen.Incumbent,
 	}
 	if next != nil {
@@ -687,13 +722,13 @@ func mean(x []float64) float64 {
 
 // writeTables writes the three Parquet tables with the rows so far.
 func (r *run) writeTables() error {
-	if err := results.WriteEpisodes(filepath.Join(r.dir, "episodes.parquet"), r.episodes); err != nil {
+	if err := results.WriteEpisodes(filepath.Join(r.dir, "episodes.parquet"), r.info.Metrics, r.episodes); err != nil {
 		return err
 	}
 	if err := results.WriteCandidates(filepath.Join(r.dir, "candidates.parquet"), r.candidates); err != nil {
 		return err
 	}
-	return results.WriteGenerations(filepath.Join(r.dir, "generations.parquet"), r.generations)
+	return results.WriteGenerations(filepath.Join(r.dir, "generations.parquet"), r.info.Causes, r.generations)
 }
 
 // export writes the final Parquet tables, the plots, the manifest and the

@@ -1,5 +1,8 @@
-// Package failure is the failure taxonomy of evolve: it classifies one
-// episode's outcome into a failure cause (injury, combat_loss, starvation,
-// entrapment) or none, and analyses a batch of episodes into counts and
-// rates per cause, the input of the mutation proposer.
+// Package failure analyses a batch of episodes by failure cause: the
+// causes an environment declares (envs.Info.Causes; the dungeon's are
+// injury, combat_loss, starvation and entrapment), plus envs.CauseNone for
+// an episode that did not fail and envs.CauseError for one that could not
+// be played. Classifying one episode is the environment's job (it reports
+// the cause in its Outcome); this package counts, rates and ranks them,
+// the input of the mutation proposer.
 package failure

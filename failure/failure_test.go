@@ -1,79 +1,39 @@
 package failure
 
 import (
+	"slices"
 	"testing"
 
 	"evolve/envs"
 )
 
-func TestClassify(t *testing.T) {
-	tests := []struct {
-		name string
-		o    envs.Outcome
-		want Cause
-	}{
-		{"killed while exploring", envs.Outcome{End: envs.EndKilled}, Injury},
-		{"killed in chosen fight", envs.Outcome{End: envs.EndKilled, InChosenFight: true}, CombatLoss},
-		{"starved", envs.Outcome{End: envs.EndStarved}, Starvation},
-		{"no progress", envs.Outcome{End: envs.EndNoProgress}, Entrapment},
-		{"step budget", envs.Outcome{End: envs.EndStepBudget}, Entrapment},
-		{"turn limit", envs.Outcome{End: envs.EndTurnLimit}, None},
-		{"max depth", envs.Outcome{End: envs.EndMaxDepth}, None},
-		{"fight flag ignored when starved", envs.Outcome{End: envs.EndStarved, InChosenFight: true}, Starvation},
+func outcomes(causes ...string) []envs.Outcome {
+	out := make([]envs.Outcome, len(causes))
+	for i, c := range causes {
+		out[i] = envs.Outcome{Seed: uint64(i), Cause: c}
 	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			if got := Classify(&tt.o); got != tt.want {
-				t.Errorf("Classify = %v, want %v", got, tt.want)
-			}
-		})
-	}
+	return out
 }
 
 func TestAnalyze(t *testing.T) {
-	outs := []envs.Outcome{
-		{End: envs.EndKilled}, {End: envs.EndKilled}, {End: envs.EndKilled, InChosenFight: true},
-		{End: envs.EndStarved}, {End: envs.EndNoProgress}, {End: envs.EndNoProgress},
-		{End: envs.EndNoProgress}, {End: envs.EndTurnLimit},
+	declared := []string{"injury", "combat_loss", "starvation", "entrapment"}
+	a := Analyze(declared, outcomes("injury", "none", "entrapment", "injury", "error", "starvation", "entrapment", "none"))
+	if a.Episodes != 8 || a.Failures != 6 {
+		t.Errorf("episodes %d failures %d, want 8 and 6 (error episodes are failures)", a.Episodes, a.Failures)
 	}
-	a := Analyze(outs)
-	if a.Episodes != 8 || a.Failures != 7 {
-		t.Fatalf("Episodes, Failures = %d, %d, want 8, 7", a.Episodes, a.Failures)
+	if got := a.CountsOf(declared); !slices.Equal(got, []int32{2, 0, 1, 2}) {
+		t.Errorf("CountsOf = %v, want [2 0 1 2]", got)
 	}
-	want := [NumCauses]int{None: 1, Injury: 2, CombatLoss: 1, Starvation: 1, Entrapment: 3}
-	if a.Counts != want {
-		t.Errorf("Counts = %v, want %v", a.Counts, want)
+	// Ties keep the declared order; error is never ranked; absent causes
+	// are left out.
+	if got := a.Ranked(); !slices.Equal(got, []string{"injury", "entrapment", "starvation"}) {
+		t.Errorf("Ranked = %v, want [injury entrapment starvation]", got)
 	}
-	if got := a.Rate(Entrapment); got != 3.0/8 {
-		t.Errorf("Rate(Entrapment) = %v, want 0.375", got)
+	if a.Rate("injury") != 0.25 || a.Share("injury") != 2.0/6 || a.Count("error") != 1 {
+		t.Errorf("Rate %v Share %v Count(error) %d", a.Rate("injury"), a.Share("injury"), a.Count("error"))
 	}
-	if got := a.Share(Injury); got != 2.0/7 {
-		t.Errorf("Share(Injury) = %v, want 2/7", got)
-	}
-	ranked := a.Ranked()
-	wantRanked := []Cause{Entrapment, Injury, CombatLoss, Starvation}
-	if len(ranked) != len(wantRanked) {
-		t.Fatalf("Ranked = %v, want %v", ranked, wantRanked)
-	}
-	for i := range ranked {
-		if ranked[i] != wantRanked[i] {
-			t.Fatalf("Ranked = %v, want %v (ties keep canonical order)", ranked, wantRanked)
-		}
-	}
-	var empty Analysis
-	if empty.Rate(Injury) != 0 || empty.Share(Injury) != 0 || len(empty.Ranked()) != 0 {
-		t.Error("empty analysis: want zero rates and no ranked causes")
-	}
-}
-
-func TestParseCause(t *testing.T) {
-	for c := None; c < NumCauses; c++ {
-		got, err := ParseCause(c.String())
-		if err != nil || got != c {
-			t.Errorf("ParseCause(%q) = %v, %v", c.String(), got, err)
-		}
-	}
-	if _, err := ParseCause("drowned"); err == nil {
-		t.Error("ParseCause(drowned): want error")
+	empty := Analyze(declared, nil)
+	if empty.Rate("injury") != 0 || empty.Share("injury") != 0 || len(empty.Ranked()) != 0 {
+		t.Errorf("empty analysis: %+v", empty)
 	}
 }

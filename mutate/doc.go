@@ -1,15 +1,21 @@
 // Package mutate proposes candidate policy parameters from a failure
-// analysis. It has the four structured mutation operators of the reference
-// design (threshold adjustment, skill priority, risk tolerance, max steps),
-// each a deterministic function from parameters to new parameters and a
-// human-readable description, and the proposer that maps the most frequent
-// failure causes to up to k distinct, in-range candidates. No operator
-// writes free text into a prompt.
+// analysis. Its operators work on any declared parameter schema (package
+// params): a Number or Integer moves by its step within its range, an
+// Enum to its next or previous item, an Ordering has an item moved to the
+// front or back or is rotated. Each is a deterministic function from
+// parameters to new parameters and a human-readable description; no
+// operator writes free text into a prompt.
+//
+// Which operator answers which failure cause is a table, not code: a
+// config's mutation.remedies, or the environment's default
+// (envs.Info.Remedies; the dungeon's is the reference design's: injury →
+// health_threshold+, combat_loss → prioritize skill_priority flee,
+// starvation → hunger_threshold-, entrapment → max_exploration_steps+, ...).
 //
 // The proposer's steps, in order:
 //  1. rank the failure causes by count (failure.Analysis.Ranked);
-//  2. list each cause's remedies, most direct first (see Remedies);
+//  2. list each cause's remedies, most direct first;
 //  3. take remedies round-robin across the ranked causes, skipping any
 //     whose result equals the current parameters or an earlier candidate;
-//  4. stop at k candidates, filling with a priority rotation if needed.
+//  4. stop at k candidates, filling up from the fill list if needed.
 package mutate

@@ -3,107 +3,100 @@ package mutate
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 
 	"evolve/failure"
-	"evolve/prompt"
+	"evolve/params"
 )
 
-// Config holds the proposer's step sizes.
+// Config is the proposer's table: how many candidates, which remedies
+// answer which failure cause, which fill a generation up, and the steps.
 type Config struct {
-	// Candidates is k, the most candidates proposed per generation, >= 1.
+	// Candidates is k, the most candidates proposed per generation, in
+	// [1, 64].
 	Candidates int `yaml:"candidates" json:"candidates"`
-	// ThresholdDelta is the step of health_threshold and hunger_threshold,
-	// in (0, 1].
-	ThresholdDelta float64 `yaml:"threshold_delta" json:"threshold_delta"`
-	// RiskDelta is the step of risk_tolerance, in (0, 1].
-	RiskDelta float64 `yaml:"risk_delta" json:"risk_delta"`
-	// ExplorationDelta is the step of max_exploration_steps, in turns, >= 1.
-	ExplorationDelta int `yaml:"exploration_delta" json:"exploration_delta"`
-	// CombatDelta is the step of max_combat_attempts, >= 1.
-	CombatDelta int `yaml:"combat_delta" json:"combat_delta"`
+	// Remedies maps each failure cause to its remedies, most direct
+	// first (see Remedy for the syntax). Empty means the environment's
+	// default table (envs.Info.Remedies).
+	Remedies map[string][]string `yaml:"remedies" json:"remedies,omitempty"`
+	// Fill lists remedies that fill a generation up to Candidates when
+	// the causes' remedies are too few. Empty means the environment's
+	// default (envs.Info.Fill).
+	Fill []string `yaml:"fill" json:"fill,omitempty"`
+	// Steps overrides the declared step of numeric parameters by name
+	// (> 0; a whole number for an Integer).
+	Steps map[string]float64 `yaml:"steps" json:"steps,omitempty"`
 }
 
-// DefaultConfig returns k = 4 candidates, threshold steps of 0.1, risk
-// steps of 0.2, exploration steps of 50 turns and combat steps of 2.
-func DefaultConfig() Config {
-	return Config{Candidates: 4, ThresholdDelta: 0.1, RiskDelta: 0.2, ExplorationDelta: 50, CombatDelta: 2}
-}
+// DefaultConfig returns k = 4 candidates and the environment's remedies,
+// fill-ups and steps.
+func DefaultConfig() Config { return Config{Candidates: 4} }
 
-// Validate returns an error naming the first field out of range.
-func (c Config) Validate() error {
-	switch {
-	case c.Candidates < 1 || c.Candidates > 64:
+// Validate checks c against the parameters' schema and the declared
+// failure causes: k in range, each remedy well formed and fitting the
+// schema, each cause declared, each step positive (whole for an Integer)
+// and naming a numeric parameter. The error names the first bad entry
+// ("remedies.injury[1]: ...").
+func (c Config) Validate(schema params.Schema, causes []string) error {
+	if c.Candidates < 1 || c.Candidates > 64 {
 		return fmt.Errorf("candidates: %d is out of range, allowed [1, 64]", c.Candidates)
-	case !(c.ThresholdDelta > 0 && c.ThresholdDelta <= 1):
-		return fmt.Errorf("threshold_delta: %v is out of range, allowed (0, 1]", c.ThresholdDelta)
-	case !(c.RiskDelta > 0 && c.RiskDelta <= 1):
-		return fmt.Errorf("risk_delta: %v is out of range, allowed (0, 1]", c.RiskDelta)
-	case c.ExplorationDelta < 1 || c.ExplorationDelta > prompt.MaxExplorationSteps:
-		return fmt.Errorf("exploration_delta: %d is out of range, allowed [1, %d]", c.ExplorationDelta, prompt.MaxExplorationSteps)
-	case c.CombatDelta < 1 || c.CombatDelta > prompt.MaxCombatAttempts:
-		return fmt.Errorf("combat_delta: %d is out of range, allowed [1, %d]", c.CombatDelta, prompt.MaxCombatAttempts)
+	}
+	for _, cause := range sortedKeys(c.Remedies) {
+		if !slices.Contains(causes, cause) {
+			return fmt.Errorf("remedies.%s: not a failure cause of the environment (declared: %v)", cause, causes)
+		}
+		for i, s := range c.Remedies[cause] {
+			if err := checkRemedy(s, schema); err != nil {
+				return fmt.Errorf("remedies.%s[%d]: %w", cause, i, err)
+			}
+		}
+	}
+	for i, s := range c.Fill {
+		if err := checkRemedy(s, schema); err != nil {
+			return fmt.Errorf("fill[%d]: %w", i, err)
+		}
+	}
+	for _, name := range sortedKeys(c.Steps) {
+		f, x := schema.Field(name), c.Steps[name]
+		switch {
+		case f == nil || (f.Kind != params.Number && f.Kind != params.Integer):
+			return fmt.Errorf("steps.%s: not a number or integer parameter (parameters: %v)", name, schema.Names())
+		case !(x > 0) || (f.Kind == params.Integer && x != float64(int64(x))):
+			return fmt.Errorf("steps.%s: %v must be a positive %s", name, x, f.Kind)
+		}
 	}
 	return nil
 }
 
-// remedy is one way to answer a failure cause.
-type remedy func(p prompt.PolicyParameters, c Config) (Mutation, error)
-
-// Remedies maps each failure cause to its remedies, most direct first.
-// The first of each follows the reference design's table:
-//
-//	injury      more conservative health_threshold; prioritise use_item; more combat attempts (stop turning your back)
-//	combat_loss prioritise flee; lower risk_tolerance; higher health_threshold
-//	starvation  lower hunger_threshold (eat earlier); prioritise eat
-//	entrapment  more max_exploration_steps; deprioritise flee (stop oscillating)
-var Remedies = map[failure.Cause][]string{
-	failure.Injury:     {"health_threshold+", "prioritize use_item", "max_combat_attempts+"},
-	failure.CombatLoss: {"prioritize flee", "risk_tolerance-", "health_threshold+"},
-	failure.Starvation: {"hunger_threshold-", "prioritize eat"},
-	failure.Entrapment: {"max_exploration_steps+", "deprioritize flee"},
+func checkRemedy(s string, schema params.Schema) error {
+	r, err := ParseRemedy(s)
+	if err != nil {
+		return err
+	}
+	return r.Check(schema)
 }
 
-var remedyFuncs = map[string]remedy{
-	"health_threshold+": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return AdjustThreshold(p, "health_threshold", c.ThresholdDelta, Increase)
-	},
-	"hunger_threshold-": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return AdjustThreshold(p, "hunger_threshold", c.ThresholdDelta, Decrease)
-	},
-	"risk_tolerance-": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return SetRiskTolerance(p, p.RiskTolerance-c.RiskDelta)
-	},
-	"max_exploration_steps+": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return SetMaxSteps(p, p.MaxExplorationSteps+c.ExplorationDelta, 0)
-	},
-	"max_combat_attempts+": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return SetMaxSteps(p, 0, p.MaxCombatAttempts+c.CombatDelta)
-	},
-	"prioritize use_item": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return ReorderSkills(p, Prioritize, prompt.SkillUseItem)
-	},
-	"prioritize flee": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return ReorderSkills(p, Prioritize, prompt.SkillFlee)
-	},
-	"prioritize eat": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return ReorderSkills(p, Prioritize, prompt.SkillEat)
-	},
-	"deprioritize flee": func(p prompt.PolicyParameters, c Config) (Mutation, error) {
-		return ReorderSkills(p, Deprioritize, prompt.SkillFlee)
-	},
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // Propose returns up to c.Candidates distinct mutations of p that answer
-// the failures in a, in the order of the package's steps. Every returned
-// Params is valid and differs from p and from each other. The result is a
-// deterministic function of (a, p, c). It returns an error only for an
-// invalid p or c; with no failures it proposes fill-ups (a rotation and
-// risk and exploration steps) so that a generation is never empty.
-func Propose(a failure.Analysis, p prompt.PolicyParameters, c Config) ([]Mutation, error) {
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	if err := c.Validate(); err != nil {
+// the failures in a, in the package's order of steps: causes ranked by
+// count (a.Ranked), each cause's remedies taken round-robin, most direct
+// first, skipping any whose result equals p or an earlier candidate; then
+// the fill-ups. remedies and fill are the tables in use (a config's, or
+// the environment's defaults). Every returned Params is valid for schema
+// and differs from p and from each other. The result is a deterministic
+// function of its arguments. It returns an error for p invalid for
+// schema, or a remedy that does not fit it.
+func Propose(a failure.Analysis, p params.Set, schema params.Schema, c Config, remedies map[string][]string, fill []string) ([]Mutation, error) {
+	if err := schema.Validate(p); err != nil {
 		return nil, err
 	}
 	var out []Mutation
@@ -118,40 +111,45 @@ func Propose(a failure.Analysis, p prompt.PolicyParameters, c Config) ([]Mutatio
 		}
 		out = append(out, m)
 	}
+	apply := func(s string) (Mutation, error) {
+		r, err := ParseRemedy(s)
+		if err != nil {
+			return Mutation{}, err
+		}
+		return Apply(r, p, schema, c.Steps[r.Param])
+	}
 	ranked := a.Ranked()
 	for round := 0; len(out) < c.Candidates; round++ {
 		any := false
 		for _, cause := range ranked {
-			rs := Remedies[cause]
+			rs := remedies[cause]
 			if round >= len(rs) {
 				continue
 			}
 			any = true
-			m, err := remedyFuncs[rs[round]](p, c)
+			m, err := apply(rs[round])
 			if errors.Is(err, ErrNoChange) {
 				continue
 			}
 			if err != nil {
 				return nil, fmt.Errorf("remedy %q for %s: %w", rs[round], cause, err)
 			}
-			m.Cause = cause.String()
+			m.Cause = cause
 			add(m)
 		}
 		if !any {
 			break
 		}
 	}
-	// Fill-ups: explore the neighbourhood when failures suggest too little.
-	fill := []func() (Mutation, error){
-		func() (Mutation, error) { return ReorderSkills(p, Rotate, "") },
-		func() (Mutation, error) { return SetRiskTolerance(p, p.RiskTolerance+c.RiskDelta) },
-		func() (Mutation, error) { return SetMaxSteps(p, p.MaxExplorationSteps+c.ExplorationDelta, 0) },
-		func() (Mutation, error) { return SetMaxSteps(p, 0, p.MaxCombatAttempts+c.CombatDelta) },
-	}
-	for _, f := range fill {
-		if m, err := f(); err == nil {
-			add(m)
+	for _, s := range fill {
+		m, err := apply(s)
+		if errors.Is(err, ErrNoChange) {
+			continue
 		}
+		if err != nil {
+			return nil, fmt.Errorf("fill-up %q: %w", s, err)
+		}
+		add(m)
 	}
 	return out, nil
 }

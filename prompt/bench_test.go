@@ -13,7 +13,7 @@ func BenchmarkStoreAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := sectioned("agent", "identity", "You help.")
-	p.PolicyParameters = BaseParameters()
+	p.PolicyParameters = Base().PolicyParameters
 	for i := 0; i < 200; i++ {
 		p.Metadata = Metadata{"i": int64(i)}
 		if _, err := s.Append(p.Clone(), "edit", ""); err != nil {

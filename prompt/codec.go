@@ -14,6 +14,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/params"
 	"evolve/internal/strictyaml"
 )
 
@@ -25,7 +26,7 @@ var ErrHashMismatch = errors.New("content hash mismatch")
 type DecodeError = strictyaml.Error
 
 // Encode returns the canonical YAML encoding of p: fields in schema order,
-// skills in the order of Skills, floats in their shortest round-tripping
+// skill descriptions and policy parameters in document order, floats in their shortest round-tripping
 // form, times in RFC 3339 UTC, and last the content_sha256 line, the hex
 // SHA-256 of everything before it. Equal prompts encode to equal bytes.
 // Encode sets p.ContentSHA256. It returns an error if p is invalid.
@@ -45,25 +46,17 @@ func Encode(p *Prompt) ([]byte, error) {
 // encodeBody encodes every field but the hash.
 func encodeBody(p *Prompt) ([]byte, error) {
 	skills := mapping()
-	for _, s := range Skills {
-		add(skills, string(s), str(p.SkillDescriptions[s]))
+	for _, s := range p.SkillDescriptions {
+		add(skills, s.Name, str(s.Text))
 	}
 	rules := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	for _, r := range p.RulesConstraints {
 		rules.Content = append(rules.Content, str(r))
 	}
-	prio := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
-	for _, s := range p.PolicyParameters.SkillPriority {
-		prio.Content = append(prio.Content, str(string(s)))
+	policy := mapping()
+	for _, pp := range p.PolicyParameters {
+		add(policy, pp.Name, paramNode(pp.Value))
 	}
-	pp := p.PolicyParameters
-	params := mapping()
-	add(params, "health_threshold", float(pp.HealthThreshold))
-	add(params, "hunger_threshold", float(pp.HungerThreshold))
-	add(params, "max_exploration_steps", integer(pp.MaxExplorationSteps))
-	add(params, "max_combat_attempts", integer(pp.MaxCombatAttempts))
-	add(params, "risk_tolerance", float(pp.RiskTolerance))
-	add(params, "skill_priority", prio)
 	hist := &yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq"}
 	if len(p.MutationHistory) == 0 {
 		hist.Style = yaml.FlowStyle
@@ -130,7 +123,7 @@ func encodeBody(p *Prompt) ([]byte, error) {
 		add(doc, "skill_descriptions", skills)
 	}
 	if p.HasPolicy() {
-		add(doc, "policy_parameters", params)
+		add(doc, "policy_parameters", policy)
 	}
 	add(doc, "mutation_history", hist)
 	var buf bytes.Buffer
@@ -176,6 +169,20 @@ func str(s string) *yaml.Node {
 		n.Style = yaml.DoubleQuotedStyle
 	}
 	return n
+}
+
+// paramNode encodes a policy parameter's value: a Number as float, an
+// Integer as integer, an Enum as a string, an Ordering as a list.
+func paramNode(v params.Value) *yaml.Node {
+	switch v.Kind {
+	case params.Number:
+		return float(v.Num)
+	case params.Integer:
+		return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!int", Value: params.FormatNumber(v.Num)}
+	case params.Enum:
+		return str(v.Str)
+	}
+	return strList(v.List, 0)
 }
 
 func integer(n int) *yaml.Node {
@@ -270,7 +277,7 @@ func checkGiven(p *Prompt, doc *yaml.Node) error {
 			return fmt.Errorf("%s: empty (leave the key out, or give a value)", k)
 		}
 		if k == "policy_parameters" {
-			if err := p.PolicyParameters.Validate(); err != nil {
+			if err := params.CheckForm(p.PolicyParameters); err != nil {
 				return err
 			}
 		}
@@ -290,7 +297,7 @@ func locate(file string, doc *yaml.Node, err error) error {
 // ("policy_parameters.health_threshold", "sections.identity"; "" for
 // none) and the rest of its message.
 func splitFieldError(err error) (field, msg string) {
-	var pe *ParamError
+	var pe *params.Error
 	if errors.As(err, &pe) {
 		return "policy_parameters." + pe.Field, pe.Detail()
 	}

@@ -45,7 +45,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	const perWriter = 50
 	s := testStore(t)
 	root := sectioned("agent", "identity", "You help.")
-	root.PolicyParameters = BaseParameters()
+	root.PolicyParameters = Base().PolicyParameters
 	mustAppend(t, s, root)
 
 	var cmds []*exec.Cmd

@@ -4,10 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"evolve/params"
 )
 
 // ChangeKind says how a field differs between two prompts.
@@ -96,12 +97,13 @@ func Diff(a, b *Prompt) []Change {
 	}
 	cmp("task_definition", a.TaskDefinition, b.TaskDefinition, true)
 	cmp("rules_constraints", strings.Join(a.RulesConstraints, "\n"), strings.Join(b.RulesConstraints, "\n"), true)
-	for _, s := range Skills {
-		cmp("skill_descriptions."+string(s), a.SkillDescriptions[s], b.SkillDescriptions[s], true)
+	for _, n := range unionNames(a.SkillDescriptions.Names(), b.SkillDescriptions.Names()) {
+		at, _ := a.SkillDescriptions.Get(n)
+		bt, _ := b.SkillDescriptions.Get(n)
+		cmp("skill_descriptions."+n, at, bt, true)
 	}
-	ap, bp := paramValues(a), paramValues(b)
-	for i, name := range paramNames {
-		cmp("policy_parameters."+name, ap[i], bp[i], false)
+	for _, n := range unionNames(paramNames(a.PolicyParameters), paramNames(b.PolicyParameters)) {
+		cmp("policy_parameters."+n, paramValue(a.PolicyParameters, n), paramValue(b.PolicyParameters, n), false)
 	}
 	ah, bh := a.MutationHistory, b.MutationHistory
 	n := 0
@@ -129,24 +131,32 @@ func sharedOrder(x, y Sections) []string {
 	return out
 }
 
-var paramNames = []string{"health_threshold", "hunger_threshold", "max_exploration_steps", "max_combat_attempts", "risk_tolerance", "skill_priority"}
-
-// paramValues formats p's policy parameters in the order of paramNames;
-// all "" if it has none.
-func paramValues(p *Prompt) []string {
-	out := make([]string, len(paramNames))
-	if !p.HasPolicy() {
-		return out
+// unionNames returns a's names, then b's names that a lacks.
+func unionNames(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, n := range b {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
 	}
-	pp := p.PolicyParameters
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-	skills := make([]string, len(pp.SkillPriority))
-	for i, s := range pp.SkillPriority {
-		skills[i] = string(s)
-	}
-	copy(out, []string{f(pp.HealthThreshold), f(pp.HungerThreshold), strconv.Itoa(pp.MaxExplorationSteps),
-		strconv.Itoa(pp.MaxCombatAttempts), f(pp.RiskTolerance), "[" + strings.Join(skills, " ") + "]"})
 	return out
+}
+
+func paramNames(s params.Set) []string {
+	out := make([]string, len(s))
+	for i, p := range s {
+		out[i] = p.Name
+	}
+	return out
+}
+
+// paramValue formats parameter name of s ("0.3", "100", "[a b]"), or ""
+// if s has none.
+func paramValue(s params.Set, name string) string {
+	if v, ok := s.Get(name); ok {
+		return v.String()
+	}
+	return ""
 }
 
 // flatMeta maps each leaf path of m ("metadata.context_weights.x") to its

@@ -131,10 +131,7 @@ func Merge(parent, child *Prompt) *Prompt {
 		out.RulesConstraints = cloneStrings(parent.RulesConstraints)
 	}
 	if len(out.SkillDescriptions) == 0 && len(parent.SkillDescriptions) > 0 {
-		out.SkillDescriptions = make(map[Skill]string, len(parent.SkillDescriptions))
-		for k, v := range parent.SkillDescriptions {
-			out.SkillDescriptions[k] = v
-		}
+		out.SkillDescriptions = append(Sections{}, parent.SkillDescriptions...)
 	}
 	if !out.HasPolicy() && parent.HasPolicy() {
 		out.PolicyParameters = parent.PolicyParameters.Clone()

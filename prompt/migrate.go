@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/params"
 	"evolve/internal/strictyaml"
 	"evolve/prompt/guard"
 )
@@ -38,8 +39,8 @@ type Entry struct {
 	Sections          Sections          `yaml:"sections" json:"sections"`                     // named texts, in order
 	TaskDefinition    string            `yaml:"task_definition" json:"task_definition"`       // the frozen task, "" for none
 	RulesConstraints  []string          `yaml:"rules_constraints" json:"rules_constraints"`   // the frozen rules
-	SkillDescriptions map[Skill]string  `yaml:"skill_descriptions" json:"skill_descriptions"` // none or all five skills
-	PolicyParameters  *PolicyParameters `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
+	SkillDescriptions Sections          `yaml:"skill_descriptions" json:"skill_descriptions"` // skill name -> description, in order
+	PolicyParameters  *params.Set       `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
 }
 
 // Prompt returns the entry as a prompt without a version (the store
@@ -56,10 +57,7 @@ func (e *Entry) Prompt() *Prompt {
 		p.Sections = append(Sections{}, e.Sections...)
 	}
 	if len(e.SkillDescriptions) > 0 {
-		p.SkillDescriptions = make(map[Skill]string, len(e.SkillDescriptions))
-		for k, v := range e.SkillDescriptions {
-			p.SkillDescriptions[k] = v
-		}
+		p.SkillDescriptions = append(Sections{}, e.SkillDescriptions...)
 	}
 	if e.PolicyParameters != nil {
 		p.PolicyParameters = e.PolicyParameters.Clone()
@@ -318,7 +316,7 @@ func jsonTypeName(t string) string {
 		return "an integer"
 	case strings.HasPrefix(t, "float"):
 		return "a number"
-	case t == "string", strings.HasSuffix(t, ".Skill"):
+	case t == "string":
 		return "text"
 	case strings.HasPrefix(t, "[]"):
 		return "a list"
@@ -558,7 +556,7 @@ func CheckEntry(e *Entry, policy guard.Policy) []Problem {
 	if err := p.Validate(); err != nil {
 		problem(splitFieldError(err))
 	}
-	if e.PolicyParameters != nil && e.PolicyParameters.IsZero() {
+	if e.PolicyParameters != nil && len(*e.PolicyParameters) == 0 {
 		problem("policy_parameters", "empty (leave the key out, or give every parameter)")
 	}
 	if r := policy.Check(p.Texts()...); !r.OK() {

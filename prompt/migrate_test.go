@@ -72,7 +72,6 @@ func TestMigrateAllOrNothing(t *testing.T) {
 	}
 	bad := dry.Entries[6]
 	wantProblems := []string{
-		"line 47: entry 6: policy_parameters.health_threshold: 1.5 is out of range, allowed [0, 1]",
 		`line 47: entry 6: sections.notes: forbidden pattern ignore_previous_instructions (meta_override): "ignore all previous instructions" (line 2, column 8 of the text)`,
 	}
 	var got []string
@@ -82,8 +81,10 @@ func TestMigrateAllOrNothing(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(wantProblems, "\n") {
 		t.Errorf("entry 6 problems:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(wantProblems, "\n"))
 	}
-	if len(dry.Problems) != 2 {
-		t.Errorf("plan problems = %v, want the two of entry 6", dry.Problems)
+	// health_threshold 1.5 is a matter of the agent's schema, which a
+	// store does not know: only the text is refused here.
+	if len(dry.Problems) != 1 {
+		t.Errorf("plan problems = %v, want the one of entry 6", dry.Problems)
 	}
 	if e := dry.Entries[3]; e.BranchedFrom == nil || e.BranchedFrom.String() != "base-agent@v1.0.0" || e.Bump != "major" {
 		t.Errorf("entry 3 = %+v, want a major fork of base-agent@v1.0.0", e)
@@ -153,11 +154,11 @@ func TestDecodeMigrationErrors(t *testing.T) {
 	}{
 		{"decode_errors.yaml", []string{
 			`line 6: entry 1: unknown key "sectons" (known: branch, inherits_from, metadata, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, type)`,
-			`line 10: entry 2: policy_parameters.health_threshold: "high" is not a number`,
+			`line 10: entry 2: policy_parameters.health_threshold.level: want a number, a name or a list of names, got a mapping`,
 		}},
 		{"decode_errors.json", []string{
 			`line 3: entry 1: unknown key "sectons" (known: branch, inherits_from, metadata, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, type)`,
-			`line 5: entry 2: policy_parameters.health_threshold: text is not a number`,
+			`line 4: entry 2: health_threshold: want a number, a name or a list of names, got {"level": "high"}`,
 			`line 6: entry 3: sections.identity: key given twice`,
 			`line 7: entry 4: sections.identity: want text, got 5`,
 		}},
@@ -274,7 +275,7 @@ func FuzzDecodeMigration(f *testing.F) {
 // A YAML entry with several mistakes gets every problem at once, in line
 // order; the entries around it are unaffected.
 func TestDecodeMigrationEveryProblemOfAnEntry(t *testing.T) {
-	data := "- slug: ok\n  sections:\n    identity: Fine.\n- slug: bad\n  sectons: {identity: typo}\n  policy_parameters:\n    health_threshold: high\n    max_combat_attempts: 2.5\n  tagz: [x]\n"
+	data := "- slug: ok\n  sections:\n    identity: Fine.\n- slug: bad\n  sectons: {identity: typo}\n  policy_parameters:\n    health_threshold: {level: high}\n    max_combat_attempts: [2.5]\n  tagz: [x]\n"
 	m := DecodeMigration("m.yaml", []byte(data))
 	var got []string
 	for _, p := range m.Problems {
@@ -283,8 +284,7 @@ func TestDecodeMigrationEveryProblemOfAnEntry(t *testing.T) {
 	keys := "branch, inherits_from, metadata, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, type"
 	want := []string{
 		`line 5: entry 1: unknown key "sectons" (known: ` + keys + `)`,
-		`line 7: entry 1: policy_parameters.health_threshold: "high" is not a number`,
-		`line 8: entry 1: policy_parameters.max_combat_attempts: "2.5" is not an integer (it has a fractional part)`,
+		`line 7: entry 1: policy_parameters.health_threshold.level: want a number, a name or a list of names, got a mapping`,
 		`line 9: entry 1: unknown key "tagz" (known: ` + keys + `)`,
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

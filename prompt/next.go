@@ -1,8 +1,9 @@
 package prompt
 
 import (
-	"maps"
 	"slices"
+
+	"evolve/params"
 )
 
 // NextVersion returns the next version from base for bump b that is not
@@ -50,11 +51,14 @@ func BumpFor(old, new *Prompt) Bump {
 	if old.TypeOrDefault() != new.TypeOrDefault() || !refEq(old.InheritsFrom, new.InheritsFrom) ||
 		!slices.Equal(old.OverrideSections, new.OverrideSections) || !slices.Equal(old.Sections, new.Sections) ||
 		old.TaskDefinition != new.TaskDefinition || !slices.Equal(old.RulesConstraints, new.RulesConstraints) ||
-		!maps.Equal(old.SkillDescriptions, new.SkillDescriptions) || old.HasPolicy() != new.HasPolicy() {
+		!slices.Equal(old.SkillDescriptions, new.SkillDescriptions) || old.HasPolicy() != new.HasPolicy() ||
+		!slices.Equal(paramNames(old.PolicyParameters), paramNames(new.PolicyParameters)) {
 		return BumpMajor
 	}
-	if !slices.Equal(old.PolicyParameters.SkillPriority, new.PolicyParameters.SkillPriority) {
-		return BumpMinor
+	for _, p := range new.PolicyParameters {
+		if v, _ := old.PolicyParameters.Get(p.Name); p.Value.Kind == params.Ordering && !p.Value.Equal(v) {
+			return BumpMinor
+		}
 	}
 	return BumpPatch
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"evolve/params"
 	"evolve/prompt/guard"
 )
 
@@ -51,12 +52,16 @@ type Prompt struct {
 	TaskDefinition string `yaml:"task_definition" json:"task_definition,omitempty"`
 	// RulesConstraints is the frozen behavioural contract, one rule each.
 	RulesConstraints []string `yaml:"rules_constraints" json:"rules_constraints,omitempty"`
-	// SkillDescriptions describes each of the five skills (frozen); it is
-	// empty or has exactly the keys of Skills.
-	SkillDescriptions map[Skill]string `yaml:"skill_descriptions" json:"skill_descriptions,omitempty"`
-	// PolicyParameters is the only mutable part; the zero value means the
-	// prompt has none (see HasPolicy).
-	PolicyParameters PolicyParameters `yaml:"policy_parameters" json:"policy_parameters,omitzero"`
+	// SkillDescriptions describes the agent's skills (frozen), by skill
+	// name, in document order: e.g. the items of an ordering parameter
+	// such as the dungeon agent's skill_priority.
+	SkillDescriptions Sections `yaml:"skill_descriptions" json:"skill_descriptions,omitempty"`
+	// PolicyParameters is the only mutable part, in document order; nil
+	// means the prompt has none (see HasPolicy). Its schema is the
+	// agent's (see package params): a prompt checks only their form
+	// (valid names, finite numbers, orderings of distinct names), the
+	// experiment checks them against the agent's schema.
+	PolicyParameters params.Set `yaml:"policy_parameters" json:"policy_parameters,omitempty"`
 	// MutationHistory lists every mutation from the base to this version,
 	// oldest first; the last record is the one that made this version.
 	MutationHistory []MutationRecord `yaml:"mutation_history" json:"mutation_history"`
@@ -132,14 +137,9 @@ func (p *Prompt) Clone() *Prompt {
 	}
 	q.RulesConstraints = cloneStrings(p.RulesConstraints)
 	if p.SkillDescriptions != nil {
-		q.SkillDescriptions = make(map[Skill]string, len(p.SkillDescriptions))
-		for k, v := range p.SkillDescriptions {
-			q.SkillDescriptions[k] = v
-		}
+		q.SkillDescriptions = append(Sections{}, p.SkillDescriptions...)
 	}
-	if !p.PolicyParameters.IsZero() {
-		q.PolicyParameters = p.PolicyParameters.Clone()
-	}
+	q.PolicyParameters = p.PolicyParameters.Clone()
 	if p.MutationHistory != nil {
 		q.MutationHistory = make([]MutationRecord, len(p.MutationHistory))
 		for i, r := range p.MutationHistory {
@@ -163,11 +163,11 @@ func cloneStrings(s []string) []string {
 // Derive returns a child of p: version v, created at ts, everything else
 // copied, the policy parameters replaced by params, and the history
 // extended by rec. The child's hash is computed when it is encoded.
-func (p *Prompt) Derive(v Version, params PolicyParameters, rec MutationRecord, ts time.Time) *Prompt {
+func (p *Prompt) Derive(v Version, ps params.Set, rec MutationRecord, ts time.Time) *Prompt {
 	q := p.Clone()
 	q.Version = v
 	q.Timestamp = ts.UTC()
-	q.PolicyParameters = params.Clone()
+	q.PolicyParameters = ps.Clone()
 	rec.Timestamp = rec.Timestamp.UTC()
 	q.MutationHistory = append(q.MutationHistory, rec)
 	q.ContentSHA256 = ""
@@ -201,7 +201,7 @@ func (p *Prompt) Ref() Ref { return Ref{Slug: p.SlugOrDefault(), Version: p.Vers
 
 // HasPolicy reports whether p has policy parameters, which an agent needs
 // to play it.
-func (p *Prompt) HasPolicy() bool { return !p.PolicyParameters.IsZero() }
+func (p *Prompt) HasPolicy() bool { return len(p.PolicyParameters) > 0 }
 
 // Playable returns nil if an agent can play p as it is: it has policy
 // parameters and inherits from nothing (resolve it first, see Merge);
@@ -290,22 +290,21 @@ func (p *Prompt) Validate() error {
 			return fmt.Errorf("rules_constraints[%d]: empty", i)
 		}
 	}
-	if len(p.SkillDescriptions) > 0 {
-		for _, s := range Skills {
-			if strings.TrimSpace(p.SkillDescriptions[s]) == "" {
-				return fmt.Errorf("skill_descriptions: missing %q", s)
+	for i, s := range p.SkillDescriptions {
+		if !params.ValidName(s.Name) {
+			return fmt.Errorf("skill_descriptions.%s: not a skill name (lower-case letters, digits and _, starting with a letter)", s.Name)
+		}
+		for _, t := range p.SkillDescriptions[:i] {
+			if t.Name == s.Name {
+				return fmt.Errorf("skill_descriptions.%s: given twice", s.Name)
 			}
 		}
-		for s := range p.SkillDescriptions {
-			if !s.Valid() {
-				return fmt.Errorf("skill_descriptions: unknown skill %q (allowed: explore, fight, eat, use_item, flee)", s)
-			}
+		if strings.TrimSpace(s.Text) == "" {
+			return fmt.Errorf("skill_descriptions.%s: empty", s.Name)
 		}
 	}
-	if p.HasPolicy() {
-		if err := p.PolicyParameters.Validate(); err != nil {
-			return err
-		}
+	if err := params.CheckForm(p.PolicyParameters); err != nil {
+		return err
 	}
 	if n := len(p.MutationHistory); n > 0 && p.MutationHistory[n-1].Version != p.Version {
 		return fmt.Errorf("mutation_history: last record is for %s, not this version %s", p.MutationHistory[n-1].Version, p.Version)
@@ -353,10 +352,8 @@ func (p *Prompt) Texts() []guard.Text {
 	for i, r := range p.RulesConstraints {
 		add(fmt.Sprintf("rules_constraints[%d]", i), r)
 	}
-	for _, s := range Skills {
-		if d, ok := p.SkillDescriptions[s]; ok {
-			add("skill_descriptions."+string(s), d)
-		}
+	for _, s := range p.SkillDescriptions {
+		add("skill_descriptions."+s.Name, s.Text)
 	}
 	for i, r := range p.MutationHistory {
 		add(fmt.Sprintf("mutation_history[%d].description", i), r.Description)
@@ -389,24 +386,48 @@ func (p *Prompt) Render() string {
 		return b.String()
 	}
 	if len(p.SkillDescriptions) > 0 {
-		b.WriteString("\n# Skills, in priority order\n")
-		for i, s := range p.PolicyParameters.SkillPriority {
-			fmt.Fprintf(&b, "%d. %s: %s\n", i+1, s, p.SkillDescriptions[s])
+		b.WriteString("\n# Skills")
+		order := p.SkillDescriptions.Names()
+		if o := p.skillOrder(); o != nil {
+			b.WriteString(", in priority order")
+			order = o
+		}
+		b.WriteString("\n")
+		for i, s := range order {
+			d, _ := p.SkillDescriptions.Get(s)
+			fmt.Fprintf(&b, "%d. %s: %s\n", i+1, s, d)
 		}
 	}
-	pp := p.PolicyParameters
 	b.WriteString("\n# Policy parameters\n")
-	fmt.Fprintf(&b, "- Flee or heal when health falls below %.0f%% (health_threshold %.3f).\n", 100*pp.HealthThreshold, pp.HealthThreshold)
-	fmt.Fprintf(&b, "- Eat when hunger exceeds %.0f%% (hunger_threshold %.3f).\n", 100*pp.HungerThreshold, pp.HungerThreshold)
-	fmt.Fprintf(&b, "- Explore a level for at most %d turns before heading for the stairs (max_exploration_steps).\n", pp.MaxExplorationSteps)
-	fmt.Fprintf(&b, "- Give up a fight after %d exchanges (max_combat_attempts).\n", pp.MaxCombatAttempts)
-	fmt.Fprintf(&b, "- Risk tolerance %.3f (0 conservative, 1 aggressive).\n", pp.RiskTolerance)
+	for _, pp := range p.PolicyParameters {
+		fmt.Fprintf(&b, "- %s: %s\n", pp.Name, pp.Value)
+	}
 	return b.String()
 }
 
 // maxKeyInPath is the most characters of a metadata key shown in a field
 // path.
 const maxKeyInPath = 40
+
+// skillOrder returns the items of the first ordering parameter whose
+// items are exactly the skills described (a skill priority), or nil.
+func (p *Prompt) skillOrder() []string {
+	names := p.SkillDescriptions.Names()
+	for _, pp := range p.PolicyParameters {
+		if pp.Value.Kind == params.Ordering && len(pp.Value.List) == len(names) {
+			ok := true
+			for _, it := range pp.Value.List {
+				if _, has := p.SkillDescriptions.Get(it); !has {
+					ok = false
+				}
+			}
+			if ok {
+				return pp.Value.List
+			}
+		}
+	}
+	return nil
+}
 
 // metaTexts calls add with the field path and text of every key and
 // string in v, keys sorted at each level.

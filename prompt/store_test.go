@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"evolve/params"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/json"
@@ -99,7 +101,7 @@ func TestStoreWriteLoad(t *testing.T) {
 		t.Fatal(err)
 	}
 	again := derived()
-	again.PolicyParameters.RiskTolerance = 0.9
+	again.PolicyParameters = again.PolicyParameters.With("risk_tolerance", params.NumberValue(0.9))
 	if err := s.Write(again); !errors.Is(err, ErrVersionExists) || !strings.Contains(err.Error(), "dungeon-agent@v1.0.1") {
 		t.Errorf("second Write: err = %v, want ErrVersionExists naming dungeon-agent@v1.0.1", err)
 	}
@@ -150,7 +152,7 @@ func TestStoreBranchRollbackHead(t *testing.T) {
 	s := testStore(t)
 	const slug = "agent"
 	p := sectioned(slug, "identity", "You help.")
-	p.PolicyParameters = BaseParameters()
+	p.PolicyParameters = Base().PolicyParameters
 	mustAppend(t, s, p) // v1.0.0
 	step := func(h float64) Version {
 		t.Helper()
@@ -158,7 +160,7 @@ func TestStoreBranchRollbackHead(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		q.PolicyParameters.HealthThreshold = h
+		q.PolicyParameters = q.PolicyParameters.With("health_threshold", params.NumberValue(h))
 		return mustAppend(t, s, q)
 	}
 	if v := step(0.4); v.String() != "v1.0.1" {
@@ -176,8 +178,8 @@ func TestStoreBranchRollbackHead(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fork.Branch != "exp" || fork.PolicyParameters.HealthThreshold != 0.4 || fork.MutationHistory[len(fork.MutationHistory)-1].Operator != "branch" {
-		t.Errorf("fork = branch %s, health %v, history %+v", fork.Branch, fork.PolicyParameters.HealthThreshold, fork.MutationHistory)
+	if fork.Branch != "exp" || fork.PolicyParameters.Number("health_threshold") != 0.4 || fork.MutationHistory[len(fork.MutationHistory)-1].Operator != "branch" {
+		t.Errorf("fork = branch %s, health %v, history %+v", fork.Branch, fork.PolicyParameters.Number("health_threshold"), fork.MutationHistory)
 	}
 	wantHead(t, s, slug, "exp", "v1.0.3")
 	wantHead(t, s, slug, "main", "v1.0.2")
@@ -198,8 +200,8 @@ func TestStoreBranchRollbackHead(t *testing.T) {
 	step(0.7) // main v1.0.5
 	wantHead(t, s, slug, "exp", "v1.0.4")
 	wantHead(t, s, slug, "main", "v1.0.5")
-	if q, _ := s.LoadRef(Ref{Slug: slug, Branch: "exp"}); q.PolicyParameters.HealthThreshold != 0.6 {
-		t.Errorf("exp HEAD health = %v, want 0.6", q.PolicyParameters.HealthThreshold)
+	if q, _ := s.LoadRef(Ref{Slug: slug, Branch: "exp"}); q.PolicyParameters.Number("health_threshold") != 0.6 {
+		t.Errorf("exp HEAD health = %v, want 0.6", q.PolicyParameters.Number("health_threshold"))
 	}
 
 	// Rollback to the previous version, on each branch.
@@ -293,7 +295,7 @@ func TestStoreRollbackToCandidate(t *testing.T) {
 func TestStoreInheritance(t *testing.T) {
 	s := testStore(t)
 	parent := sectioned("base-agent", "identity", "You are careful.", "constraints", "Stay safe.", "tools", "Sword.")
-	parent.PolicyParameters = BaseParameters()
+	parent.PolicyParameters = Base().PolicyParameters
 	parent.TaskDefinition = "Descend."
 	mustAppend(t, s, parent)
 	child := sectioned("fighter", "constraints", "Fight well.", "tools", "Axe.", "style", "Terse.")
@@ -314,7 +316,7 @@ func TestStoreInheritance(t *testing.T) {
 	if !slices.Equal(got.Sections, want) {
 		t.Errorf("resolved sections = %q, want %q", got.Sections, want)
 	}
-	if got.TaskDefinition != "Descend." || !got.PolicyParameters.Equal(BaseParameters()) || got.Slug != "fighter" ||
+	if got.TaskDefinition != "Descend." || !got.PolicyParameters.Equal(Base().PolicyParameters) || got.Slug != "fighter" ||
 		!slices.Equal(got.Tags, []string{"melee"}) || got.InheritsFrom != nil || got.ContentSHA256 != "" {
 		t.Errorf("resolved = %+v", got)
 	}
@@ -461,7 +463,7 @@ func TestResolvePure(t *testing.T) {
 
 func TestMergeRules(t *testing.T) {
 	parent := sectioned("p", "identity", "P-id", "tools", "P-tools")
-	parent.PolicyParameters = BaseParameters()
+	parent.PolicyParameters = Base().PolicyParameters
 	parent.RulesConstraints = []string{"p rule"}
 	parent.Tags = []string{"parent-tag"}
 	parent.Metadata = Metadata{"owner": "p"}

@@ -1,6 +1,8 @@
 package prompt
 
 import (
+	"evolve/params"
+
 	"slices"
 	"testing"
 )
@@ -93,17 +95,19 @@ func TestBumpFor(t *testing.T) {
 		want Bump
 	}{
 		{"nothing", base.Clone(), BumpPatch},
-		{"threshold", edit(func(p *Prompt) { p.PolicyParameters.HealthThreshold = 0.4 }), BumpPatch},
+		{"threshold", edit(func(p *Prompt) {
+			p.PolicyParameters = p.PolicyParameters.With("health_threshold", params.NumberValue(0.4))
+		}), BumpPatch},
 		{"tags and metadata", edit(func(p *Prompt) { p.Tags = []string{"x"}; p.Metadata = Metadata{"owner": "ana"} }), BumpPatch},
 		{"priority", edit(func(p *Prompt) {
-			p.PolicyParameters.SkillPriority[0], p.PolicyParameters.SkillPriority[4] = SkillFlee, SkillExplore
+			p.PolicyParameters = p.PolicyParameters.With("skill_priority", params.OrderingValue([]string{"flee", "fight", "eat", "use_item", "explore"}))
 		}), BumpMinor},
 		{"task", edit(func(p *Prompt) { p.TaskDefinition = "Win." }), BumpMajor},
 		{"rules", edit(func(p *Prompt) { p.RulesConstraints = p.RulesConstraints[1:] }), BumpMajor},
 		{"section", edit(func(p *Prompt) { p.Sections = Sections{{"identity", "x"}} }), BumpMajor},
 		{"type", edit(func(p *Prompt) { p.Type = TypeUser }), BumpMajor},
 		{"inherits", edit(func(p *Prompt) { p.InheritsFrom = &Ref{Slug: "other"} }), BumpMajor},
-		{"no policy", edit(func(p *Prompt) { p.PolicyParameters = PolicyParameters{} }), BumpMajor},
+		{"no policy", edit(func(p *Prompt) { p.PolicyParameters = nil }), BumpMajor},
 	}
 	for _, tt := range tests {
 		if got := BumpFor(base, tt.new); got != tt.want {

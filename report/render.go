@@ -108,8 +108,14 @@ func (d *Data) document() []block {
 
 	add(block{kind: heading, level: 2, text: "Generations"})
 	g := block{kind: table,
-		head:  []string{"gen", "incumbent", "n val", "val mean [95% CI]", "val IQM", "train failures", "injury", "combat loss", "starvation", "entrapment", "accepted", "p (adj.)"},
-		right: []bool{true, false, true, true, true, true, true, true, true, true, false, true}}
+		head:  []string{"gen", "incumbent", "n val", "val mean [95% CI]", "val IQM", "train failures"},
+		right: []bool{true, false, true, true, true, true}}
+	for _, c := range d.Causes {
+		g.head = append(g.head, strings.ReplaceAll(c.Name, "_", " "))
+		g.right = append(g.right, true)
+	}
+	g.head = append(g.head, "accepted", "p (adj.)")
+	g.right = append(g.right, false, true)
 	for _, r := range d.Generations {
 		acc, p := "–", "–"
 		if r.Accepted != "" {
@@ -118,11 +124,17 @@ func (d *Data) document() []block {
 		if r.AcceptedP != nil {
 			p = pval(*r.AcceptedP)
 		}
-		g.rows = append(g.rows, []string{strconv.Itoa(int(r.Generation)), r.Incumbent, strconv.Itoa(int(r.NVal)),
+		row := []string{strconv.Itoa(int(r.Generation)), r.Incumbent, strconv.Itoa(int(r.NVal)),
 			withCI(r.ValMean, r.ValCILow, r.ValCIHigh), f1(r.ValIQM),
-			fmt.Sprintf("%d / %d", r.Failures, r.NTrain),
-			strconv.Itoa(int(r.Injury)), strconv.Itoa(int(r.CombatLoss)), strconv.Itoa(int(r.Starvation)), strconv.Itoa(int(r.Entrapment)),
-			acc, p})
+			fmt.Sprintf("%d / %d", r.Failures, r.NTrain)}
+		for i := range d.Causes {
+			n := "–"
+			if i < len(r.CauseCounts) {
+				n = strconv.Itoa(int(r.CauseCounts[i]))
+			}
+			row = append(row, n)
+		}
+		g.rows = append(g.rows, append(row, acc, p))
 	}
 	add(g)
 	fig(results.ValByGenerationName)

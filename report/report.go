@@ -33,6 +33,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/envs"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
 	"evolve/results"
@@ -126,6 +127,11 @@ type Data struct {
 	Episodes    []results.EpisodeRow
 	Candidates  []results.CandidateRow
 	Generations []results.GenerationRow
+	// Metrics are the environment's metric columns of episodes.parquet,
+	// Causes its failure causes (the per-cause columns of
+	// generations.parquet), as the files declare them.
+	Metrics []envs.Metric
+	Causes  []envs.Cause
 	// Lineage is the chain of accepted versions, base first.
 	Lineage []results.LineageStep
 	// Test holds the test-split statistics of the base and, if it differs,
@@ -186,13 +192,13 @@ func Load(dir string) (*Data, error) {
 		}
 		return nil
 	}
-	if err := read(results.TableEpisodes+".parquet", func(p string) (err error) { d.Episodes, err = results.ReadEpisodes(p); return }); err != nil {
+	if err := read(results.TableEpisodes+".parquet", func(p string) (err error) { d.Episodes, d.Metrics, err = results.ReadEpisodes(p); return }); err != nil {
 		return nil, err
 	}
 	if err := read(results.TableCandidates+".parquet", func(p string) (err error) { d.Candidates, err = results.ReadCandidates(p); return }); err != nil {
 		return nil, err
 	}
-	if err := read(results.TableGenerations+".parquet", func(p string) (err error) { d.Generations, err = results.ReadGenerations(p); return }); err != nil {
+	if err := read(results.TableGenerations+".parquet", func(p string) (err error) { d.Generations, d.Causes, err = results.ReadGenerations(p); return }); err != nil {
 		return nil, err
 	}
 	if len(d.Generations) > 0 {
@@ -375,7 +381,7 @@ func (d *Data) figures() []figure {
 			func(dir string, f []string) error { return results.PlotLineage(dir, d.Generations, d.Candidates, f...) }},
 		{results.FailureCausesName, "Failure causes by generation",
 			"The incumbent's failed train episodes per generation, split by cause.",
-			func(dir string, f []string) error { return results.PlotFailureCauses(dir, d.Generations, f...) }},
+			func(dir string, f []string) error { return results.PlotFailureCauses(dir, d.Generations, d.Causes, f...) }},
 		{results.CandidatesName, "Candidates per generation",
 			"Val score distributions of the incumbent (*) and each candidate; the accepted candidate (+) is green.",
 			func(dir string, f []string) error {

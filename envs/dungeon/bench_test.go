@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"evolve/agent"
-	"evolve/envs"
 	"evolve/prompt"
 )
 
@@ -18,7 +17,7 @@ func BenchmarkStep(b *testing.B) {
 	}
 	ep := env.NewEpisode()
 	ag := agent.NewScripted(prompt.BaseParameters())
-	var obs envs.Observation
+	var obs Observation
 	steps := 0
 	seed := uint64(0)
 	ep.Reset(seed)

@@ -1,10 +1,6 @@
 package dungeon
 
-import (
-	"fmt"
-
-	"evolve/envs"
-)
+import "fmt"
 
 // Config holds the dungeon's parameters, as written under
 // environment.params in an experiment config.
@@ -37,7 +33,7 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// Env is the dungeon environment. It implements envs.Environment.
+// Env is the dungeon environment. It implements Environment.
 type Env struct{ cfg Config }
 
 // New returns a dungeon with configuration c, or the error of c.Validate.
@@ -56,20 +52,8 @@ func (e *Env) Config() Config { return e.cfg }
 
 // NewEpisode returns a fresh episode (about 60 KB of reusable state); call
 // Reset before use.
-func (e *Env) NewEpisode() envs.Episode { return &game{cfg: e.cfg} }
+func (e *Env) NewEpisode() Episode { return &game{cfg: e.cfg} }
 
-// Name is the registry name of the dungeon.
+// Name is the registry name of the dungeon (registered by package agent,
+// which plays it with the scripted agent).
 const Name = "dungeon"
-
-func init() {
-	envs.Register(Name, envs.Factory{
-		Config: func() any { c := DefaultConfig(); return &c },
-		New: func(cfg any) (envs.Environment, error) {
-			c, ok := cfg.(*Config)
-			if !ok {
-				return nil, fmt.Errorf("dungeon: config of type %T, want *dungeon.Config", cfg)
-			}
-			return New(*c)
-		},
-	})
-}

@@ -4,13 +4,12 @@ import (
 	"testing"
 
 	"evolve/agent"
-	"evolve/envs"
 	"evolve/prompt"
 )
 
-func play(ep envs.Episode, p prompt.PolicyParameters, seed uint64) envs.Outcome {
+func play(ep Episode, p prompt.PolicyParameters, seed uint64) Outcome {
 	ag := agent.NewScripted(p)
-	var obs envs.Observation
+	var obs Observation
 	ep.Reset(seed)
 	for {
 		ep.Observe(&obs)
@@ -175,11 +174,11 @@ func TestStarvation(t *testing.T) {
 	g.Reset(1)
 	g.nutrition = starveNutrition + 1
 	g.tick()
-	if g.end != envs.EndNone {
+	if g.end != EndNone {
 		t.Fatalf("at %d: ended %v", starveNutrition, g.end)
 	}
 	g.tick()
-	if g.end != envs.EndStarved {
+	if g.end != EndStarved {
 		t.Fatalf("below %d: end = %v, want starved", starveNutrition, g.end)
 	}
 }
@@ -188,7 +187,7 @@ func TestNoAllocationPerStep(t *testing.T) {
 	env := newEnv(t)
 	ep := env.NewEpisode()
 	ag := agent.NewScripted(prompt.BaseParameters())
-	var obs envs.Observation
+	var obs Observation
 	ep.Reset(3)
 	seed := uint64(3)
 	allocs := testing.AllocsPerRun(20000, func() {
@@ -224,7 +223,7 @@ func TestConfigValidate(t *testing.T) {
 }
 
 func TestRegistered(t *testing.T) {
-	f, err := envs.Lookup("dungeon")
+	f, err := Lookup("dungeon")
 	if err != nil {
 		t.Fatal(err)
 	}

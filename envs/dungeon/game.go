@@ -1,8 +1,6 @@
 package dungeon
 
-import (
-	"evolve/envs"
-)
+import ()
 
 // Hero constants, after a NetHack 3.6 Valkyrie with a +1 long sword.
 const (
@@ -35,7 +33,7 @@ type monster struct {
 	fought bool // the hero attacked it in the current encounter
 }
 
-// game is one episode of the dungeon. It implements envs.Episode.
+// game is one episode of the dungeon. It implements Episode.
 type game struct {
 	cfg Config
 
@@ -67,11 +65,11 @@ type game struct {
 	eatRest        int // nutrition of the meal not yet eaten
 
 	kills         int
-	end           envs.EndReason
+	end           EndReason
 	killedBy      string
 	inChosenFight bool
-	lastAction    envs.Action
-	actions       [envs.NumActions]int
+	lastAction    Action
+	actions       [NumActions]int
 
 	// frontier bookkeeping: target[c] caches isTarget(c) for seen cells,
 	// targets counts them, mapVer changes whenever either may change.
@@ -94,7 +92,7 @@ type game struct {
 	epoch uint32
 }
 
-var _ envs.Episode = (*game)(nil)
+var _ Episode = (*game)(nil)
 
 // Reset starts a new episode from seed: level 1, full HP, 900 nutrition,
 // no food and one potion of healing.
@@ -110,11 +108,11 @@ func (g *game) Reset(seed uint64) {
 	g.turn = 0
 	g.helpless, g.eatLeft, g.eatPerTurn, g.eatRest = 0, 0, 0, 0
 	g.kills = 0
-	g.end = envs.EndNone
+	g.end = EndNone
 	g.killedBy = ""
 	g.inChosenFight = false
-	g.lastAction = envs.ActWait
-	g.actions = [envs.NumActions]int{}
+	g.lastAction = ActWait
+	g.actions = [NumActions]int{}
 	g.deepest = 0
 	g.enterLevel(1)
 }
@@ -290,8 +288,8 @@ func neighbour(c, k int) (int, bool) {
 	return y*W + x, true
 }
 
-// Observe fills o with what the hero sees. See envs.Observation.
-func (g *game) Observe(o *envs.Observation) {
+// Observe fills o with what the hero sees. See Observation.
+func (g *game) Observe(o *Observation) {
 	o.HP, o.MaxHP = g.hp, g.maxHP
 	o.Hunger = hungerFraction(g.nutrition)
 	o.Food, o.Potions = g.nfood, g.potions
@@ -492,35 +490,35 @@ func (g *game) moveTo(c int) {
 }
 
 // Step applies the hero's action, then lets monsters act, then advances
-// hunger, regeneration and the clocks. See envs.Episode.
-func (g *game) Step(a envs.Action) bool {
-	if g.end != envs.EndNone {
+// hunger, regeneration and the clocks. See Episode.
+func (g *game) Step(a Action) bool {
+	if g.end != EndNone {
 		return true
 	}
 	if g.eatLeft > 0 {
-		a = envs.ActEat // a meal in progress continues
+		a = ActEat // a meal in progress continues
 	}
 	if g.helpless > 0 {
 		g.helpless--
-		a = envs.ActWait
+		a = ActWait
 	}
 	g.actions[a]++
 	g.lastAction = a
 	descended := false
 	switch a {
-	case envs.ActExplore:
+	case ActExplore:
 		if !g.frontierLeft() || !g.walkTo(-1, g.isTarget) {
 			descended = g.descend()
 		}
-	case envs.ActDescend:
+	case ActDescend:
 		descended = g.descend()
-	case envs.ActAttack:
+	case ActAttack:
 		g.attackAdjacent()
-	case envs.ActFlee:
+	case ActFlee:
 		descended = g.flee()
-	case envs.ActEat:
+	case ActEat:
 		g.eat()
-	case envs.ActQuaff:
+	case ActQuaff:
 		if g.potions > 0 {
 			g.potions--
 			heal := g.play.dice(6, 4)
@@ -531,22 +529,22 @@ func (g *game) Step(a envs.Action) bool {
 			}
 		}
 	}
-	if g.end != envs.EndNone {
+	if g.end != EndNone {
 		return true
 	}
 	if descended {
 		if g.depth >= g.cfg.MaxDepth {
-			g.end = envs.EndMaxDepth
+			g.end = EndMaxDepth
 			return true
 		}
 	} else {
 		g.monstersAct()
-		if g.end != envs.EndNone {
+		if g.end != EndNone {
 			return true
 		}
 	}
 	g.tick()
-	return g.end != envs.EndNone
+	return g.end != EndNone
 }
 
 // descend walks toward the known down staircase and takes it when standing
@@ -776,7 +774,7 @@ func (g *game) monstersAct() {
 			}
 			if cheb(m.pos, g.pos) == 1 {
 				g.monsterAttacks(m)
-				if g.end != envs.EndNone {
+				if g.end != EndNone {
 					return
 				}
 				continue
@@ -803,9 +801,9 @@ func (g *game) monsterAttacks(m *monster) {
 		g.hp -= g.play.dice(at.Dice, at.Sides)
 		g.interruptMeal()
 		if g.hp <= 0 {
-			g.end = envs.EndKilled
+			g.end = EndKilled
 			g.killedBy = m.sp.Name
-			g.inChosenFight = g.lastAction == envs.ActAttack
+			g.inChosenFight = g.lastAction == ActAttack
 			return
 		}
 	}
@@ -857,7 +855,7 @@ func (g *game) tick() {
 	g.sinceProgress++
 	g.nutrition--
 	if g.nutrition < starveNutrition {
-		g.end = envs.EndStarved
+		g.end = EndStarved
 		return
 	}
 	if g.nutrition <= 0 && g.helpless == 0 && g.eatLeft == 0 {
@@ -877,24 +875,24 @@ func (g *game) tick() {
 	}
 	switch {
 	case g.turn >= g.cfg.MaxTurns:
-		g.end = envs.EndTurnLimit
+		g.end = EndTurnLimit
 	case g.sinceProgress >= g.cfg.NoProgressTurns:
-		g.end = envs.EndNoProgress
+		g.end = EndNoProgress
 	}
 }
 
 // Stop ends a running episode with reason r.
-func (g *game) Stop(r envs.EndReason) {
-	if g.end == envs.EndNone {
+func (g *game) Stop(r EndReason) {
+	if g.end == EndNone {
 		g.end = r
 	}
 }
 
-// Outcome returns the episode's record. See envs.Outcome.
-func (g *game) Outcome() envs.Outcome {
-	return envs.Outcome{
+// Outcome returns the episode's record. See Outcome.
+func (g *game) Outcome() Outcome {
+	return Outcome{
 		Seed:          g.seed,
-		Score:         Score(g.exp, g.deepest, g.gold, g.end == envs.EndKilled || g.end == envs.EndStarved),
+		Score:         Score(g.exp, g.deepest, g.gold, g.end == EndKilled || g.end == EndStarved),
 		End:           g.end,
 		Turns:         g.turn,
 		Depth:         g.deepest,

@@ -19,7 +19,7 @@ import (
 	"golang.org/x/term"
 
 	"evolve/experiment"
-	"evolve/failure"
+	"evolve/envs"
 )
 
 // Options configure a Display.
@@ -167,10 +167,14 @@ func (d *Display) PhaseEnd(gen int, split, version string, episodes int, elapsed
 
 // GenerationEnd implements experiment.Observer.
 func (d *Display) GenerationEnd(g experiment.Generation) {
-	attrs := []any{"gen", g.Index, "incumbent", g.Incumbent, "val_mean", round(g.Val.Mean, 1),
-		"injury", g.Failures.Counts[failure.Injury], "combat_loss", g.Failures.Counts[failure.CombatLoss],
-		"starvation", g.Failures.Counts[failure.Starvation], "entrapment", g.Failures.Counts[failure.Entrapment],
-		"candidates", len(g.Candidates)}
+	attrs := []any{"gen", g.Index, "incumbent", g.Incumbent, "val_mean", round(g.Val.Mean, 1)}
+	for _, c := range g.Failures.Causes {
+		attrs = append(attrs, c, g.Failures.Count(c))
+	}
+	if n := g.Failures.Count(envs.CauseError); n > 0 {
+		attrs = append(attrs, envs.CauseError, n)
+	}
+	attrs = append(attrs, "candidates", len(g.Candidates))
 	if g.Accepted >= 0 {
 		c := g.Decision.Candidates[g.Accepted]
 		attrs = append(attrs, "accepted", g.Candidates[g.Accepted].Version, "p", c.P, "p_adj", c.PAdj,
