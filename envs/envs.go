@@ -110,7 +110,7 @@ type Info struct {
 }
 
 // CauseNames returns the declared causes' names in order.
-func (in *Info) CauseNames() []string {
+func (in Info) CauseNames() []string {
 	out := make([]string, len(in.Causes))
 	for i, c := range in.Causes {
 		out[i] = c.Name

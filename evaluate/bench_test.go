@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"testing"
-
-	"evolve/prompt"
 )
 
 // BenchmarkEpisodes measures whole episodes per second of the base prompt
@@ -18,7 +16,7 @@ func BenchmarkEpisodes(b *testing.B) {
 			r := &Runner{Env: env, Workers: w}
 			episodes := 0
 			for i := 0; i < b.N; i++ {
-				outs, err := r.Run(context.Background(), prompt.BaseParameters(), seeds)
+				outs, err := r.Run(context.Background(), base, seeds)
 				if err != nil {
 					b.Fatal(err)
 				}

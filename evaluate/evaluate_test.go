@@ -3,25 +3,30 @@ package evaluate
 import (
 	"context"
 	"errors"
-	"math"
+	"fmt"
+	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"evolve/agent"
 	"evolve/envs"
 	"evolve/envs/dungeon"
-	"evolve/prompt"
+	"evolve/params"
 	"evolve/stats"
 )
 
-func dungeonEnv(t testing.TB) envs.Environment {
+func dungeonEnv(t testing.TB) *agent.DungeonEnv {
 	t.Helper()
-	e, err := dungeon.New(dungeon.DefaultConfig())
+	e, err := agent.NewDungeonEnv(dungeon.DefaultConfig())
 	if err != nil {
 		t.Fatal(err)
 	}
 	return e
 }
+
+// base plays every seed under the base prompt's parameters.
+func base(seed uint64) envs.Episode { return envs.Episode{Seed: seed, Params: agent.BaseParameters()} }
 
 func seedRange(n int) []uint64 {
 	s := make([]uint64, n)
@@ -35,11 +40,10 @@ func seedRange(n int) []uint64 {
 func TestRunDeterministicAcrossWorkers(t *testing.T) {
 	env := dungeonEnv(t)
 	seeds := seedRange(60)
-	p := prompt.BaseParameters()
 	var ref []envs.Outcome
 	for _, w := range []int{1, 2, 7} {
 		r := &Runner{Env: env, Workers: w}
-		outs, err := r.Run(context.Background(), p, seeds)
+		outs, err := r.Run(context.Background(), base, seeds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,14 +52,18 @@ func TestRunDeterministicAcrossWorkers(t *testing.T) {
 				t.Fatalf("workers=%d: out[%d].Seed = %d, want %d", w, i, o.Seed, seeds[i])
 			}
 		}
+		// A second call reuses the players.
+		again, err := r.Run(context.Background(), base, seeds)
+		if err != nil || !reflect.DeepEqual(again, outs) {
+			t.Fatalf("workers=%d: a second Run differs (%v)", w, err)
+		}
+		r.Close()
 		if ref == nil {
 			ref = outs
 			continue
 		}
-		for i := range outs {
-			if outs[i] != ref[i] {
-				t.Fatalf("workers=%d: episode %d differs from workers=1", w, i)
-			}
+		if !reflect.DeepEqual(outs, ref) {
+			t.Fatalf("workers=%d: episodes differ from workers=1", w)
 		}
 	}
 }
@@ -69,7 +77,7 @@ func TestRunProgress(t *testing.T) {
 		}
 		last = done
 	}}
-	if _, err := r.Run(context.Background(), prompt.BaseParameters(), seedRange(10)); err != nil {
+	if _, err := r.Run(context.Background(), base, seedRange(10)); err != nil {
 		t.Fatal(err)
 	}
 	if calls != 10 {
@@ -81,126 +89,95 @@ func TestRunCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	r := &Runner{Env: dungeonEnv(t)}
-	if _, err := r.Run(ctx, prompt.BaseParameters(), seedRange(10)); !errors.Is(err, context.Canceled) {
+	if _, err := r.Run(ctx, base, seedRange(10)); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
 }
 
 func TestRunInvalidParams(t *testing.T) {
-	p := prompt.BaseParameters()
-	p.RiskTolerance = 3
+	bad := func(seed uint64) envs.Episode {
+		return envs.Episode{Seed: seed, Params: agent.BaseParameters().With("risk_tolerance", params.NumberValue(3))}
+	}
 	r := &Runner{Env: dungeonEnv(t)}
-	if _, err := r.Run(context.Background(), p, seedRange(3)); err == nil || !strings.Contains(err.Error(), "risk_tolerance") {
+	if _, err := r.Run(context.Background(), bad, seedRange(3)); err == nil || !strings.Contains(err.Error(), "risk_tolerance") {
 		t.Fatalf("err = %v, want a risk_tolerance range error", err)
 	}
 }
 
-// panicky is an agent that panics on its fifth turn.
-type panicky struct {
-	agent.Agent
-	turn int
+// faulty is an environment whose players panic on seed 1002, fail on
+// seed 1003 and score the seed otherwise; it counts the players made and
+// closed.
+type faulty struct{ made, closed atomic.Int32 }
+
+func (f *faulty) Info() envs.Info { return envs.Info{Name: "faulty"} }
+func (f *faulty) NewPlayer(int) (envs.Player, error) {
+	f.made.Add(1)
+	return &faultyPlayer{f}, nil
 }
 
-func (p *panicky) Reset() { p.turn = 0; p.Agent.Reset() }
-func (p *panicky) Act(o *envs.Observation) envs.Action {
-	p.turn++
-	if p.turn == 5 {
+type faultyPlayer struct{ f *faulty }
+
+func (p *faultyPlayer) Play(_ context.Context, ep envs.Episode) (envs.Outcome, error) {
+	switch ep.Seed {
+	case 1002:
 		panic("agent exploded")
+	case 1003:
+		return envs.Outcome{}, fmt.Errorf("process exited with status 1\nstderr: Traceback ...")
 	}
-	return p.Agent.Act(o)
+	return envs.Outcome{Score: float64(ep.Seed), Cause: envs.CauseNone, EndReason: "done"}, nil
 }
+func (p *faultyPlayer) Close() error { p.f.closed.Add(1); return nil }
 
-// A panic inside an episode is recorded with its seed and stack.
-func TestRunPanicIsolated(t *testing.T) {
-	r := &Runner{Env: dungeonEnv(t), Workers: 2, NewAgent: func(p prompt.PolicyParameters) agent.Agent {
-		return &panicky{Agent: agent.NewScripted(p)}
-	}}
-	_, err := r.Run(context.Background(), prompt.BaseParameters(), seedRange(4))
-	var pe *PanicError
-	if !errors.As(err, &pe) {
-		t.Fatalf("err = %v, want *PanicError", err)
+// A panic or an error inside an episode stops the run with its seed (and
+// the stack of a panic), or, with RecordErrors, is recorded as an error
+// episode and the run goes on; a panicked player is replaced; Close ends
+// every player.
+func TestRunErrors(t *testing.T) {
+	f := &faulty{}
+	r := &Runner{Env: f, Workers: 1}
+	_, err := r.Run(context.Background(), base, []uint64{1000, 1002})
+	var ee *EpisodeError
+	if !errors.As(err, &ee) || ee.Panic != "agent exploded" || len(ee.Stack) == 0 || ee.Seed != 1002 || !strings.Contains(ee.Error(), "seed 1002") {
+		t.Fatalf("err = %v, want an *EpisodeError for the panic of seed 1002", err)
 	}
-	if pe.Value != "agent exploded" || len(pe.Stack) == 0 || !strings.Contains(pe.Error(), "seed") {
-		t.Errorf("PanicError = %v (stack %d bytes)", pe, len(pe.Stack))
+	var logged []uint64
+	r = &Runner{Env: f, Workers: 2, RecordErrors: true, OnError: func(e *EpisodeError) { logged = append(logged, e.Seed) }}
+	outs, err := r.Run(context.Background(), base, seedRange(1)[:0])
+	if err != nil || len(outs) != 0 {
+		t.Fatalf("no seeds: %v %v", outs, err)
+	}
+	outs, err = r.Run(context.Background(), base, []uint64{1000, 1002, 1003, 1004})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if outs[0].Score != 1000 || outs[3].Score != 1004 || outs[1].Cause != envs.CauseError || outs[1].EndReason != envs.EndError ||
+		!strings.Contains(outs[1].Error, "agent exploded") || outs[2].Cause != envs.CauseError || !strings.Contains(outs[2].Error, "Traceback") {
+		t.Errorf("outcomes = %+v", outs)
+	}
+	if len(logged) != 2 {
+		t.Errorf("OnError saw %v, want the two error seeds", logged)
+	}
+	if err := r.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if f.made.Load() != f.closed.Load() {
+		t.Errorf("players made %d, closed %d", f.made.Load(), f.closed.Load())
 	}
 }
 
 // An episode that exceeds its step budget ends as a recorded timeout.
 func TestStepBudget(t *testing.T) {
-	r := &Runner{Env: dungeonEnv(t), StepBudget: 25}
-	outs, err := r.Run(context.Background(), prompt.BaseParameters(), seedRange(5))
+	env := dungeonEnv(t)
+	env.SetStepBudget(25)
+	r := &Runner{Env: env}
+	outs, err := r.Run(context.Background(), base, seedRange(5))
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, o := range outs {
-		if o.End != envs.EndStepBudget || o.Turns > 25 {
-			t.Errorf("seed %d: end %v after %d turns, want step_budget within 25", o.Seed, o.End, o.Turns)
+		if o.EndReason != "step_budget" || o.Cause != "entrapment" || o.Metrics[1].Num > 25 {
+			t.Errorf("seed %d: end %v after %v turns, want step_budget within 25", o.Seed, o.EndReason, o.Metrics[1].Num)
 		}
-	}
-}
-
-func TestDecide(t *testing.T) {
-	inc := make([]float64, 50)
-	better := make([]float64, 50)
-	same := make([]float64, 50)
-	best := make([]float64, 50)
-	for i := range inc {
-		inc[i] = float64(i)
-		same[i] = float64(i) + 0.25
-		better[i] = float64(i) + 25
-		best[i] = float64(i) + 30
-	}
-	g := Gate{Alpha: 0.05, Correction: stats.Holm}
-	d, err := Decide(inc, [][]float64{same, better, best}, g)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if d.Accepted != 2 {
-		t.Fatalf("Accepted = %d, want 2 (best significant mean)", d.Accepted)
-	}
-	if d.Candidates[0].Significant || !d.Candidates[1].Significant || !d.Candidates[2].Significant {
-		t.Errorf("significance = %v %v %v, want false true true",
-			d.Candidates[0].Significant, d.Candidates[1].Significant, d.Candidates[2].Significant)
-	}
-	// U, A12 and the Holm adjustment agree with stats.
-	for i, c := range d.Candidates {
-		want, _ := stats.MannWhitneyU([][]float64{same, better, best}[i], inc, stats.MWUOptions{Alternative: stats.Greater})
-		if c.Test.U != want.U || c.Test.P != want.P || math.Abs(c.A12-want.U/2500) > 1e-15 {
-			t.Errorf("candidate %d: U %v p %v A12 %v, want %v %v", i, c.Test.U, c.Test.P, c.A12, want.U, want.P)
-		}
-	}
-	ps := []float64{d.Candidates[0].Test.P, d.Candidates[1].Test.P, d.Candidates[2].Test.P}
-	adj, _ := stats.Adjust(ps, stats.Holm)
-	for i := range adj {
-		if d.Candidates[i].PAdj != adj[i] {
-			t.Errorf("PAdj[%d] = %v, want %v", i, d.Candidates[i].PAdj, adj[i])
-		}
-	}
-	if d.Incumbent.N != 50 || d.Incumbent.Mean != 24.5 {
-		t.Errorf("incumbent summary %+v", d.Incumbent)
-	}
-
-	// Nothing significant: keep the incumbent.
-	d, _ = Decide(inc, [][]float64{same}, g)
-	if d.Accepted != -1 {
-		t.Errorf("Accepted = %d, want -1", d.Accepted)
-	}
-	// Errors.
-	if _, err := Decide(nil, [][]float64{same}, g); err == nil {
-		t.Error("empty incumbent: want error")
-	}
-	if _, err := Decide(inc, [][]float64{{}}, g); err == nil {
-		t.Error("empty candidate: want error")
-	}
-	if _, err := Decide(inc, nil, Gate{Alpha: 0}); err == nil {
-		t.Error("alpha 0: want error")
-	}
-}
-
-func TestScores(t *testing.T) {
-	got := Scores([]envs.Outcome{{Score: 3}, {Score: 10}})
-	if len(got) != 2 || got[0] != 3 || got[1] != 10 {
-		t.Fatalf("Scores = %v", got)
 	}
 }
 

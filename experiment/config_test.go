@@ -126,7 +126,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:1: name: "a b" is not a valid name (1-64 letters, digits, '.', '_', '-')`,
 		`exp.yaml:2: max_generations: "1.2" is not an integer (it has a fractional part)`,
 		`exp.yaml:4: mutation.candidates: "3.7" is not an integer (it has a fractional part)`,
-		`exp.yaml:5: mutation.risk_delta: 2 is out of range, allowed (0, 1]`,
+		`exp.yaml:5: mutation: unknown key "risk_delta" (known: candidates, fill, remedies, steps)`,
 		`exp.yaml:8: environment.params.max_turns: "1500.5" is not an integer (it has a fractional part)`,
 		`exp.yaml:9: environment.params: unknown key "max_dpeth" (known: max_depth, max_turns, no_progress_turns)`,
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
@@ -214,7 +214,8 @@ func TestCheckErrors(t *testing.T) {
 		{"base prompt on a branch", "base_prompt: branch.yaml\n", "",
 			`DIR/exp.yaml:1: base_prompt: base prompt DIR/branch.yaml: branch "exp": a run's new prompt store writes the base version on main (leave branch out or set it to main)`},
 		{"base prompt with a fractional integer", "base_prompt: bad.yaml\n", "",
-			"DIR/exp.yaml:1: base_prompt: not a valid prompt: DIR/bad.yaml:25: policy_parameters.max_combat_attempts: \"2.5\" is not an integer (it has a fractional part)"},
+			"DIR/exp.yaml:1: base_prompt: base prompt DIR/bad.yaml:22: policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1] (the dungeon environment's parameters)\n" +
+				"DIR/exp.yaml:1: base_prompt: base prompt DIR/bad.yaml:25: policy_parameters.max_combat_attempts: 2.5 is not an integer, allowed [1, 20] (the dungeon environment's parameters)"},
 		{"output is a file", "name: x\n", "afile",
 			"DIR/exp.yaml: output: output DIR/afile is not a directory"},
 		{"output under a file", "name: x\n", "afile/runs",
@@ -295,8 +296,8 @@ func TestRunIDIgnoresLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-ff264557b4" {
-		t.Errorf("default run ID %s, want default-ff264557b4 (README)", id)
+	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-f9d1953275" {
+		t.Errorf("default run ID %s, want default-f9d1953275 (README)", id)
 	}
 }
 

@@ -8,11 +8,15 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"syscall"
+
+	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/internal/strictyaml"
+	"evolve/params"
 	"evolve/prompt"
 	"evolve/prompt/guard"
 	"evolve/seeds"
@@ -77,8 +81,9 @@ func (c *Config) Check(out string) (*Inputs, error) {
 	if in.Env != nil && in.Base != nil {
 		schema := in.Env.Info().Params
 		in.Base.PolicyParameters = schema.Coerce(in.Base.PolicyParameters)
+		where := baseLocator(c.BasePrompt)
 		for _, e := range schema.Problems(in.Base.PolicyParameters) {
-			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", c.BasePrompt, e, c.Environment.Name)
+			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", where(e), e, c.Environment.Name)
 		}
 	}
 	if in.Gate, err = c.Gate(); err != nil {
@@ -226,4 +231,36 @@ func contentID(c *Config, set *seeds.Set, base *prompt.Prompt) (string, error) {
 	}
 	fmt.Fprintf(h, "base %s\n", base.ContentSHA256)
 	return c.Name + "-" + hex.EncodeToString(h.Sum(nil))[:10], nil
+}
+
+// baseLocator returns a function that names the base prompt file and the
+// line of the parameter a *params.Error names ("bad.yaml:25"), or the
+// file alone.
+func baseLocator(path string) func(err error) string {
+	var root yaml.Node
+	if path == Embedded {
+		return func(error) string { return "(embedded)" }
+	}
+	data, err := os.ReadFile(path)
+	if err != nil || yaml.Unmarshal(data, &root) != nil {
+		return func(error) string { return path }
+	}
+	return func(err error) string {
+		var pe *params.Error
+		if !errors.As(err, &pe) {
+			return path
+		}
+		field := pe.Field
+		if i := strings.IndexByte(field, '['); i >= 0 {
+			field = field[:i]
+		}
+		doc := &root
+		if doc.Kind == yaml.DocumentNode && len(doc.Content) == 1 {
+			doc = doc.Content[0]
+		}
+		if line := strictyaml.Line(doc, "policy_parameters."+field); line > 0 {
+			return fmt.Sprintf("%s:%d", path, line)
+		}
+		return path
+	}
 }

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"evolve/failure"
+	"evolve/agent"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/stats"
@@ -90,7 +90,7 @@ func TestDefaultRunImproves(t *testing.T) {
 // and none is more than 70% of the failures.
 func TestBaseFailureMixOnVal(t *testing.T) {
 	res := defaultRun(t, 2)
-	eps, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
+	eps, _, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,10 +109,10 @@ func TestBaseFailureMixOnVal(t *testing.T) {
 	if n != 300 {
 		t.Fatalf("base val episodes = %d, want 300", n)
 	}
-	for _, c := range failure.Causes {
-		share := float64(counts[c.String()]) / float64(fails)
-		t.Logf("%-12s %3d (%.0f%% of failures)", c, counts[c.String()], 100*share)
-		if counts[c.String()] == 0 {
+	for _, c := range agent.DungeonInfo().CauseNames() {
+		share := float64(counts[c]) / float64(fails)
+		t.Logf("%-12s %3d (%.0f%% of failures)", c, counts[c], 100*share)
+		if counts[c] == 0 {
 			t.Errorf("cause %s never occurs on val with the base parameters", c)
 		}
 		if share > 0.70 {
@@ -253,7 +253,7 @@ func TestRunSmallConfigAndRerun(t *testing.T) {
 	if !bytes.Equal(a, b) {
 		t.Error("two runs of one config wrote different episodes.parquet")
 	}
-	eps, _ := results.ReadEpisodes(filepath.Join(r1.Dir, "episodes.parquet"))
+	eps, _, _ := results.ReadEpisodes(filepath.Join(r1.Dir, "episodes.parquet"))
 	if len(eps) == 0 || eps[0].Run != r1.RunID {
 		t.Errorf("episodes run column = %q, want %q", eps[0].Run, r1.RunID)
 	}
@@ -306,7 +306,7 @@ func TestRunSignedRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	eps, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
+	eps, _, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -415,12 +415,19 @@ func (sc Schema) Problems(s Set) []error {
 // check returns a *Error if v is not a value of f.
 func (f *Field) check(v Value) error {
 	bad := func(problem string) error {
-		return &Error{Field: f.Name, Value: v.String(), Problem: problem, Allowed: f.Allowed()}
+		val := v.String()
+		if v.Kind == Enum {
+			val = strconv.Quote(v.Str)
+		}
+		return &Error{Field: f.Name, Value: val, Problem: problem, Allowed: f.Allowed()}
 	}
 	switch f.Kind {
 	case Number, Integer:
 		if !v.isNumeric() {
-			return bad("is not a " + f.Kind.String())
+			if f.Kind == Integer {
+				return bad("is not an integer")
+			}
+			return bad("is not a number")
 		}
 		if f.Kind == Integer && v.Num != math.Trunc(v.Num) {
 			return bad("is not an integer")
@@ -480,8 +487,12 @@ func CheckForm(s Set) error {
 			}
 		case Ordering:
 			for j, it := range v.List {
-				if it == "" || slices.Contains(v.List[:j], it) {
-					return &Error{Field: fmt.Sprintf("%s[%d]", p.Name, j), Value: strconv.Quote(it), Problem: "is empty or repeated"}
+				field := fmt.Sprintf("%s[%d]", p.Name, j)
+				if it == "" {
+					return &Error{Field: field, Value: `""`, Problem: "is empty"}
+				}
+				if k := slices.Index(v.List[:j], it); k >= 0 {
+					return &Error{Field: field, Value: strconv.Quote(it), Problem: fmt.Sprintf("repeats %s[%d]", p.Name, k)}
 				}
 			}
 		default:

@@ -139,7 +139,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"bad version", edit("version: v1.0.0", "version: 1.0"),
 			`p.yaml:1: version: invalid version "1.0": want vMAJOR.MINOR.PATCH, e.g. v1.0.0`},
 		{"repeated skill", edit("    - flee", "    - explore"),
-			`p.yaml:32: policy_parameters.skill_priority[4]: "explore" is empty or repeated`},
+			`p.yaml:32: policy_parameters.skill_priority[4]: "explore" repeats skill_priority[0]`},
 		{"missing task", edit("task_definition: |", "task_definition: \"\"\nx_task: |"),
 			`p.yaml:4: unknown key "x_task" (known: branch, content_sha256, inherits_from, metadata, mutation_history, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, timestamp, type, version)`},
 		{"empty task", base[:strings.Index(base, "task_definition:")] + "task_definition: \" \"\n" + base[strings.Index(base, "rules_constraints:"):],

@@ -21,7 +21,7 @@ func largeTestSplit(b *testing.B, n int) string {
 	b.Helper()
 	dir := copyDir(b, smallRun(b))
 	path := filepath.Join(dir, results.TableEpisodes+".parquet")
-	rows, err := results.ReadEpisodes(path)
+	rows, metrics, err := results.ReadEpisodes(path)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -41,12 +41,12 @@ func largeTestSplit(b *testing.B, n int) string {
 		for s := range n {
 			e := tmpl
 			e.Version, e.Split, e.Seed = v, results.SplitTest, uint64(s+1)
-			e.Score = int64(math.Round(max(0, 540+240*float64(i)+300*rng.NormFloat64())))
+			e.Score = math.Round(max(0, 540+240*float64(i)+300*rng.NormFloat64()))
 			rows = append(rows, e)
 		}
 	}
 	results.SortEpisodes(rows)
-	if err := results.WriteEpisodes(path, rows); err != nil {
+	if err := results.WriteEpisodes(path, metrics, rows); err != nil {
 		b.Fatal(err)
 	}
 	return dir

@@ -173,13 +173,13 @@ func TestCompareRunDir(t *testing.T) {
 	for seed := uint64(1); seed <= 30; seed++ {
 		for _, v := range []struct {
 			version string
-			score   int64
-		}{{"v1.0.0", int64(100 + seed)}, {"v1.0.1", int64(140 + seed)}} {
+			score   float64
+		}{{"v1.0.0", float64(100 + seed)}, {"v1.0.1", float64(140 + seed)}} {
 			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 0, Version: v.version, Split: results.SplitVal, Seed: seed, Score: v.score, Cause: "none", EndReason: "killed"})
 			eps = append(eps, results.EpisodeRow{Run: "r", Generation: 1, Version: v.version, Split: results.SplitTest, Seed: seed + 100, Score: v.score - 50, Cause: "none", EndReason: "killed"})
 		}
 	}
-	if err := results.WriteEpisodes(filepath.Join(dir, "episodes.parquet"), eps); err != nil {
+	if err := results.WriteEpisodes(filepath.Join(dir, "episodes.parquet"), nil, eps); err != nil {
 		t.Fatal(err)
 	}
 	code, stdout, stderr := evolve(t, "compare", "--json", "--test", "signed-rank", dir+":v1.0.0", dir+":v1.0.1")

@@ -94,7 +94,7 @@ func TestPromptMigrateDryRunJSON(t *testing.T) {
 	}
 	for i, e := range plan.Entries {
 		bad := i == 6
-		if e.Entry != i || (e.Action == "invalid") != bad || (len(e.Problems) == 2) != bad || (e.Version == "") != (bad || e.Action == "unchanged") {
+		if e.Entry != i || (e.Action == "invalid") != bad || (len(e.Problems) == 1) != bad || (e.Version == "") != (bad || e.Action == "unchanged") {
 			t.Errorf("entry %d: %+v", i, e)
 		}
 	}

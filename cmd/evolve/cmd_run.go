@@ -68,7 +68,7 @@ Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
-	evolve run --resume runs/default-ff264557b4
+	evolve run --resume runs/default-f9d1953275
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {

@@ -11,7 +11,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/envs"
 	"evolve/experiment"
+	"evolve/internal/strictyaml"
+	"evolve/params"
 	"evolve/prompt"
 	"evolve/prompt/guard"
 	"evolve/seeds"
@@ -21,7 +24,7 @@ func init() {
 	register(&command{
 		name:     "validate",
 		synopsis: "check configs, prompt files and seed sets without running anything",
-		usage:    "FILE|DIR ...",
+		usage:    "[--config FILE] FILE|DIR ...",
 		help: `
 Check each argument and report every problem with its file, line, field,
 bad value and allowed range. The kind of input is recognised from its
@@ -30,8 +33,11 @@ content:
 	a directory             a seed set (train.txt, val.txt, test.txt, SHA256SUMS)
 	*.txt                   one seed split file
 	YAML with a version, policy_parameters, task_definition or sections key
-	                        a prompt version (strict schema, ranges, content hash,
-	                        texts screened as a prompt store does)
+	                        a prompt version (strict schema, content hash, texts
+	                        screened as a prompt store does, and its policy
+	                        parameters against the parameter schema of the
+	                        environment of --config: by default the embedded
+	                        default's, the dungeon's scripted agent)
 	other YAML              an experiment config (strict; keys you omit take the defaults)
 
 A config is checked as 'evolve run' checks it before creating anything:
@@ -47,16 +53,29 @@ Exit status 0 when every input is valid, 1 otherwise.
 Examples:
 
 	evolve validate exp.yaml
-	evolve validate runs/default-ff264557b4/prompts/dungeon-agent/v1.0.5.yaml
+	evolve validate runs/default-f9d1953275/prompts/dungeon-agent/v1.0.5.yaml
 	evolve validate my-seeds/`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			config := fs.String("config", "", "check prompt files against the parameter schema of the environment of config `FILE` (default: the embedded default's, the dungeon)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) == 0 {
 					return usagef("no file to validate")
 				}
+				cfg := experiment.DefaultConfig()
+				if *config != "" {
+					var err error
+					if cfg, err = experiment.Load(*config); err != nil {
+						return err
+					}
+				}
+				e, err := cfg.Env()
+				if err != nil {
+					return err
+				}
+				info := e.Info()
 				bad := 0
 				for _, a := range args {
-					kind, err := validateOne(a)
+					kind, err := validateOne(a, info)
 					if err != nil {
 						bad++
 						fmt.Fprintf(env.stdout, "%s: INVALID %s\n    %s\n", a, kind, strings.ReplaceAll(err.Error(), "\n", "\n    "))
@@ -73,8 +92,9 @@ Examples:
 	})
 }
 
-// validateOne checks one input and returns its kind.
-func validateOne(path string) (string, error) {
+// validateOne checks one input and returns its kind; a prompt's policy
+// parameters are checked against info's schema.
+func validateOne(path string, info envs.Info) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "file", err
@@ -104,6 +124,22 @@ func validateOne(path string) (string, error) {
 		}
 		if err := guard.Default().Error(p.Texts()...); err != nil {
 			return "prompt", fmt.Errorf("%s: %w (a store refuses it; evolve prompt validate %s lists the issues)", path, err, path)
+		}
+		if p.HasPolicy() {
+			var problems []*strictyaml.Error
+			for _, e := range info.Params.Problems(info.Params.Coerce(p.PolicyParameters)) {
+				var pe *params.Error
+				field := ""
+				if errors.As(e, &pe) {
+					field = "policy_parameters." + pe.Field
+				}
+				msg := strings.TrimPrefix(e.Error(), field+": ")
+				problems = append(problems, &strictyaml.Error{File: path, Line: paramLine(data, field), Field: field,
+					Msg: msg + " (the " + info.Name + " environment's parameters)"})
+			}
+			if err := strictyaml.Join(problems...); err != nil {
+				return "prompt", err
+			}
 		}
 		hash := "no content_sha256 (not written by a store)"
 		if p.ContentSHA256 != "" {
@@ -136,4 +172,14 @@ func isPrompt(data []byte) bool {
 		}
 	}
 	return false
+}
+
+// paramLine returns the line of field ("policy_parameters.NAME[i]") in the
+// YAML document data, 0 if unknown.
+func paramLine(data []byte, field string) int {
+	var root yaml.Node
+	if field == "" || yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
+		return 0
+	}
+	return strictyaml.Line(root.Content[0], field)
 }

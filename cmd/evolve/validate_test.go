@@ -1,6 +1,8 @@
 package main
 
 import (
+	"evolve/agent"
+
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -108,13 +110,13 @@ func TestValidateMalformed(t *testing.T) {
 			"DIR/exp.yaml:5: workers: -1 is out of range, allowed [0, 4096] (0 = GOMAXPROCS)"},
 		// Prompts.
 		{name: "prompt unknown key", file: "p.yaml", data: edit("mutation_history: []", "mutation_history: []\nnotes: hi"), want: "DIR/p.yaml:34: unknown key \"notes\" (known: branch, content_sha256, inherits_from, metadata, mutation_history, override_sections, policy_parameters, rules_constraints, sections, skill_descriptions, slug, tags, task_definition, timestamp, type, version)"},
-		{name: "prompt unknown parameter", file: "p.yaml", data: edit("  risk_tolerance: 0.5", "  risk_tolerance: 0.5\n  patience: 3"), want: "DIR/p.yaml:27: policy_parameters: unknown key \"patience\" (known: health_threshold, hunger_threshold, max_combat_attempts, max_exploration_steps, risk_tolerance, skill_priority)"},
-		{name: "prompt threshold out of range", file: "p.yaml", data: edit("health_threshold: 0.3", "health_threshold: 1.3"), want: "DIR/p.yaml:22: policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1]"},
-		{name: "prompt negative steps", file: "p.yaml", data: edit("max_exploration_steps: 100", "max_exploration_steps: -5"), want: "DIR/p.yaml:24: policy_parameters.max_exploration_steps: -5 is out of range, allowed [10, 2000]"},
+		{name: "prompt unknown parameter", file: "p.yaml", data: edit("  risk_tolerance: 0.5", "  risk_tolerance: 0.5\n  patience: 3"), want: "DIR/p.yaml:27: policy_parameters.patience: 3 is not a declared parameter, allowed [health_threshold hunger_threshold max_exploration_steps max_combat_attempts risk_tolerance skill_priority] (the dungeon environment's parameters)"},
+		{name: "prompt threshold out of range", file: "p.yaml", data: edit("health_threshold: 0.3", "health_threshold: 1.3"), want: "DIR/p.yaml:22: policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1] (the dungeon environment's parameters)"},
+		{name: "prompt negative steps", file: "p.yaml", data: edit("max_exploration_steps: 100", "max_exploration_steps: -5"), want: "DIR/p.yaml:24: policy_parameters.max_exploration_steps: -5 is out of range, allowed [10, 2000] (the dungeon environment's parameters)"},
 		{name: "prompt bad version", file: "p.yaml", data: edit("version: v1.0.0", "version: 1.0"), want: "DIR/p.yaml:1: version: invalid version \"1.0\": want vMAJOR.MINOR.PATCH, e.g. v1.0.0"},
-		{name: "prompt unknown skill", file: "p.yaml", data: edit("    - flee", "    - pray"), want: "DIR/p.yaml:32: policy_parameters.skill_priority[4]: \"pray\" is not a skill, allowed a permutation of [explore fight eat use_item flee]"},
-		{name: "prompt duplicate skill", file: "p.yaml", data: edit("    - flee", "    - explore"), want: "DIR/p.yaml:32: policy_parameters.skill_priority[4]: \"explore\" repeats skill_priority[0], allowed a permutation of [explore fight eat use_item flee]"},
-		{name: "prompt wrong type", file: "p.yaml", data: edit("max_combat_attempts: 3", "max_combat_attempts: three"), want: "DIR/p.yaml:25: policy_parameters.max_combat_attempts: \"three\" is not an integer"},
+		{name: "prompt unknown skill", file: "p.yaml", data: edit("    - flee", "    - pray"), want: "DIR/p.yaml:32: policy_parameters.skill_priority[4]: \"pray\" is not an item, allowed a permutation of [explore fight eat use_item flee] (the dungeon environment's parameters)"},
+		{name: "prompt duplicate skill", file: "p.yaml", data: edit("    - flee", "    - explore"), want: "DIR/p.yaml:32: policy_parameters.skill_priority[4]: \"explore\" repeats skill_priority[0]"},
+		{name: "prompt wrong type", file: "p.yaml", data: edit("max_combat_attempts: 3", "max_combat_attempts: three"), want: "DIR/p.yaml:25: policy_parameters.max_combat_attempts: \"three\" is not an integer, allowed [1, 20] (the dungeon environment's parameters)"},
 		{name: "prompt hash mismatch", file: "p.yaml", data: edit("mutation_history: []", "mutation_history: []\ncontent_sha256: 0000000000000000000000000000000000000000000000000000000000000000"), want: "DIR/p.yaml: content hash mismatch: content_sha256 records 0000000000000000000000000000000000000000000000000000000000000000, the content hashes to a045963e87745b987a18b14ef50fce0f3d78739ae8db0c1cb6b4efb1914afa73 (the file was edited after it was written; versions are immutable)"},
 		// Seed files and sets.
 		{name: "seed file not a number", file: "val.txt", data: "1\n2\nx3\n", want: "DIR/val.txt:3: \"x3\" is not a seed (want an unsigned 64-bit integer)"},
@@ -139,7 +141,7 @@ func TestValidateMalformed(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			_, err := validateOne(path)
+			_, err := validateOne(path, agent.DungeonInfo())
 			if err == nil {
 				t.Fatalf("%s: valid, want an error", tt.name)
 			}

@@ -1,10 +1,10 @@
-package dungeon
+package dungeon_test
 
 import (
 	"testing"
 
 	"evolve/agent"
-	"evolve/prompt"
+	. "evolve/envs/dungeon"
 )
 
 // BenchmarkStep measures environment steps (turns) per second on one
@@ -16,7 +16,7 @@ func BenchmarkStep(b *testing.B) {
 		b.Fatal(err)
 	}
 	ep := env.NewEpisode()
-	ag := agent.NewScripted(prompt.BaseParameters())
+	ag := agent.NewScripted(agent.BaseParameters())
 	var obs Observation
 	steps := 0
 	seed := uint64(0)
