@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"evolve/params"
 	"evolve/internal/strictyaml"
+	"evolve/params"
 )
 
 // ErrHashMismatch reports a prompt whose content does not match its

@@ -16,8 +16,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"evolve/params"
 	"evolve/internal/strictyaml"
+	"evolve/params"
 	"evolve/prompt/guard"
 )
 
@@ -29,18 +29,18 @@ var ErrInvalidMigration = errors.New("invalid migration")
 // branch holds. Every field but Slug is optional; Type defaults to
 // "system" and Branch to "main".
 type Entry struct {
-	Slug              string            `yaml:"slug" json:"slug"`                             // required (see ValidateSlug)
-	Type              string            `yaml:"type" json:"type"`                             // one of Types; "" means system
-	Branch            string            `yaml:"branch" json:"branch"`                         // "" means main
-	Tags              []string          `yaml:"tags" json:"tags"`                             // free labels (see ValidateTag)
-	Metadata          Metadata          `yaml:"metadata" json:"metadata"`                     // free key-value data
-	InheritsFrom      *Ref              `yaml:"inherits_from" json:"inherits_from"`           // the parent, nil for none
-	OverrideSections  []string          `yaml:"override_sections" json:"override_sections"`   // sections replacing the parent's
-	Sections          Sections          `yaml:"sections" json:"sections"`                     // named texts, in order
-	TaskDefinition    string            `yaml:"task_definition" json:"task_definition"`       // the frozen task, "" for none
-	RulesConstraints  []string          `yaml:"rules_constraints" json:"rules_constraints"`   // the frozen rules
-	SkillDescriptions Sections          `yaml:"skill_descriptions" json:"skill_descriptions"` // skill name -> description, in order
-	PolicyParameters  *params.Set       `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
+	Slug              string      `yaml:"slug" json:"slug"`                             // required (see ValidateSlug)
+	Type              string      `yaml:"type" json:"type"`                             // one of Types; "" means system
+	Branch            string      `yaml:"branch" json:"branch"`                         // "" means main
+	Tags              []string    `yaml:"tags" json:"tags"`                             // free labels (see ValidateTag)
+	Metadata          Metadata    `yaml:"metadata" json:"metadata"`                     // free key-value data
+	InheritsFrom      *Ref        `yaml:"inherits_from" json:"inherits_from"`           // the parent, nil for none
+	OverrideSections  []string    `yaml:"override_sections" json:"override_sections"`   // sections replacing the parent's
+	Sections          Sections    `yaml:"sections" json:"sections"`                     // named texts, in order
+	TaskDefinition    string      `yaml:"task_definition" json:"task_definition"`       // the frozen task, "" for none
+	RulesConstraints  []string    `yaml:"rules_constraints" json:"rules_constraints"`   // the frozen rules
+	SkillDescriptions Sections    `yaml:"skill_descriptions" json:"skill_descriptions"` // skill name -> description, in order
+	PolicyParameters  *params.Set `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
 }
 
 // Prompt returns the entry as a prompt without a version (the store
