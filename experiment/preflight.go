@@ -19,6 +19,7 @@ import (
 	"evolve/params"
 	"evolve/prompt"
 	"evolve/prompt/guard"
+	"evolve/results"
 	"evolve/seeds"
 )
 
@@ -78,6 +79,14 @@ func (c *Config) Check(out string) (*Inputs, error) {
 		bad("base_prompt", "%s", e)
 	}
 	in.Base, in.BaseFileSHA256 = base, sum
+	if in.Env != nil {
+		info := in.Env.Info()
+		for _, err := range []error{info.Check(), results.CheckMetrics(info.Metrics), results.CheckCauses(info.Causes)} {
+			if err != nil {
+				bad("environment", "the %s environment declares: %v", c.Environment.Name, err)
+			}
+		}
+	}
 	if in.Env != nil && in.Base != nil {
 		schema := in.Env.Info().Params
 		in.Base.PolicyParameters = schema.Coerce(in.Base.PolicyParameters)

@@ -17,7 +17,9 @@
 //     by [PlotValByGeneration] and [PlotCandidates] (which also write .pdf
 //     when asked to). [ValByGenerationFigure] and [CandidatesFigure] return
 //     the same plots as a [Figure] for a report to save at another path or
-//     size.
+//     size. [FailureCausesFigure] (its bars and legend are the
+//     environment's declared causes) and [LineageFigure] draw a report's
+//     further figures.
 //
 // # Determinism
 //
@@ -40,23 +42,46 @@
 //
 // # Parquet layout
 //
-// Column names are snake_case and given by the parquet struct tags of the row
-// types; integers keep their Go width and signedness (seed is an unsigned
-// 64-bit integer). Pages are compressed with zstd; low-cardinality string
-// columns (run, version, split, cause, ...) are dictionary encoded. Row groups hold at most
-// [MaxRowsPerRowGroup] rows. Each file carries the key/value metadata
-// "evolve.table" (episodes, candidates or generations) and
-// "evolve.schema_version" ([SchemaVersion]). The files are read back with
-// [ReadEpisodes], [ReadCandidates] and [ReadGenerations], and are readable
-// by any Parquet reader (the tests read them with Apache Arrow's reader).
+// Column names are snake_case; integers keep their Go width and signedness
+// (seed is an unsigned 64-bit integer). Pages are compressed with zstd;
+// low-cardinality string columns (run, version, split, cause, ...) are
+// dictionary encoded. Row groups hold at most [MaxRowsPerRowGroup] rows.
+// Each file carries the key/value metadata "evolve.table" (episodes,
+// candidates or generations) and "evolve.schema_version"
+// ([SchemaVersion]).
+//
+// Two tables have columns that the environment declares, so their schema
+// is built when they are written:
+//
+//   - episodes.parquet: run, generation, version, split, seed, score
+//     (DOUBLE), cause, end_reason, then one column per declared metric
+//     (envs.Metric), in declared order and named by it: INT64 for an int
+//     metric, DOUBLE for float, BOOLEAN for bool, dictionary-encoded
+//     STRING for string. The declarations are stored as JSON under
+//     [MetadataMetrics]. For the dungeon the metric columns are depth,
+//     turns, kills, gold, xl, killed_by and turns_explore ... turns_wait.
+//   - generations.parquet: one INT32 column per declared failure cause
+//     (envs.Cause), in declared order and named by it, between failures and
+//     n_candidates; the causes are stored as JSON under [MetadataCauses].
+//     For the dungeon: injury, combat_loss, starvation, entrapment.
+//
+// candidates.parquet has the fixed columns of [CandidateRow]'s parquet
+// struct tags. The files are read back with [ReadEpisodes] (rows and
+// metric declarations), [ReadCandidates] and [ReadGenerations] (rows and
+// causes), and are readable by any Parquet reader (the tests read them
+// with Apache Arrow's reader); in SQL a metric is a column like any other
+// (SELECT version, avg(turns) FROM 'episodes.parquet' GROUP BY version).
 //
 // # Missing values
 //
 // A value that does not apply is null, so that a reader cannot mistake it
 // for a measurement (a sentinel such as 1.0 would read as a real p-value,
-// and NaN passes silently through SQL aggregations). Three columns are
-// optional (nullable): candidates.v (CandidateRow.V, a *float64), null when
-// the acceptance test is not the signed-rank test; generations.accepted
+// and NaN passes silently through SQL aggregations). The optional
+// (nullable) columns are: every metric column of episodes.parquet, null
+// where the episode reported no value (EpisodeRow.Metrics shorter than
+// the declaration, as for an episode that could not be played, or an
+// entry with Null set); candidates.v (CandidateRow.V, a *float64), null
+// when the acceptance test is not the signed-rank test; generations.accepted
 // and generations.accepted_p, null when no candidate was accepted
 // (GenerationRow.Accepted is "" and GenerationRow.AcceptedP nil). Statistics
 // that apply but are undefined for the sample at hand (the standard

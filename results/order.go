@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+
+	"evolve/envs"
 )
 
 // splitRank orders the splits train < val < test; unknown splits get -1.
@@ -122,7 +124,9 @@ func compareBool(a, b bool) int {
 
 // CompareEpisodes is the order of episodes.parquet: by run, generation, split
 // (train < val < test), version ([CompareVersions]), seed; rows equal in all
-// of these are ordered by their remaining columns, so the order is total.
+// of these are ordered by their remaining fields (score, cause, end_reason,
+// then the metrics in order, a null before any value), so the order is
+// total.
 func CompareEpisodes(a, b EpisodeRow) int {
 	if c := strings.Compare(a.Run, b.Run); c != 0 {
 		return c
@@ -144,7 +148,7 @@ func CompareEpisodes(a, b EpisodeRow) int {
 	}
 	// Tie-break on everything else: duplicates of the key are a caller
 	// bug, but must not make the output depend on input order.
-	if c := cmp.Compare(a.Score, b.Score); c != 0 {
+	if c := compareFloat(a.Score, b.Score); c != 0 {
 		return c
 	}
 	if c := strings.Compare(a.Cause, b.Cause); c != 0 {
@@ -153,13 +157,19 @@ func CompareEpisodes(a, b EpisodeRow) int {
 	if c := strings.Compare(a.EndReason, b.EndReason); c != 0 {
 		return c
 	}
-	if c := strings.Compare(a.KilledBy, b.KilledBy); c != 0 {
+	return slices.CompareFunc(a.Metrics, b.Metrics, compareMetric)
+}
+
+// compareMetric is a total order on metric values: nulls first, then by
+// Num ([compareFloat]), then by Str.
+func compareMetric(a, b envs.MetricValue) int {
+	if c := compareBool(!a.Null, !b.Null); c != 0 {
 		return c
 	}
-	return slices.Compare(
-		[]int32{a.Depth, a.Turns, a.Kills, a.Gold, a.XL, a.TurnsExplore, a.TurnsDescend, a.TurnsAttack, a.TurnsFlee, a.TurnsEat, a.TurnsQuaff, a.TurnsWait},
-		[]int32{b.Depth, b.Turns, b.Kills, b.Gold, b.XL, b.TurnsExplore, b.TurnsDescend, b.TurnsAttack, b.TurnsFlee, b.TurnsEat, b.TurnsQuaff, b.TurnsWait},
-	)
+	if c := compareFloat(a.Num, b.Num); c != 0 {
+		return c
+	}
+	return strings.Compare(a.Str, b.Str)
 }
 
 // CompareCandidates is the order of candidates.parquet: by run, generation,
@@ -211,9 +221,10 @@ func CompareGenerations(a, b GenerationRow) int {
 		CompareVersions(a.NextIncumbent, b.NextIncumbent),
 		compareFloatPtr(a.AcceptedP, b.AcceptedP),
 		slices.Compare(
-			[]int32{a.NTrain, a.NVal, a.Failures, a.Injury, a.CombatLoss, a.Starvation, a.Entrapment, a.NCandidates},
-			[]int32{b.NTrain, b.NVal, b.Failures, b.Injury, b.CombatLoss, b.Starvation, b.Entrapment, b.NCandidates},
+			[]int32{a.NTrain, a.NVal, a.Failures, a.NCandidates},
+			[]int32{b.NTrain, b.NVal, b.Failures, b.NCandidates},
 		),
+		slices.Compare(a.CauseCounts, b.CauseCounts),
 	} {
 		if c != 0 {
 			return c
@@ -324,13 +335,46 @@ func SortCandidates(rows []CandidateRow) { slices.SortFunc(rows, CompareCandidat
 // SortGenerations sorts rows in place into the order of [CompareGenerations].
 func SortGenerations(rows []GenerationRow) { slices.SortFunc(rows, CompareGenerations) }
 
-// checkSplits returns an error wrapping ErrInvalidRow for the first row
-// whose split is not train, val or test.
-func checkSplits(rows []EpisodeRow) error {
+// checkEpisodes returns an error wrapping ErrInvalidRow for the first row
+// whose split is not train, val or test, that has more metrics than
+// declared, or whose metric value does not fit its column.
+func checkEpisodes(metrics []envs.Metric, rows []EpisodeRow) error {
 	for i := range rows {
-		if splitRank(rows[i].Split) < 0 {
-			return fmt.Errorf("%w: episode row %d (run %q, version %q, seed %d): split %q is not %q, %q or %q",
-				ErrInvalidRow, i, rows[i].Run, rows[i].Version, rows[i].Seed, rows[i].Split, SplitTrain, SplitVal, SplitTest)
+		r := &rows[i]
+		where := func() string {
+			return fmt.Sprintf("episode row %d (run %q, version %q, seed %d)", i, r.Run, r.Version, r.Seed)
+		}
+		if splitRank(r.Split) < 0 {
+			return fmt.Errorf("%w: %s: split %q is not %q, %q or %q",
+				ErrInvalidRow, where(), r.Split, SplitTrain, SplitVal, SplitTest)
+		}
+		if len(r.Metrics) > len(metrics) {
+			return fmt.Errorf("%w: %s: %d metrics, %d declared", ErrInvalidRow, where(), len(r.Metrics), len(metrics))
+		}
+		for k, v := range r.Metrics {
+			if err := checkMetricValue(metrics[k].Type, v); err != nil {
+				return fmt.Errorf("%w: %s: metric %s (%s): %v", ErrInvalidRow, where(), metrics[k].Name, metrics[k].Type, err)
+			}
+		}
+	}
+	return nil
+}
+
+// checkGenerations returns an error wrapping ErrInvalidRow for the first
+// row whose CauseCounts is neither nil nor aligned with causes, or has a
+// negative count.
+func checkGenerations(causes []envs.Cause, rows []GenerationRow) error {
+	for i := range rows {
+		g := &rows[i]
+		if g.CauseCounts != nil && len(g.CauseCounts) != len(causes) {
+			return fmt.Errorf("%w: generation row %d (run %q, generation %d): %d cause counts, %d causes declared",
+				ErrInvalidRow, i, g.Run, g.Generation, len(g.CauseCounts), len(causes))
+		}
+		for k, n := range g.CauseCounts {
+			if n < 0 {
+				return fmt.Errorf("%w: generation row %d (run %q, generation %d): cause %s: count %d < 0",
+					ErrInvalidRow, i, g.Run, g.Generation, causes[k].Name, n)
+			}
 		}
 	}
 	return nil

@@ -10,6 +10,7 @@ import (
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
+	"evolve/envs"
 	"evolve/internal/atomicfile"
 )
 
@@ -25,8 +26,21 @@ const MaxRowsPerRowGroup = 1 << 16
 //
 // Version 2 renamed episodes.end to end_reason (END is reserved in SQL) and
 // made candidates.v (NaN before) and generations.accepted ("" before) null
-// where they do not apply.
-const SchemaVersion = 2
+// where they do not apply. Version 3 made the tables generic: episodes.score
+// is a DOUBLE (an INT64 before), the dungeon's columns (depth ... turns_wait,
+// INT32 and required before) became the environment's declared metrics,
+// optional and typed by the declaration (metadata "evolve.metrics"), and
+// the per-cause columns of generations.parquet are the environment's
+// declared causes (metadata "evolve.causes").
+const SchemaVersion = 3
+
+// Key/value metadata keys holding the declarations of the run-time
+// columns, as JSON lists of envs.Metric and envs.Cause (the fields of
+// their json tags: name, type, unit, description).
+const (
+	MetadataMetrics = "evolve.metrics" // in episodes.parquet
+	MetadataCauses  = "evolve.causes"  // in generations.parquet
+)
 
 // Table names, stored in each file's "evolve.table" key/value metadata.
 const (
@@ -36,14 +50,18 @@ const (
 )
 
 // ErrInvalidRow is wrapped by the errors of the writers when a row cannot be
-// written (an EpisodeRow whose Split is not "train", "val" or "test"), and
-// by those of the plot functions when the rows cannot be plotted together
-// (rows of more than one run).
+// written (an EpisodeRow whose Split is not "train", "val" or "test", or
+// whose metrics do not fit their declaration; a GenerationRow whose
+// CauseCounts do not fit the causes), and by those of the plot functions
+// when the rows cannot be plotted together (rows of more than one run, or
+// CauseCounts not aligned with the causes).
 var ErrInvalidRow = errors.New("results: invalid row")
 
 // ErrSchema is wrapped by the errors of the readers when a file's
 // "evolve.table" or "evolve.schema_version" metadata is not the table read
-// or not [SchemaVersion]: its columns would otherwise read as zero values.
+// or not [SchemaVersion] (its columns would otherwise read as zero
+// values), or when its declarations of metrics or causes are missing,
+// invalid, or do not match its columns.
 // A run directory written by an evolve with another schema is read by that
 // evolve (or run again).
 var ErrSchema = errors.New("results: table schema mismatch")
@@ -53,15 +71,51 @@ var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault}
 
 // WriteEpisodes writes rows to the Parquet file path, sorted by
 // [CompareEpisodes], replacing any existing file atomically. rows is not
-// modified; nil or empty rows give a file with the schema and no rows. It
-// returns an error wrapping [ErrInvalidRow] if a row's Split is not train,
-// val or test, and an error naming path if the file cannot be written (in
-// which case any previous file at path is left unchanged).
-func WriteEpisodes(path string, rows []EpisodeRow) error {
-	if err := checkSplits(rows); err != nil {
+// modified; nil or empty rows give a file with the schema and no rows.
+//
+// The columns are those of [EpisodeRow] followed by one optional column
+// per metric, named by it, in the order of metrics: an Int metric is an
+// INT64 column, a Float a DOUBLE, a Bool a BOOLEAN and a String a
+// dictionary-encoded STRING; row.Metrics[i] is the value of metrics[i],
+// null if Null is set or the row has fewer than i+1 metrics. metrics is
+// stored as JSON in the key/value metadata [MetadataMetrics], for
+// [ReadEpisodes].
+//
+// It returns an error if metrics fails [CheckMetrics]; an error wrapping
+// [ErrInvalidRow] if a row's Split is not train, val or test, a row has
+// more metrics than declared, or a metric's value does not fit its column
+// (an Int that is not a whole number within int64's range, a Bool that is
+// not 0 or 1); and an error naming path if the file cannot be written.
+// Nothing is written then, and any previous file at path is left
+// unchanged.
+func WriteEpisodes(path string, metrics []envs.Metric, rows []EpisodeRow) error {
+	if err := CheckMetrics(metrics); err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	return writeTable(path, TableEpisodes, rows, episodeOrder(rows))
+	if err := checkEpisodes(metrics, rows); err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	order := episodeOrder(rows)
+	cols := episodeSchema(metrics)
+	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
+	return writeRows(path, TableEpisodes, cols, meta, len(order), func(i int, e *rowEncoder) {
+		r := &rows[order[i]]
+		e.put(stringValue(r.Run))
+		e.put(parquet.Int32Value(r.Generation))
+		e.put(stringValue(r.Version))
+		e.put(stringValue(r.Split))
+		e.put(parquet.Int64Value(int64(r.Seed)))
+		e.put(parquet.DoubleValue(r.Score))
+		e.put(stringValue(r.Cause))
+		e.put(stringValue(r.EndReason))
+		for k, m := range metrics {
+			if k >= len(r.Metrics) || r.Metrics[k].Null {
+				e.putOptional(parquet.Value{}, true)
+				continue
+			}
+			e.putOptional(metricValue(m.Type, r.Metrics[k]), false)
+		}
+	})
 }
 
 // WriteCandidates writes rows to the Parquet file path, sorted by
@@ -75,47 +129,186 @@ func WriteCandidates(path string, rows []CandidateRow) error {
 
 // WriteGenerations writes rows to the Parquet file path, sorted by
 // [CompareGenerations], replacing any existing file atomically. rows is not
-// modified; nil or empty rows give a file with the schema and no rows. It
-// returns an error naming path if the file cannot be written (in which case
-// any previous file at path is left unchanged).
-func WriteGenerations(path string, rows []GenerationRow) error {
-	recs := make([]generationRecord, len(rows))
-	for i := range rows {
-		recs[i] = rows[i].record()
+// modified; nil or empty rows give a file with the schema and no rows.
+//
+// The columns are those of [GenerationRow], CauseCounts being one
+// required INT32 column per cause, named by it, in the order of causes,
+// between failures and n_candidates (for the dungeon: injury,
+// combat_loss, starvation, entrapment). causes is stored as JSON in the
+// key/value metadata [MetadataCauses], for [ReadGenerations].
+//
+// It returns an error if causes fails [CheckCauses]; an error wrapping
+// [ErrInvalidRow] if a row's CauseCounts is neither nil nor of
+// len(causes) entries, or has a negative count; and an error naming path
+// if the file cannot be written. Nothing is written then, and any
+// previous file at path is left unchanged.
+func WriteGenerations(path string, causes []envs.Cause, rows []GenerationRow) error {
+	if err := CheckCauses(causes); err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	return writeTable(path, TableGenerations, recs, orderBy(rows, CompareGenerations))
+	if err := checkGenerations(causes, rows); err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	order := orderBy(rows, CompareGenerations)
+	cols := generationSchema(causes)
+	meta := [][2]string{{MetadataCauses, jsonMetadata(causes)}}
+	return writeRows(path, TableGenerations, cols, meta, len(order), func(i int, e *rowEncoder) {
+		g := &rows[order[i]]
+		e.put(stringValue(g.Run))
+		e.put(parquet.Int32Value(g.Generation))
+		e.put(stringValue(g.Incumbent))
+		e.put(parquet.Int32Value(g.NTrain))
+		e.put(parquet.Int32Value(g.NVal))
+		for _, x := range [...]float64{g.TrainMean, g.ValMean, g.ValMedian, g.ValIQM, g.ValCILow, g.ValCIHigh} {
+			e.put(parquet.DoubleValue(x))
+		}
+		e.put(parquet.Int32Value(g.Failures))
+		for k := range causes {
+			var n int32
+			if g.CauseCounts != nil {
+				n = g.CauseCounts[k]
+			}
+			e.put(parquet.Int32Value(n))
+		}
+		e.put(parquet.Int32Value(g.NCandidates))
+		e.putOptional(stringValue(g.Accepted), g.Accepted == "")
+		var p float64
+		if g.AcceptedP != nil {
+			p = *g.AcceptedP
+		}
+		e.putOptional(parquet.DoubleValue(p), g.AcceptedP == nil)
+		e.put(stringValue(g.NextIncumbent))
+	})
 }
 
 // ReadEpisodes reads all rows of an episodes Parquet file written by
-// [WriteEpisodes], in file order. Columns missing from the file read as zero
-// values; extra columns are ignored. It returns an error wrapping
-// [ErrSchema] if the file's metadata names another table or schema version
-// (a file without that metadata, written by another tool, is read as it
-// is). Errors name path.
-func ReadEpisodes(path string) ([]EpisodeRow, error) {
-	return readTable[EpisodeRow](path, TableEpisodes)
+// [WriteEpisodes], in file order, and the metric declarations stored with
+// them; each row has len(metrics) metrics (see EpisodeRow.Metrics).
+//
+// It returns an error wrapping [ErrSchema] if the file's metadata names
+// another table or schema version (files of schema 1 and 2 are refused),
+// lacks or garbles [MetadataMetrics], or if a declared metric's column is
+// missing or of another type. A file without evolve's metadata (written
+// by another tool) is read as it is: columns named as EpisodeRow's are
+// read by name (missing ones as zero values), and every other top-level
+// column is a metric of the type its Parquet type suggests (integers Int,
+// floating point Float, BOOLEAN Bool, byte arrays String). Errors name
+// path.
+func ReadEpisodes(path string) ([]EpisodeRow, []envs.Metric, error) {
+	rows, metrics, err := readEpisodes(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("results: reading %s: %w", path, err)
+	}
+	return rows, metrics, nil
+}
+
+func readEpisodes(path string) ([]EpisodeRow, []envs.Metric, error) {
+	t, err := openTable(path, TableEpisodes)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer t.f.Close()
+	metrics, err := declarations(t, MetadataMetrics, inferMetric, episodeColumns)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckMetrics(metrics); err != nil {
+		return nil, nil, fmt.Errorf("%w: metadata %s: %v", ErrSchema, MetadataMetrics, err)
+	}
+	cols := episodeSchema(metrics)
+	nFixed := len(episodeColumns)
+	idx, err := t.columnIndexes(cols, func(i int) bool { return t.evolve && i >= nFixed })
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]EpisodeRow, 0, t.pf.NumRows())
+	d := rowDecoder{idx: idx}
+	err = t.eachRow(func(vals []parquet.Value) {
+		d.vals = vals
+		r := EpisodeRow{
+			Run: d.str(0), Generation: int32(d.int(1)), Version: d.str(2), Split: d.str(3),
+			Seed: uint64(d.int(4)), Score: d.float(5), Cause: d.str(6), EndReason: d.str(7),
+			Metrics: make([]envs.MetricValue, len(metrics)),
+		}
+		for k, m := range metrics {
+			r.Metrics[k] = d.metric(nFixed+k, m.Type)
+		}
+		rows = append(rows, r)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, metrics, nil
 }
 
 // ReadCandidates reads all rows of a candidates Parquet file written by
 // [WriteCandidates], in file order. Columns missing from the file read as
-// zero values; extra columns are ignored. The error names path.
+// zero values; extra columns are ignored. It returns an error wrapping
+// [ErrSchema] if the file's metadata names another table or schema
+// version. Errors name path.
 func ReadCandidates(path string) ([]CandidateRow, error) {
 	return readTable[CandidateRow](path, TableCandidates)
 }
 
 // ReadGenerations reads all rows of a generations Parquet file written by
-// [WriteGenerations], in file order. Columns missing from the file read as
-// zero values; extra columns are ignored. The error names path.
-func ReadGenerations(path string) ([]GenerationRow, error) {
-	recs, err := readTable[generationRecord](path, TableGenerations)
+// [WriteGenerations], in file order, and the failure causes stored with
+// them; each row's CauseCounts has len(causes) entries.
+//
+// It returns an error wrapping [ErrSchema] if the file's metadata names
+// another table or schema version, lacks or garbles [MetadataCauses], or
+// if a declared cause's column is missing or not an integer. A file
+// without evolve's metadata (written by another tool) is read as it is:
+// columns named as GenerationRow's are read by name (missing ones as zero
+// values), and every other top-level integer column is a cause. Errors
+// name path.
+func ReadGenerations(path string) ([]GenerationRow, []envs.Cause, error) {
+	rows, causes, err := readGenerations(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, fmt.Errorf("results: reading %s: %w", path, err)
 	}
-	rows := make([]GenerationRow, len(recs))
-	for i := range recs {
-		rows[i] = recs[i].row()
+	return rows, causes, nil
+}
+
+func readGenerations(path string) ([]GenerationRow, []envs.Cause, error) {
+	t, err := openTable(path, TableGenerations)
+	if err != nil {
+		return nil, nil, err
 	}
-	return rows, nil
+	defer t.f.Close()
+	causes, err := declarations(t, MetadataCauses, inferCause, generationHead, generationTail)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := CheckCauses(causes); err != nil {
+		return nil, nil, fmt.Errorf("%w: metadata %s: %v", ErrSchema, MetadataCauses, err)
+	}
+	cols := generationSchema(causes)
+	h, n := len(generationHead), len(causes)
+	idx, err := t.columnIndexes(cols, func(i int) bool { return t.evolve && i >= h && i < h+n })
+	if err != nil {
+		return nil, nil, err
+	}
+	rows := make([]GenerationRow, 0, t.pf.NumRows())
+	d := rowDecoder{idx: idx}
+	err = t.eachRow(func(vals []parquet.Value) {
+		d.vals = vals
+		g := GenerationRow{
+			Run: d.str(0), Generation: int32(d.int(1)), Incumbent: d.str(2), NTrain: int32(d.int(3)), NVal: int32(d.int(4)),
+			TrainMean: d.float(5), ValMean: d.float(6), ValMedian: d.float(7), ValIQM: d.float(8),
+			ValCILow: d.float(9), ValCIHigh: d.float(10), Failures: int32(d.int(11)),
+			CauseCounts: make([]int32, n),
+			NCandidates: int32(d.int(h + n)), Accepted: d.str(h + n + 1), AcceptedP: d.floatPtr(h + n + 2),
+			NextIncumbent: d.str(h + n + 3),
+		}
+		for k := range n {
+			g.CauseCounts[k] = int32(d.int(h + k))
+		}
+		rows = append(rows, g)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return rows, causes, nil
 }
 
 // writerOptions are the options of every table's writer.
@@ -160,6 +353,16 @@ func writeTable[T any](path, table string, rows []T, order []int32) error {
 	return nil
 }
 
+// writeRows writes n rows of a run-time schema as Parquet to path
+// atomically (see encodeRows).
+func writeRows(path, table string, cols []column, meta [][2]string, n int, fill func(i int, e *rowEncoder)) error {
+	err := writeAtomic(path, func(w io.Writer) error { return encodeRows(w, table, cols, meta, n, fill) })
+	if err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	return nil
+}
+
 // writeAtomic creates path with the bytes write produces, atomically and
 // durably (see internal/atomicfile); on error any previous file at path is
 // untouched. The new file has mode 0644.
@@ -191,11 +394,8 @@ func readFile[T any](path, table string) ([]T, error) {
 	if err != nil {
 		return nil, err
 	}
-	if got, ok := pf.Lookup("evolve.table"); ok && got != table {
-		return nil, fmt.Errorf("%w: metadata evolve.table is %q, want %q", ErrSchema, got, table)
-	}
-	if got, ok := pf.Lookup("evolve.schema_version"); ok && got != strconv.Itoa(SchemaVersion) {
-		return nil, fmt.Errorf("%w: metadata evolve.schema_version is %q, this evolve reads %d (written by another evolve version: read it with that version or run again)", ErrSchema, got, SchemaVersion)
+	if err := checkTableMetadata(pf, table); err != nil {
+		return nil, err
 	}
 	rows := make([]T, pf.NumRows())
 	r := parquet.NewGenericReader[T](pf)

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"evolve/envs"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -44,13 +46,13 @@ func checkGolden(t *testing.T, name string, got []byte) {
 func writeTables(t testing.TB, dir string, eps []EpisodeRow, cands []CandidateRow, gens []GenerationRow) (string, string, string) {
 	t.Helper()
 	pe, pc, pg := filepath.Join(dir, "episodes.parquet"), filepath.Join(dir, "candidates.parquet"), filepath.Join(dir, "generations.parquet")
-	if err := WriteEpisodes(pe, eps); err != nil {
+	if err := WriteEpisodes(pe, dungeonMetrics, eps); err != nil {
 		t.Fatal(err)
 	}
 	if err := WriteCandidates(pc, cands); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteGenerations(pg, gens); err != nil {
+	if err := WriteGenerations(pg, dungeonCauses, gens); err != nil {
 		t.Fatal(err)
 	}
 	return pe, pc, pg
@@ -66,21 +68,27 @@ func TestRoundTrip(t *testing.T) {
 	SortEpisodes(eps)
 	SortCandidates(cands)
 	SortGenerations(gens)
-	gotE, err := ReadEpisodes(pe)
+	gotE, metrics, err := ReadEpisodes(pe)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSameRows(t, gotE, eps)
+	if !reflect.DeepEqual(metrics, dungeonMetrics) {
+		t.Errorf("metrics read back\n got %+v\nwant %+v", metrics, dungeonMetrics)
+	}
 	gotC, err := ReadCandidates(pc)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSameRows(t, gotC, cands)
-	gotG, err := ReadGenerations(pg)
+	gotG, causes, err := ReadGenerations(pg)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkSameRows(t, gotG, gens)
+	if !reflect.DeepEqual(causes, dungeonCauses) {
+		t.Errorf("causes read back\n got %+v\nwant %+v", causes, dungeonCauses)
+	}
 	if gotG[0].AcceptedP != nil && gens[0].AcceptedP == nil {
 		t.Error("nil AcceptedP read back as a value")
 	}
@@ -88,14 +96,14 @@ func TestRoundTrip(t *testing.T) {
 
 func TestEmptyTables(t *testing.T) {
 	pe, pc, pg := writeTables(t, t.TempDir(), nil, []CandidateRow{}, nil)
-	if rows, err := ReadEpisodes(pe); err != nil || len(rows) != 0 {
-		t.Errorf("ReadEpisodes = %d rows, %v; want 0, nil", len(rows), err)
+	if rows, metrics, err := ReadEpisodes(pe); err != nil || len(rows) != 0 || !reflect.DeepEqual(metrics, dungeonMetrics) {
+		t.Errorf("ReadEpisodes = %d rows, %v, %v; want 0, the dungeon's metrics, nil", len(rows), metrics, err)
 	}
 	if rows, err := ReadCandidates(pc); err != nil || len(rows) != 0 {
 		t.Errorf("ReadCandidates = %d rows, %v; want 0, nil", len(rows), err)
 	}
-	if rows, err := ReadGenerations(pg); err != nil || len(rows) != 0 {
-		t.Errorf("ReadGenerations = %d rows, %v; want 0, nil", len(rows), err)
+	if rows, causes, err := ReadGenerations(pg); err != nil || len(rows) != 0 || !reflect.DeepEqual(causes, dungeonCauses) {
+		t.Errorf("ReadGenerations = %d rows, %v, %v; want 0, the dungeon's causes, nil", len(rows), causes, err)
 	}
 }
 
@@ -204,13 +212,13 @@ func TestWriteErrors(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "episodes.parquet")
 	good := []EpisodeRow{{Run: "r", Split: SplitTrain, Version: "v1.0.0"}}
-	if err := WriteEpisodes(path, good); err != nil {
+	if err := WriteEpisodes(path, nil, good); err != nil {
 		t.Fatal(err)
 	}
 	before, _ := os.ReadFile(path)
 
 	// An invalid split is rejected before anything is written.
-	err := WriteEpisodes(path, []EpisodeRow{{Run: "r", Split: "Val", Version: "v1.0.1", Seed: 3}})
+	err := WriteEpisodes(path, nil, []EpisodeRow{{Run: "r", Split: "Val", Version: "v1.0.1", Seed: 3}})
 	if !errors.Is(err, ErrInvalidRow) {
 		t.Fatalf("split %q: err = %v, want ErrInvalidRow", "Val", err)
 	}
@@ -227,7 +235,7 @@ func TestWriteErrors(t *testing.T) {
 
 	// Unwritable destinations name the path.
 	for _, p := range []string{filepath.Join(dir, "missing", "x.parquet"), dir} {
-		if err := WriteGenerations(p, nil); err == nil || !strings.Contains(err.Error(), p) {
+		if err := WriteGenerations(p, nil, nil); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("WriteGenerations(%q) = %v, want an error naming the path", p, err)
 		}
 	}
@@ -237,7 +245,7 @@ func TestWriteErrors(t *testing.T) {
 
 	// Reading a missing or non-Parquet file names the path.
 	for _, p := range []string{filepath.Join(dir, "nope.parquet"), writeText(t, dir, "junk.parquet", "not parquet")} {
-		if _, err := ReadEpisodes(p); err == nil || !strings.Contains(err.Error(), p) {
+		if _, _, err := ReadEpisodes(p); err == nil || !strings.Contains(err.Error(), p) {
 			t.Errorf("ReadEpisodes(%q) = %v, want an error naming the path", p, err)
 		}
 	}
@@ -255,10 +263,10 @@ func writeText(t *testing.T, dir, name, s string) string {
 func TestRowGroups(t *testing.T) {
 	rows := make([]EpisodeRow, MaxRowsPerRowGroup+100)
 	for i := range rows {
-		rows[i] = EpisodeRow{Run: "r", Version: "v1.0.0", Split: SplitVal, Seed: uint64(i), Score: int64(i % 1000)}
+		rows[i] = EpisodeRow{Run: "r", Version: "v1.0.0", Split: SplitVal, Seed: uint64(i), Score: float64(i % 1000)}
 	}
 	path := filepath.Join(t.TempDir(), "episodes.parquet")
-	if err := WriteEpisodes(path, rows); err != nil {
+	if err := WriteEpisodes(path, nil, rows); err != nil {
 		t.Fatal(err)
 	}
 	f, pf := openParquet(t, path)
@@ -341,7 +349,7 @@ func BenchmarkWriteEpisodes(b *testing.B) {
 	path := filepath.Join(b.TempDir(), "episodes.parquet")
 	b.ReportAllocs()
 	for b.Loop() {
-		if err := WriteEpisodes(path, eps); err != nil {
+		if err := WriteEpisodes(path, dungeonMetrics, eps); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -351,26 +359,6 @@ func BenchmarkWriteEpisodes(b *testing.B) {
 	}
 	b.ReportMetric(float64(len(eps))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(st.Size()), "file-bytes")
-}
-
-// TestGenerationRecordColumns checks that generations.parquet's stored form
-// has exactly GenerationRow's fields, tags and (but for Accepted, a
-// pointer) types, so that the row type documents the file.
-func TestGenerationRecordColumns(t *testing.T) {
-	row, rec := reflect.TypeFor[GenerationRow](), reflect.TypeFor[generationRecord]()
-	if row.NumField() != rec.NumField() {
-		t.Fatalf("GenerationRow has %d fields, generationRecord %d", row.NumField(), rec.NumField())
-	}
-	for i := range row.NumField() {
-		a, b := row.Field(i), rec.Field(i)
-		want := a.Type
-		if a.Name == "Accepted" {
-			want = reflect.PointerTo(a.Type)
-		}
-		if a.Name != b.Name || a.Tag != b.Tag || b.Type != want {
-			t.Errorf("field %d: GenerationRow has %s %s %q, generationRecord %s %s %q", i, a.Name, a.Type, a.Tag, b.Name, b.Type, b.Tag)
-		}
-	}
 }
 
 // TestNulls checks that what does not apply is stored as null, not as a
@@ -428,9 +416,12 @@ func TestNulls(t *testing.T) {
 		t.Fatal(err)
 	}
 	checkSameRows(t, gotC, cands)
-	gotG, err := ReadGenerations(pg)
+	gotG, _, err := ReadGenerations(pg)
 	if err != nil {
 		t.Fatal(err)
+	}
+	for i := range gens {
+		gens[i].CauseCounts = make([]int32, len(dungeonCauses)) // nil is read back as zeros
 	}
 	checkSameRows(t, gotG, gens)
 }
@@ -461,15 +452,40 @@ func TestReadSchemaMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	f.Close()
-	if _, err := ReadEpisodes(old); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), `"1"`) {
+	if _, _, err := ReadEpisodes(old); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), `"1"`) {
 		t.Errorf("ReadEpisodes(schema 1) = %v, want ErrSchema naming version \"1\"", err)
 	}
-	// Without evolve's metadata (another tool's file) the file is read.
+	// A file of schema version 2 (dungeon columns, an INT64 score).
+	type v2Episode struct {
+		Run   string `parquet:"run"`
+		Score int64  `parquet:"score"`
+		Depth int32  `parquet:"depth"`
+	}
+	v2 := filepath.Join(dir, "v2.parquet")
+	f, err = os.Create(v2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2 := parquet.NewGenericWriter[v2Episode](f, parquet.KeyValueMetadata("evolve.table", TableEpisodes), parquet.KeyValueMetadata("evolve.schema_version", "2"))
+	if _, err := w2.Write([]v2Episode{{Run: "r", Score: 3, Depth: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	if _, _, err := ReadEpisodes(v2); !errors.Is(err, ErrSchema) || !strings.Contains(err.Error(), `"2"`) || !strings.Contains(err.Error(), v2) {
+		t.Errorf("ReadEpisodes(schema 2) = %v, want ErrSchema naming the path and version \"2\"", err)
+	}
+	// Without evolve's metadata (another tool's file) the file is read,
+	// its other columns as metrics typed by their Parquet type.
 	plain := filepath.Join(dir, "plain.parquet")
 	if err := parquet.WriteFile(plain, []oldEpisode{{Run: "r", End: "killed"}}); err != nil {
 		t.Fatal(err)
 	}
-	if rows, err := ReadEpisodes(plain); err != nil || len(rows) != 1 || rows[0].Run != "r" {
-		t.Errorf("ReadEpisodes(no metadata) = %v, %v; want one row of run r", rows, err)
+	rows, metrics, err := ReadEpisodes(plain)
+	wantM := []envs.Metric{{Name: "end", Type: envs.String}}
+	if err != nil || len(rows) != 1 || rows[0].Run != "r" || !reflect.DeepEqual(metrics, wantM) || rows[0].Metrics[0].Str != "killed" {
+		t.Errorf("ReadEpisodes(no metadata) = %+v, %v, %v; want one row of run r, metric end = killed", rows, metrics, err)
 	}
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 
+	"evolve/envs"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -19,37 +21,82 @@ const (
 	LineageName       = "lineage"
 )
 
-// FailureCauses are the failure causes of GenerationRow in the order they
-// are stacked (bottom first) and listed, with their column names.
-var FailureCauses = []string{"injury", "combat_loss", "starvation", "entrapment"}
-
-// causeColors are the colours of FailureCauses (a colour-blind-safe
-// Okabe-Ito subset).
-var causeColors = []color.Color{
-	color.NRGBA{R: 213, G: 94, B: 0, A: 255},    // vermillion: injury
-	color.NRGBA{R: 204, G: 121, B: 167, A: 255}, // reddish purple: combat_loss
-	color.NRGBA{R: 230, G: 159, B: 0, A: 255},   // orange: starvation
-	color.NRGBA{R: 86, G: 180, B: 233, A: 255},  // sky blue: entrapment
+// causePalette colours the failure causes by their declared position: the
+// colour-blind-safe Okabe-Ito palette without black, in an order that gives
+// the dungeon's causes (injury, combat_loss, starvation, entrapment) the
+// colours they always had. Causes beyond it get [causeColor]'s generated
+// colours.
+var causePalette = []color.Color{
+	color.NRGBA{R: 213, G: 94, B: 0, A: 255},    // vermillion
+	color.NRGBA{R: 204, G: 121, B: 167, A: 255}, // reddish purple
+	color.NRGBA{R: 230, G: 159, B: 0, A: 255},   // orange
+	color.NRGBA{R: 86, G: 180, B: 233, A: 255},  // sky blue
+	color.NRGBA{R: 0, G: 158, B: 115, A: 255},   // bluish green
+	color.NRGBA{R: 0, G: 114, B: 178, A: 255},   // blue
+	color.NRGBA{R: 240, G: 228, B: 66, A: 255},  // yellow
 }
 
-// CauseCounts returns the counts of g's incumbent's train episodes per
-// failure cause, in the order of FailureCauses.
-func CauseCounts(g GenerationRow) []int32 {
-	return []int32{g.Injury, g.CombatLoss, g.Starvation, g.Entrapment}
+// colorOther is the colour of failures of no declared cause.
+var colorOther = color.Gray{Y: 160}
+
+// causeColor returns the colour of the k-th declared cause (from 0): the
+// palette's, then hues 137.5° (the golden angle) apart at 65% saturation
+// and 55% lightness, which stay distinct for any number of causes and
+// depend on k alone.
+func causeColor(k int) color.Color {
+	if k < len(causePalette) {
+		return causePalette[k]
+	}
+	h := math.Mod(float64(k-len(causePalette))*137.50776405003785+15, 360) / 60
+	const s, l = 0.65, 0.55
+	c := (1 - math.Abs(2*l-1)) * s
+	x := c * (1 - math.Abs(math.Mod(h, 2)-1))
+	var r, g, b float64
+	switch int(h) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := l - c/2
+	u8 := func(v float64) uint8 { return uint8(math.Round((v + m) * 255)) }
+	return color.NRGBA{R: u8(r), G: u8(g), B: u8(b), A: 255}
 }
 
 // FailureCausesFigure builds the figure PlotFailureCauses saves: one
 // stacked bar per generation (ascending, labelled "g<generation>" over the
 // incumbent version) of the incumbent's train failures split by cause, in
-// episodes; 1.6 + 0.6 inch per generation wide (at least 6 inches) and 4.5
-// inches high. It returns an error wrapping ErrNoData if gens is empty and
-// ErrInvalidRow if the rows belong to more than one run.
-func FailureCausesFigure(gens []GenerationRow) (Figure, error) {
+// episodes. causes are the environment's declared failure causes (as
+// [ReadGenerations] returns them), stacked bottom first in their order and
+// named in the legend; each row's CauseCounts is indexed like causes (nil
+// counts as zeros). Failures not attributed to a declared cause
+// (GenerationRow.Failures minus the sum of CauseCounts) are stacked on top
+// as "other", in grey, if any generation has some. The figure is 1.6 + 0.6
+// inch per generation wide (at least 6 inches) and 4.5 inches high.
+//
+// It returns an error wrapping ErrNoData if gens is empty, and
+// ErrInvalidRow if the rows belong to more than one run or a row's
+// CauseCounts is neither nil nor of len(causes) entries.
+func FailureCausesFigure(gens []GenerationRow, causes []envs.Cause) (Figure, error) {
 	if len(gens) == 0 {
 		return Figure{}, fmt.Errorf("%w: no generation rows for %s", ErrNoData, FailureCausesName)
 	}
 	if err := oneRun(FailureCausesName, gens, nil, nil); err != nil {
 		return Figure{}, err
+	}
+	for _, g := range gens {
+		if g.CauseCounts != nil && len(g.CauseCounts) != len(causes) {
+			return Figure{}, fmt.Errorf("%w: plot %s: generation %d has %d cause counts, %d causes declared",
+				ErrInvalidRow, FailureCausesName, g.Generation, len(g.CauseCounts), len(causes))
+		}
 	}
 	gens = slices.Clone(gens)
 	SortGenerations(gens)
@@ -67,27 +114,21 @@ func FailureCausesFigure(gens []GenerationRow) (Figure, error) {
 	p.Legend.ThumbnailWidth = vg.Points(12)
 
 	labels := make([]string, len(gens))
-	maxTotal := 0.0
 	for i, g := range gens {
 		labels[i] = fmt.Sprintf("g%d\n%s", g.Generation, g.Incumbent)
-		total := 0.0
-		for _, c := range CauseCounts(g) {
-			total += float64(c)
-		}
-		maxTotal = max(maxTotal, total)
 	}
+	names, counts, maxTotal := failureSeries(gens, causes)
 	var below *plotter.BarChart
 	var bars []*plotter.BarChart
-	for k, cause := range FailureCauses {
-		vals := make(plotter.Values, len(gens))
-		for i, g := range gens {
-			vals[i] = float64(CauseCounts(g)[k])
-		}
+	for k, vals := range counts {
 		b, err := plotter.NewBarChart(vals, vg.Points(28))
 		if err != nil {
-			return Figure{}, fmt.Errorf("results: %s: %s bars: %w", FailureCausesName, cause, err)
+			return Figure{}, fmt.Errorf("results: %s: %s bars: %w", FailureCausesName, names[k], err)
 		}
-		b.Color = causeColors[k]
+		b.Color = colorOther
+		if k < len(causes) {
+			b.Color = causeColor(k)
+		}
 		b.LineStyle.Width = vg.Points(0.5)
 		if below != nil {
 			b.StackOn(below)
@@ -98,25 +139,59 @@ func FailureCausesFigure(gens []GenerationRow) (Figure, error) {
 	}
 	// Legend from the top of the stack down, as the bars read.
 	for k := len(bars) - 1; k >= 0; k-- {
-		p.Legend.Add(FailureCauses[k], bars[k])
+		p.Legend.Add(names[k], bars[k])
 	}
 	p.NominalX(labels...)
 	p.X.Min, p.X.Max = -0.6, float64(len(gens))-0.4
 	p.Y.Min, p.Y.Max = 0, max(maxTotal, 1)
-	padY(p, 0, legendRoom(float64(len(FailureCauses))*12+10, 250))
+	padY(p, 0, legendRoom(float64(len(bars))*12+10, 250))
 	p.Y.Min = 0
 	w := max(6*vg.Inch, 1.6*vg.Inch+vg.Length(len(gens))*0.6*vg.Inch)
 	return Figure{Panels: [][]*plot.Plot{{p}}, Width: w, Height: 4.5 * vg.Inch}, nil
 }
 
-// PlotFailureCauses saves FailureCausesFigure as
+// failureSeries returns the series of the failure causes plot of gens: the
+// names and, per generation, counts of the causes, then "other" (the
+// failures of no declared cause) if any generation has some; and the
+// largest total of a generation.
+func failureSeries(gens []GenerationRow, causes []envs.Cause) (names []string, counts []plotter.Values, maxTotal float64) {
+	counts = make([]plotter.Values, len(causes)+1)
+	for k := range counts {
+		counts[k] = make(plotter.Values, len(gens))
+	}
+	others := false
+	for i, g := range gens {
+		total := 0.0
+		for k, n := range g.CauseCounts {
+			counts[k][i] = float64(n)
+			total += float64(n)
+		}
+		if rest := float64(g.Failures) - total; rest > 0 {
+			counts[len(causes)][i], others = rest, true
+			total += rest
+		}
+		maxTotal = max(maxTotal, total)
+	}
+	names = append(causeNames(causes), "other")
+	if !others {
+		return names[:len(causes)], counts[:len(causes)], maxTotal
+	}
+	return names, counts, maxTotal
+}
+
+// causeNames returns the causes' names in order.
+func causeNames(causes []envs.Cause) []string {
+	return (&envs.Info{Causes: causes}).CauseNames()
+}
+
+// PlotFailureCauses saves FailureCausesFigure(gens, causes) as
 // dir/failure_causes.<format> for each of formats ("png", "svg" or "pdf",
 // with or without a leading dot; default png and svg). dir must exist. It
 // returns the errors of FailureCausesFigure, an error wrapping ErrFormat for
 // an unknown format (before writing anything), or an error naming the file
 // that could not be written.
-func PlotFailureCauses(dir string, gens []GenerationRow, formats ...string) error {
-	fig, err := FailureCausesFigure(gens)
+func PlotFailureCauses(dir string, gens []GenerationRow, causes []envs.Cause, formats ...string) error {
+	fig, err := FailureCausesFigure(gens, causes)
 	if err != nil {
 		return err
 	}

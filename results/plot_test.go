@@ -36,7 +36,7 @@ func writePlots(t *testing.T, dir string, eps []EpisodeRow, cands []CandidateRow
 	if err := PlotCandidates(dir, eps, cands, gens, formats...); err != nil {
 		t.Fatal(err)
 	}
-	if err := PlotFailureCauses(dir, gens, formats...); err != nil {
+	if err := PlotFailureCauses(dir, gens, dungeonCauses, formats...); err != nil {
 		t.Fatal(err)
 	}
 	if err := PlotLineage(dir, gens, cands, formats...); err != nil {
@@ -283,10 +283,10 @@ func TestLineage(t *testing.T) {
 	if _, err := Lineage(nil, cands); !errors.Is(err, ErrNoData) {
 		t.Errorf("no generations: err = %v, want ErrNoData", err)
 	}
-	if _, err := FailureCausesFigure(nil); !errors.Is(err, ErrNoData) {
+	if _, err := FailureCausesFigure(nil, dungeonCauses); !errors.Is(err, ErrNoData) {
 		t.Errorf("FailureCausesFigure(nil): err = %v, want ErrNoData", err)
 	}
-	if err := PlotFailureCauses(t.TempDir(), gens, "jpg"); !errors.Is(err, ErrFormat) {
+	if err := PlotFailureCauses(t.TempDir(), gens, dungeonCauses, "jpg"); !errors.Is(err, ErrFormat) {
 		t.Errorf("jpg: err = %v, want ErrFormat", err)
 	}
 }

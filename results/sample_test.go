@@ -12,7 +12,46 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"evolve/envs"
 )
+
+// dungeonMetrics and dungeonCauses are the dungeon's declarations as
+// sampleRun fabricates them: the columns of episodes.parquet and
+// generations.parquet of schema 2, in their order.
+var (
+	dungeonMetrics = []envs.Metric{
+		{Name: "depth", Type: envs.Int, Unit: "levels", Description: "deepest dungeon level reached, from 1"},
+		{Name: "turns", Type: envs.Int, Unit: "turns", Description: "game turns played"},
+		{Name: "kills", Type: envs.Int, Unit: "monsters", Description: "monsters killed"},
+		{Name: "gold", Type: envs.Int, Unit: "gold pieces", Description: "gold held at the end"},
+		{Name: "xl", Type: envs.Int, Unit: "levels", Description: "experience level at the end, from 1"},
+		{Name: "killed_by", Type: envs.String, Description: "the monster that killed the agent, empty if none"},
+		{Name: "turns_explore", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_descend", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_attack", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_flee", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_eat", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_quaff", Type: envs.Int, Unit: "turns"},
+		{Name: "turns_wait", Type: envs.Int, Unit: "turns"},
+	}
+	dungeonCauses = []envs.Cause{
+		{Name: "injury", Description: "killed while the agent's HP was low"},
+		{Name: "combat_loss", Description: "killed in a fight"},
+		{Name: "starvation", Description: "starved"},
+		{Name: "entrapment", Description: "made no progress"},
+	}
+)
+
+// dungeonValues returns the metrics of dungeonMetrics: depth, turns, kills,
+// gold, xl, killed_by, then the turns per action.
+func dungeonValues(depth, turns, kills, gold, xl int64, killedBy string, perAction ...int64) []envs.MetricValue {
+	v := []envs.MetricValue{{Num: float64(depth)}, {Num: float64(turns)}, {Num: float64(kills)}, {Num: float64(gold)}, {Num: float64(xl)}, {Str: killedBy}}
+	for _, n := range perAction {
+		v = append(v, envs.MetricValue{Num: float64(n)})
+	}
+	return v
+}
 
 // sampleRun fabricates the tables of a run of nGen generations with nCand
 // candidates each, nTrain train and nVal val episodes per version and nTest
@@ -34,13 +73,13 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 		if ends[cause] == "killed" {
 			killedBy = monsters[r.IntN(len(monsters))]
 		}
-		turns := int32(200 + r.IntN(1800))
+		turns := int64(200 + r.IntN(1800))
+		kills, gold, xl := r.IntN(30), r.IntN(500), 1+r.IntN(8)
 		return EpisodeRow{
-			Run: run, Generation: g, Version: version, Split: split, Seed: s, Score: score,
-			Cause: cause, EndReason: ends[cause], Depth: int32(1 + score/100), Turns: turns,
-			Kills: int32(r.IntN(30)), Gold: int32(r.IntN(500)), XL: int32(1 + r.IntN(8)), KilledBy: killedBy,
-			TurnsExplore: turns / 2, TurnsDescend: turns / 20, TurnsAttack: turns / 5, TurnsFlee: turns / 25,
-			TurnsEat: turns / 50, TurnsQuaff: turns / 100, TurnsWait: turns / 10,
+			Run: run, Generation: g, Version: version, Split: split, Seed: s, Score: float64(score),
+			Cause: cause, EndReason: ends[cause],
+			Metrics: dungeonValues(1+score/100, turns, int64(kills), int64(gold), int64(xl), killedBy,
+				turns/2, turns/20, turns/5, turns/25, turns/50, turns/100, turns/10),
 		}
 	}
 	summary := func(scores []float64) (mean, std, median, iqm, lo, hi float64) {
@@ -62,22 +101,24 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 		for i := range nTrain {
 			e := episode(g, incumbent, SplitTrain, uint64(1000+i), skill)
 			eps = append(eps, e)
-			train = append(train, float64(e.Score))
+			train = append(train, e.Score)
 			counts[e.Cause]++
 		}
 		for i := range nVal {
 			e := episode(g, incumbent, SplitVal, uint64(5000+i), skill)
 			eps = append(eps, e)
-			val = append(val, float64(e.Score))
+			val = append(val, e.Score)
 		}
 		vm, _, vmed, viqm, vlo, vhi := summary(val)
 		gr := GenerationRow{
 			Run: run, Generation: g, Incumbent: incumbent, NTrain: int32(nTrain), NVal: int32(nVal),
 			TrainMean: stat.Mean(train, nil), ValMean: vm, ValMedian: vmed, ValIQM: viqm, ValCILow: vlo, ValCIHigh: vhi,
-			Injury: counts["injury"], CombatLoss: counts["combat_loss"], Starvation: counts["starvation"], Entrapment: counts["entrapment"],
 			NCandidates: int32(nCand), NextIncumbent: incumbent,
 		}
-		gr.Failures = gr.Injury + gr.CombatLoss + gr.Starvation + gr.Entrapment
+		for _, c := range dungeonCauses {
+			gr.CauseCounts = append(gr.CauseCounts, counts[c.Name])
+			gr.Failures += counts[c.Name]
+		}
 		bestP, bestI, bestSkill := 1.0, -1, skill
 		var gc []CandidateRow
 		for c := range nCand {
@@ -88,7 +129,7 @@ func sampleRun(run string, nGen, nCand, nTrain, nVal, nTest int, seed uint64) (e
 			for i := range nVal {
 				e := episode(g, version, SplitVal, uint64(5000+i), cs)
 				eps = append(eps, e)
-				cv = append(cv, float64(e.Score))
+				cv = append(cv, e.Score)
 			}
 			m, sd, med, iqm, lo, hi := summary(cv)
 			var u float64

@@ -273,13 +273,15 @@ func noRepeats(name string, seeds []uint64) error {
 }
 
 // FromRun returns the scores of version's episodes on split in the run
-// directory dir (dir/episodes.parquet), ordered by seed, with their seeds.
+// directory dir (dir/episodes.parquet, read by results.ReadEpisodes: its
+// score, seed, version, split and generation columns; the environment's
+// metric columns are not needed), ordered by seed, with their seeds.
 // If the version played the split in several generations (an incumbent
 // kept for more than one), the latest generation's episodes are used. An
 // unknown version is an error listing the versions that played split.
 func FromRun(dir, version, split string) (*Sample, error) {
 	path := filepath.Join(dir, results.TableEpisodes+".parquet")
-	eps, err := results.ReadEpisodes(path)
+	eps, _, err := results.ReadEpisodes(path)
 	if err != nil {
 		return nil, err
 	}
@@ -310,7 +312,7 @@ func FromRun(dir, version, split string) (*Sample, error) {
 	var ps []pair
 	for _, e := range eps {
 		if e.Split == split && e.Version == version && e.Generation == latest {
-			ps = append(ps, pair{e.Seed, float64(e.Score)})
+			ps = append(ps, pair{e.Seed, e.Score})
 		}
 	}
 	slices.SortFunc(ps, func(a, b pair) int {

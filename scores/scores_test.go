@@ -10,6 +10,9 @@ import (
 	"testing"
 
 	"github.com/parquet-go/parquet-go"
+
+	"evolve/envs"
+	"evolve/results"
 )
 
 func TestParseLines(t *testing.T) {
@@ -164,4 +167,47 @@ func FuzzParseCSV(f *testing.F) {
 			t.Fatalf("scores %d, seeds %d", len(s.Scores), len(s.Seeds))
 		}
 	})
+}
+
+// TestFromRun reads a version's scores from a run directory's
+// episodes.parquet of schema 3: DOUBLE scores, which may be fractions, and
+// an environment's own metric columns, which it does not need.
+func TestFromRun(t *testing.T) {
+	dir := t.TempDir()
+	metrics := []envs.Metric{{Name: "steps", Type: envs.Int}, {Name: "level", Type: envs.String}}
+	ep := func(gen int32, version, split string, seed uint64, score float64) results.EpisodeRow {
+		return results.EpisodeRow{Run: "r", Generation: gen, Version: version, Split: split, Seed: seed, Score: score,
+			Cause: "none", EndReason: "done", Metrics: []envs.MetricValue{{Num: 3}, {Null: true}}}
+	}
+	eps := []results.EpisodeRow{
+		ep(0, "v1.0.0", results.SplitVal, 9, 1.25),
+		ep(0, "v1.0.0", results.SplitVal, 4, 2.5),
+		ep(1, "v1.0.0", results.SplitVal, 9, 7.75), // the latest generation wins
+		ep(1, "v1.0.0", results.SplitVal, 4, -0.5),
+		ep(1, "v1.0.0", results.SplitTest, 4, 100),
+		ep(1, "v1.0.1", results.SplitVal, 4, 3),
+	}
+	path := filepath.Join(dir, results.TableEpisodes+".parquet")
+	if err := results.WriteEpisodes(path, metrics, eps); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Load(dir+":v1.0.0", results.SplitVal)
+	if err != nil || !slices.Equal(s.Scores, []float64{-0.5, 7.75}) || !slices.Equal(s.Seeds, []uint64{4, 9}) {
+		t.Fatalf("Load(RUN_DIR:v1.0.0) = %+v, %v; want scores [-0.5 7.75] of seeds [4 9]", s, err)
+	}
+	if want := dir + ":v1.0.0 (val)"; s.Source != want {
+		t.Errorf("Source = %q, want %q", s.Source, want)
+	}
+	if _, err := FromRun(dir, "v9", results.SplitVal); err == nil || !strings.Contains(err.Error(), "v1.0.0, v1.0.1") {
+		t.Errorf("unknown version: %v, want an error listing v1.0.0, v1.0.1", err)
+	}
+	// The file itself is a Parquet file with a DOUBLE score and seeds.
+	one := filepath.Join(t.TempDir(), "one.parquet")
+	if err := results.WriteEpisodes(one, metrics, eps[:2]); err != nil {
+		t.Fatal(err)
+	}
+	s, err = Load(one, results.SplitVal)
+	if err != nil || !slices.Equal(s.Scores, []float64{2.5, 1.25}) || !slices.Equal(s.Seeds, []uint64{4, 9}) {
+		t.Errorf("Load(episodes file) = %+v, %v", s, err)
+	}
 }
