@@ -201,6 +201,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	if err := r.recover(); err != nil {
 		return nil, fmt.Errorf("cannot resume %s: %w", dir, err)
 	}
+	r.logTo()
 	if err := r.readTables(); err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func TestParseErrors(t *testing.T) {
 		{"env param out of range", "environment:\n  name: dungeon\n  params:\n    max_turns: 5\n",
 			`exp.yaml:4: environment.params.max_turns: 5 is out of range, allowed [100, 1000000]`},
 		{"unknown environment", "environment:\n  name: nethack\n",
-			`exp.yaml:2: environment.name: unknown environment "nethack" (registered: [dungeon])`},
+			`exp.yaml:2: environment.name: unknown environment "nethack" (registered: [dungeon process])`},
 		{"alpha out of range", "acceptance:\n  alpha: 0.9\n",
 			`exp.yaml:2: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`},
 		{"bad correction", "acceptance:\n  correction: sidak\n",

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
 	"gopkg.in/yaml.v3"
 
@@ -75,6 +76,11 @@ func (c *Config) Check(out string) (*Inputs, error) {
 		bad("seeds", "%v", err)
 	}
 	base, sum, errs := loadBase(c.BasePrompt)
+	if c.BasePrompt == Embedded && in.Env != nil && c.Environment.Name != "dungeon" {
+		// The embedded prompt is the dungeon agent's: another
+		// environment starts from its declared parameters.
+		base, sum, errs = GeneratedBase(in.Env.Info()), "", nil
+	}
 	for _, e := range errs {
 		bad("base_prompt", "%s", e)
 	}
@@ -272,4 +278,22 @@ func baseLocator(path string) func(err error) string {
 		}
 		return path
 	}
+}
+
+// GeneratedBase is the base prompt v1.0.0 of an environment other than the
+// dungeon when a config leaves base_prompt at "embedded": slug
+// "<name>-agent" (or prompt.DefaultSlug if that is not a valid slug), a
+// one-line task naming the environment, and the schema's defaults as its
+// policy parameters (params.Schema.Defaults: numbers at the middle of their
+// range on a step from Min, enums at their first item, orderings as
+// declared). Write your own base prompt to start from better values.
+func GeneratedBase(info envs.Info) *prompt.Prompt {
+	p := &prompt.Prompt{Version: prompt.Version{Major: 1}, Slug: info.Name + "-agent",
+		TaskDefinition:   fmt.Sprintf("Play the %s environment as well as you can.", info.Name),
+		PolicyParameters: info.Params.Defaults(),
+		Timestamp:        time.Unix(0, 0).UTC()}
+	if prompt.ValidateSlug(p.Slug) != nil {
+		p.Slug = prompt.DefaultSlug
+	}
+	return p
 }

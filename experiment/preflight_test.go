@@ -9,6 +9,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/envs"
+	"evolve/params"
 	"evolve/prompt"
 )
 
@@ -49,5 +51,29 @@ func TestManifestRecordsInputs(t *testing.T) {
 		t.Errorf("manifest inputs: seeds_dir %q, base_prompt %q, base_prompt_sha256 %q, base_content_sha256 %q; want %q, %q, %q, %q",
 			m.SeedsDir, m.BasePrompt, m.BasePromptSHA256, m.BaseContentSHA256,
 			want.SeedsDir, want.BasePrompt, want.BasePromptSHA256, r.base.ContentSHA256)
+	}
+}
+
+// An environment other than the dungeon starts, with base_prompt left at
+// embedded, from a prompt of its declared parameters' defaults.
+func TestGeneratedBase(t *testing.T) {
+	info := envs.Info{Name: "forager", Params: params.Schema{
+		{Name: "risk", Kind: params.Number, Min: 0, Max: 1, Step: 0.1},
+		{Name: "patience", Kind: params.Integer, Min: 1, Max: 50, Step: 5},
+		{Name: "strategy", Kind: params.Enum, Items: []string{"cautious", "greedy"}},
+		{Name: "priority", Kind: params.Ordering, Items: []string{"flee", "hide", "forage"}},
+	}}
+	p := GeneratedBase(info)
+	if p.Slug != "forager-agent" || p.Version.String() != "v1.0.0" || p.PolicyParameters.String() != "risk=0.5 patience=21 strategy=cautious priority=[flee hide forage]" {
+		t.Errorf("generated base: %s %s %s", p.Slug, p.Version, p.PolicyParameters)
+	}
+	if err := info.Params.Validate(p.PolicyParameters); err != nil {
+		t.Error(err)
+	}
+	if _, err := prompt.Encode(p); err != nil {
+		t.Error(err)
+	}
+	if GeneratedBase(envs.Info{Name: "Bad Name!"}).Slug != prompt.DefaultSlug {
+		t.Error("an invalid slug was kept")
 	}
 }

@@ -173,6 +173,7 @@ func Run(ctx context.Context, cfg *Config, opt Options) (*Result, error) {
 	if err := r.create(); err != nil {
 		return nil, err
 	}
+	r.logTo()
 	defer r.unlock()
 	return r.loop(ctx)
 }
@@ -377,6 +378,14 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		return nil, err
 	}
 	return res, nil
+}
+
+// logTo points the environment's process logs, if it has any, at the run
+// directory.
+func (r *run) logTo() {
+	if l, ok := r.env.(interface{ SetLogDir(dir string) }); ok {
+		l.SetLogDir(r.dir)
+	}
 }
 
 // endSession records how this process's session ended (end "" reopens

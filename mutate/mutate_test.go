@@ -4,156 +4,130 @@ import (
 	"errors"
 	"testing"
 
+	"evolve/agent"
 	"evolve/failure"
-	"evolve/prompt"
+	"evolve/params"
 )
 
-func TestOperators(t *testing.T) {
-	base := prompt.BaseParameters()
+// The dungeon agent's schema and base parameters are the reference
+// table; a made-up schema checks the kinds the dungeon lacks (enum).
+var (
+	schema = agent.Schema
+	base   = agent.BaseParameters()
+	info   = agent.DungeonInfo()
+)
+
+func TestApply(t *testing.T) {
+	at := func(name string, v params.Value) params.Set { return base.With(name, v) }
 	tests := []struct {
-		name     string
-		apply    func() (Mutation, error)
+		remedy   string
+		from     params.Set
+		step     float64
 		wantDesc string
-		check    func(p prompt.PolicyParameters) bool
-		reorder  bool
+		want     string // the changed parameter's value
+		op       string
 	}{
-		{
-			"health up",
-			func() (Mutation, error) { return AdjustThreshold(base, "health_threshold", 0.1, Increase) },
-			"Adjusted health_threshold: 0.300 → 0.400 (increase, Δ=0.100)",
-			func(p prompt.PolicyParameters) bool { return p.HealthThreshold == 0.4 },
-			false,
-		},
-		{
-			"hunger down",
-			func() (Mutation, error) { return AdjustThreshold(base, "hunger_threshold", 0.1, Decrease) },
-			"Adjusted hunger_threshold: 0.500 → 0.400 (decrease, Δ=0.100)",
-			func(p prompt.PolicyParameters) bool { return p.HungerThreshold == 0.4 },
-			false,
-		},
-		{
-			"health clamped at 1",
-			func() (Mutation, error) { return AdjustThreshold(base, "health_threshold", 0.9, Increase) },
-			"Adjusted health_threshold: 0.300 → 1.000 (increase, Δ=0.700)",
-			func(p prompt.PolicyParameters) bool { return p.HealthThreshold == 1 },
-			false,
-		},
-		{
-			"prioritize flee",
-			func() (Mutation, error) { return ReorderSkills(base, Prioritize, prompt.SkillFlee) },
-			"Prioritized 'flee': [explore fight eat use_item flee] → [flee explore fight eat use_item]",
-			func(p prompt.PolicyParameters) bool { return p.SkillPriority[0] == prompt.SkillFlee },
-			true,
-		},
-		{
-			"deprioritize fight",
-			func() (Mutation, error) { return ReorderSkills(base, Deprioritize, prompt.SkillFight) },
-			"Deprioritized 'fight': [explore fight eat use_item flee] → [explore eat use_item flee fight]",
-			func(p prompt.PolicyParameters) bool { return p.SkillPriority[4] == prompt.SkillFight },
-			true,
-		},
-		{
-			"rotate",
-			func() (Mutation, error) { return ReorderSkills(base, Rotate, "") },
-			"Rotated skill priority: [explore fight eat use_item flee] → [fight eat use_item flee explore]",
-			func(p prompt.PolicyParameters) bool { return p.SkillPriority[0] == prompt.SkillFight },
-			true,
-		},
-		{
-			"risk up",
-			func() (Mutation, error) { return SetRiskTolerance(base, 0.7) },
-			"Changed risk tolerance: balanced (0.500) → aggressive (0.700)",
-			func(p prompt.PolicyParameters) bool { return p.RiskTolerance == 0.7 },
-			false,
-		},
-		{
-			"risk down",
-			func() (Mutation, error) { return SetRiskTolerance(base, 0.3) },
-			"Changed risk tolerance: balanced (0.500) → conservative (0.300)",
-			func(p prompt.PolicyParameters) bool { return p.RiskTolerance == 0.3 },
-			false,
-		},
-		{
-			"max steps both",
-			func() (Mutation, error) { return SetMaxSteps(base, 150, 5) },
-			"Adjusted max_exploration_steps: 100 → 150; max_combat_attempts: 3 → 5",
-			func(p prompt.PolicyParameters) bool { return p.MaxExplorationSteps == 150 && p.MaxCombatAttempts == 5 },
-			false,
-		},
-		{
-			"max steps clamped",
-			func() (Mutation, error) { return SetMaxSteps(base, 5000, 0) },
-			"Adjusted max_exploration_steps: 100 → 2000",
-			func(p prompt.PolicyParameters) bool { return p.MaxExplorationSteps == 2000 && p.MaxCombatAttempts == 3 },
-			false,
-		},
+		{"health_threshold+", base, 0, "Adjusted health_threshold: 0.300 → 0.400 (increase, Δ=0.100)", "0.4", OpAdjust},
+		{"hunger_threshold-", base, 0, "Adjusted hunger_threshold: 0.500 → 0.400 (decrease, Δ=0.100)", "0.4", OpAdjust},
+		{"health_threshold+", base, 0.9, "Adjusted health_threshold: 0.300 → 1.000 (increase, Δ=0.700)", "1", OpAdjust},
+		{"risk_tolerance-", base, 0, "Adjusted risk_tolerance: 0.500 → 0.300 (decrease, Δ=0.200)", "0.3", OpAdjust},
+		{"max_exploration_steps+", base, 0, "Adjusted max_exploration_steps: 100 → 150", "150", OpAdjust},
+		{"max_combat_attempts+", at("max_combat_attempts", params.IntegerValue(19)), 0, "Adjusted max_combat_attempts: 19 → 20", "20", OpAdjust},
+		{"prioritize skill_priority flee", base, 0, "Prioritized 'flee': [explore fight eat use_item flee] → [flee explore fight eat use_item]", "[flee explore fight eat use_item]", OpReorder},
+		{"deprioritize skill_priority explore", base, 0, "Deprioritized 'explore': [explore fight eat use_item flee] → [fight eat use_item flee explore]", "[fight eat use_item flee explore]", OpReorder},
+		{"rotate skill_priority", base, 0, "Rotated skill_priority: [explore fight eat use_item flee] → [fight eat use_item flee explore]", "[fight eat use_item flee explore]", OpReorder},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			m, err := tt.apply()
+		t.Run(tt.remedy, func(t *testing.T) {
+			r, err := ParseRemedy(tt.remedy)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if m.Description != tt.wantDesc {
-				t.Errorf("Description = %q\nwant          %q", m.Description, tt.wantDesc)
+			m, err := Apply(r, tt.from, schema, tt.step)
+			if err != nil {
+				t.Fatal(err)
 			}
-			if !tt.check(m.Params) {
-				t.Errorf("Params = %v", m.Params)
+			got, _ := m.Params.Get(r.Param)
+			if m.Description != tt.wantDesc || got.String() != tt.want || m.Operator != tt.op || m.Reorder != (tt.op == OpReorder) {
+				t.Errorf("got %q %s %s reorder=%v\nwant %q %s %s", m.Description, got, m.Operator, m.Reorder, tt.wantDesc, tt.want, tt.op)
 			}
-			if m.Reorder != tt.reorder {
-				t.Errorf("Reorder = %v, want %v", m.Reorder, tt.reorder)
-			}
-			if err := m.Params.Validate(); err != nil {
+			if err := schema.Validate(m.Params); err != nil {
 				t.Errorf("result invalid: %v", err)
 			}
-			if !base.Equal(prompt.BaseParameters()) {
-				t.Fatal("operator modified its input")
+			if tt.from.Equal(base) && !base.Equal(agent.BaseParameters()) {
+				t.Error("Apply changed its input")
 			}
 		})
 	}
 }
 
-func TestOperatorErrors(t *testing.T) {
-	base := prompt.BaseParameters()
-	top := base.Clone()
-	top.HealthThreshold = 1
-	cases := []struct {
-		name     string
-		err      error
-		noChange bool
+func TestApplyNoChangeAndErrors(t *testing.T) {
+	nochange := []struct {
+		remedy string
+		from   params.Set
 	}{
-		{"unknown threshold", second(AdjustThreshold(base, "fear_threshold", 0.1, Increase)), false},
-		{"non-positive delta", second(AdjustThreshold(base, "health_threshold", 0, Increase)), false},
-		{"at bound", second(AdjustThreshold(top, "health_threshold", 0.1, Increase)), true},
-		{"unknown skill", second(ReorderSkills(base, Prioritize, "dance")), false},
-		{"unknown op", second(ReorderSkills(base, "shuffle", "")), false},
-		{"already first", second(ReorderSkills(base, Prioritize, prompt.SkillExplore)), true},
-		{"same risk", second(SetRiskTolerance(base, 0.5)), true},
-		{"no steps", second(SetMaxSteps(base, 0, 0)), true},
+		{"health_threshold-", base.With("health_threshold", params.NumberValue(0))},
+		{"max_combat_attempts+", base.With("max_combat_attempts", params.IntegerValue(20))},
+		{"prioritize skill_priority explore", base},
+		{"deprioritize skill_priority flee", base},
 	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			if c.err == nil {
-				t.Fatal("want error")
-			}
-			if got := errors.Is(c.err, ErrNoChange); got != c.noChange {
-				t.Errorf("errors.Is(ErrNoChange) = %v, want %v (err: %v)", got, c.noChange, c.err)
-			}
-		})
+	for _, tt := range nochange {
+		r, _ := ParseRemedy(tt.remedy)
+		if _, err := Apply(r, tt.from, schema, 0); !errors.Is(err, ErrNoChange) {
+			t.Errorf("%s: err = %v, want ErrNoChange", tt.remedy, err)
+		}
+	}
+	bad := map[string]string{
+		"patience+":                      `remedy "patience+": "patience" is not a declared parameter (declared: [health_threshold hunger_threshold max_exploration_steps max_combat_attempts risk_tolerance skill_priority])`,
+		"skill_priority+":                `remedy "skill_priority+": skill_priority is an ordering; use prioritize, deprioritize or rotate`,
+		"rotate health_threshold":        `remedy "rotate health_threshold": health_threshold is a number; use health_threshold+ or health_threshold-`,
+		"prioritize skill_priority pray": `remedy "prioritize skill_priority pray": "pray" is not an item of skill_priority (items: [explore fight eat use_item flee])`,
+	}
+	for s, want := range bad {
+		r, err := ParseRemedy(s)
+		if err != nil {
+			t.Fatalf("%s: %v", s, err)
+		}
+		if _, err := Apply(r, base, schema, 0); err == nil || err.Error() != want {
+			t.Errorf("%s: err = %v\nwant %s", s, err, want)
+		}
+	}
+	for _, s := range []string{"", "+", "health threshold+", "prioritize skill_priority", "rotate", "swap a b"} {
+		if _, err := ParseRemedy(s); err == nil {
+			t.Errorf("ParseRemedy(%q): want error", s)
+		}
 	}
 }
 
-func second(_ Mutation, err error) error { return err }
+func TestEnum(t *testing.T) {
+	sc := params.Schema{{Name: "strategy", Kind: params.Enum, Items: []string{"cautious", "balanced", "greedy"}}}
+	p := params.Set{{Name: "strategy", Value: params.EnumValue("balanced")}}
+	m, err := Apply(Remedy{Op: Increase, Param: "strategy"}, p, sc, 0)
+	if err != nil || m.Params.Enum("strategy") != "greedy" || m.Description != "Switched strategy: balanced → greedy" || m.Operator != OpSwitch {
+		t.Errorf("increase: %+v, %v", m, err)
+	}
+	if _, err := Apply(Remedy{Op: Increase, Param: "strategy"}, m.Params, sc, 0); !errors.Is(err, ErrNoChange) {
+		t.Errorf("past the last item: %v, want ErrNoChange", err)
+	}
+}
 
+func analysis(counts map[string]int) failure.Analysis {
+	a := failure.Analysis{Causes: info.CauseNames(), Counts: map[string]int{}}
+	for c, n := range counts {
+		a.Counts[c] = n
+		a.Episodes += n
+		if c != "none" {
+			a.Failures += n
+		}
+	}
+	return a
+}
+
+// The dungeon's table gives the reference design's proposals: the most
+// frequent cause's most direct remedy first, round-robin across causes.
 func TestPropose(t *testing.T) {
-	base := prompt.BaseParameters()
-	a := failure.Analysis{Episodes: 100, Failures: 90}
-	a.Counts[failure.Entrapment] = 40
-	a.Counts[failure.Injury] = 30
-	a.Counts[failure.CombatLoss] = 15
-	a.Counts[failure.Starvation] = 5
-	a.Counts[failure.None] = 10
-	ms, err := Propose(a, base, DefaultConfig())
+	a := analysis(map[string]int{"entrapment": 40, "injury": 30, "combat_loss": 15, "starvation": 5, "none": 10})
+	ms, err := Propose(a, base, schema, DefaultConfig(), info.Remedies, info.Fill)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,22 +145,18 @@ func TestPropose(t *testing.T) {
 			t.Errorf("mutation %d = %q, want %q", i, m.Description, want[i])
 		}
 	}
-	if ms[0].Cause != "entrapment" || ms[1].Cause != "injury" {
-		t.Errorf("causes = %q, %q", ms[0].Cause, ms[1].Cause)
+	if ms[0].Cause != "entrapment" || ms[1].Cause != "injury" || ms[0].Remedy != "max_exploration_steps+" {
+		t.Errorf("causes = %q, %q; remedy %q", ms[0].Cause, ms[1].Cause, ms[0].Remedy)
 	}
-
-	// Deterministic, distinct, valid, different from the input.
-	again, _ := Propose(a, base, DefaultConfig())
+	again, _ := Propose(a, base, schema, DefaultConfig(), info.Remedies, info.Fill)
 	for i := range ms {
 		if !ms[i].Params.Equal(again[i].Params) || ms[i].Description != again[i].Description {
 			t.Fatalf("Propose is not deterministic at %d", i)
 		}
-	}
-	for i := range ms {
 		if ms[i].Params.Equal(base) {
 			t.Errorf("mutation %d equals the input", i)
 		}
-		if err := ms[i].Params.Validate(); err != nil {
+		if err := schema.Validate(ms[i].Params); err != nil {
 			t.Errorf("mutation %d invalid: %v", i, err)
 		}
 		for j := 0; j < i; j++ {
@@ -197,37 +167,73 @@ func TestPropose(t *testing.T) {
 	}
 }
 
-func TestProposeLimitsAndFill(t *testing.T) {
-	base := prompt.BaseParameters()
+// With no failures only the fill-ups are proposed; k bounds the count.
+func TestProposeFill(t *testing.T) {
 	c := DefaultConfig()
 	c.Candidates = 8
-	var none failure.Analysis // no failures: only fill-ups
-	ms, err := Propose(none, base, c)
+	ms, err := Propose(analysis(map[string]int{"none": 100}), base, schema, c, info.Remedies, info.Fill)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ms) != 4 {
-		t.Fatalf("no failures: got %d fill-up mutations, want 4", len(ms))
+	want := []string{"rotate skill_priority", "risk_tolerance+", "max_exploration_steps+", "max_combat_attempts+"}
+	if len(ms) != len(want) {
+		t.Fatalf("got %d fill-ups, want %d", len(ms), len(want))
 	}
-	for _, m := range ms {
-		if m.Cause != "" {
-			t.Errorf("fill-up has cause %q", m.Cause)
+	for i, m := range ms {
+		if m.Remedy != want[i] || m.Cause != "" {
+			t.Errorf("fill-up %d = %s (cause %q), want %s", i, m.Remedy, m.Cause, want[i])
 		}
 	}
-	c.Candidates = 2
-	a := failure.Analysis{Episodes: 10, Failures: 10}
-	a.Counts[failure.Starvation] = 10
-	ms, _ = Propose(a, base, c)
-	if len(ms) != 2 || ms[0].Operator != OpThreshold || ms[1].Operator != OpSkillPrio {
-		t.Fatalf("starvation with k=2: got %+v", ms)
+	c.Candidates = 1
+	if ms, _ := Propose(analysis(map[string]int{"injury": 3}), base, schema, c, info.Remedies, info.Fill); len(ms) != 1 {
+		t.Errorf("k=1 gave %d", len(ms))
 	}
-	bad := base.Clone()
-	bad.HealthThreshold = 2
-	if _, err := Propose(a, bad, c); err == nil {
-		t.Error("invalid params: want error")
+	// A step override applies.
+	c = DefaultConfig()
+	c.Steps = map[string]float64{"max_exploration_steps": 25}
+	ms, _ = Propose(analysis(map[string]int{"entrapment": 3}), base, schema, c, info.Remedies, info.Fill)
+	if ms[0].Description != "Adjusted max_exploration_steps: 100 → 125" {
+		t.Errorf("with steps: %q", ms[0].Description)
 	}
-	c.Candidates = 0
-	if _, err := Propose(a, base, c); err == nil {
-		t.Error("k = 0: want error")
+}
+
+func TestConfigValidate(t *testing.T) {
+	causes := info.CauseNames()
+	tests := []struct {
+		c    Config
+		want string
+	}{
+		{Config{Candidates: 0}, "candidates: 0 is out of range, allowed [1, 64]"},
+		{Config{Candidates: 4, Remedies: map[string][]string{"boredom": {"health_threshold+"}}}, "remedies.boredom: not a failure cause of the environment (declared: [injury combat_loss starvation entrapment])"},
+		{Config{Candidates: 4, Remedies: map[string][]string{"injury": {"health_threshold+", "patience+"}}}, `remedies.injury[1]: remedy "patience+": "patience" is not a declared parameter (declared: [health_threshold hunger_threshold max_exploration_steps max_combat_attempts risk_tolerance skill_priority])`},
+		{Config{Candidates: 4, Fill: []string{"swap x"}}, `fill[0]: remedy "swap x": want NAME+, NAME-, prioritize NAME ITEM, deprioritize NAME ITEM or rotate NAME`},
+		{Config{Candidates: 4, Steps: map[string]float64{"max_combat_attempts": 1.5}}, "steps.max_combat_attempts: 1.5 must be a positive integer"},
+		{Config{Candidates: 4, Steps: map[string]float64{"skill_priority": 1}}, "steps.skill_priority: not a number or integer parameter (parameters: [health_threshold hunger_threshold max_exploration_steps max_combat_attempts risk_tolerance skill_priority])"},
 	}
+	for _, tt := range tests {
+		if err := tt.c.Validate(schema, causes); err == nil || err.Error() != tt.want {
+			t.Errorf("Validate(%+v) = %v\nwant %s", tt.c, err, tt.want)
+		}
+	}
+	if err := DefaultConfig().Validate(schema, causes); err != nil {
+		t.Errorf("default: %v", err)
+	}
+}
+
+// FuzzParseRemedy: parsing never panics, and what parses prints back to
+// text that parses to the same remedy.
+func FuzzParseRemedy(f *testing.F) {
+	for _, s := range []string{"health_threshold+", "a-", "prioritize skill_priority flee", "rotate x", "deprioritize a b", "", "++"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		r, err := ParseRemedy(s)
+		if err != nil {
+			return
+		}
+		back, err := ParseRemedy(r.String())
+		if err != nil || back != r {
+			t.Fatalf("%q → %+v → %q → %+v, %v", s, r, r.String(), back, err)
+		}
+	})
 }

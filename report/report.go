@@ -381,7 +381,9 @@ func (d *Data) figures() []figure {
 			func(dir string, f []string) error { return results.PlotLineage(dir, d.Generations, d.Candidates, f...) }},
 		{results.FailureCausesName, "Failure causes by generation",
 			"The incumbent's failed train episodes per generation, split by cause.",
-			func(dir string, f []string) error { return results.PlotFailureCauses(dir, d.Generations, d.Causes, f...) }},
+			func(dir string, f []string) error {
+				return results.PlotFailureCauses(dir, d.Generations, d.Causes, f...)
+			}},
 		{results.CandidatesName, "Candidates per generation",
 			"Val score distributions of the incumbent (*) and each candidate; the accepted candidate (+) is green.",
 			func(dir string, f []string) error {

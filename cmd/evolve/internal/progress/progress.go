@@ -18,8 +18,8 @@ import (
 	"github.com/vbauerster/mpb/v8/decor"
 	"golang.org/x/term"
 
-	"evolve/experiment"
 	"evolve/envs"
+	"evolve/experiment"
 )
 
 // Options configure a Display.

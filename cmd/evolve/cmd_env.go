@@ -1,0 +1,93 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"strings"
+	"time"
+
+	"evolve/envs/process"
+)
+
+func init() {
+	register(&command{
+		name:     "env",
+		synopsis: "check that a program conforms to the process protocol (docs/protocol.md)",
+		usage:    "check [--seeds N] [--agent CMD] [--dir DIR] [--message-timeout D] [--episode-timeout D] [--max-memory-mb N] -- CMD [ARGS...]",
+		help: `
+Check that the program CMD ARGS... is a conforming environment of the
+process protocol (docs/protocol.md), as 'environment: {name: process,
+command: [CMD, ARGS...]}' would run it:
+
+	1. the handshake: the hello response and its declarations (parameter
+	   schema, causes, metrics, remedies);
+	2. N seeds played under the schema's default parameters by one process
+	   in order, then by a second process in reverse order;
+	3. every response decoded strictly: a malformed message, an episode
+	   error, a crash or a timeout is a violation; an unknown key a warning;
+	4. each seed's two outcomes compared byte for byte: an outcome that
+	   depends on anything but seed, parameters and prompt (e.g. on what
+	   the process played before) is a violation;
+	5. the mean time per episode and, in step mode, per step.
+
+The seeds are the first N outputs of SplitMix64 from 0, so they span the
+whole uint64 range. In step mode --agent names the agent program (split
+at spaces). The report goes to stdout.
+
+Exit status: 0 conforming, 1 a violation, 2 usage error.
+
+Examples:
+
+	evolve env check -- python3 examples/python/env.py
+	evolve env check --seeds 50 --dir examples/python -- python3 env.py
+	evolve env check --agent 'python3 step_agent.py' --dir examples/python -- python3 step_env.py`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			n := fs.Int("seeds", process.DefaultCheckSeeds, "number of seeds `N` to play, in [1, 100000]")
+			agent := fs.String("agent", "", "the agent program `CMD` of step mode, split at spaces")
+			dir := fs.String("dir", "", "the processes' working directory `DIR` (default: the current one)")
+			msg := fs.Duration("message-timeout", 10*time.Second, "time `D` allowed from a request to its response")
+			ep := fs.Duration("episode-timeout", 60*time.Second, "time `D` allowed for one episode")
+			start := fs.Duration("startup-timeout", 10*time.Second, "time `D` allowed from start to the hello response")
+			mem := fs.Int("max-memory-mb", 0, "address-space limit `N` of each process in MiB, 0 for none")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				if len(args) == 0 || args[0] != "check" {
+					return usagef("want the subcommand check (evolve env check [flags] -- CMD [ARGS...])")
+				}
+				if len(args) < 2 {
+					return usagef("want the environment's command after check (evolve env check -- CMD [ARGS...])")
+				}
+				if *n < 1 || *n > 100000 {
+					return usagef("--seeds must be in [1, 100000], got %d", *n)
+				}
+				for _, d := range []struct {
+					name string
+					d    time.Duration
+				}{{"message-timeout", *msg}, {"episode-timeout", *ep}, {"startup-timeout", *start}} {
+					if d.d <= 0 {
+						return usagef("--%s must be a positive duration, got %s", d.name, d.d)
+					}
+				}
+				cfg := process.DefaultConfig()
+				cfg.Command = args[1:]
+				cfg.Agent = strings.Fields(*agent)
+				cfg.Dir = *dir
+				cfg.MessageTimeout = process.Duration(*msg)
+				cfg.EpisodeTimeout = process.Duration(*ep)
+				cfg.StartupTimeout = process.Duration(*start)
+				cfg.MaxMemoryMB = *mem
+				if err := cfg.Validate(); err != nil {
+					return usagef("%v", err)
+				}
+				rep, err := process.Check(ctx, cfg, process.CheckSeeds(*n), env.stdout)
+				if err != nil {
+					return err
+				}
+				if !rep.OK() {
+					return &exitError{code: exitFailure, err: fmt.Errorf("%s does not conform: %d violations (see the report)", strings.Join(cfg.Command, " "), len(rep.Violations))}
+				}
+				return nil
+			}
+		},
+	})
+}

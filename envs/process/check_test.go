@@ -1,0 +1,77 @@
+package process
+
+import (
+	"context"
+	"strings"
+	"testing"
+)
+
+func seedsUpTo(n int) []uint64 {
+	s := make([]uint64, n)
+	for i := range s {
+		s[i] = uint64(i)*0x9E3779B97F4A7C15 + 1
+	}
+	return s
+}
+
+// TestCheck: the Python examples (episode mode and the step-mode pair)
+// conform; an environment whose score counts the episodes its process has
+// played fails, naming a seed whose outcomes differ; a non-protocol
+// program fails the handshake.
+func TestCheck(t *testing.T) {
+	py := python3(t)
+	stepCfg := testConfig(exampleDir, py, "step_env.py")
+	stepCfg.Agent = []string{py, "step_agent.py"}
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		ok   bool
+		want []string
+	}{
+		{"episode example", testConfig(exampleDir, py, "env.py"), true,
+			[]string{`handshake:   ok: name "python-forager", mode episode`, "determinism: 20 of 20 seeds gave byte-identical outcomes", "result: ok"}},
+		{"step example", stepCfg, true,
+			[]string{"mode step", "per step", "determinism: 20 of 20 seeds", "result: ok"}},
+		{"stateful", testConfig("testdata", py, "stateful.py"), false,
+			[]string{"violation: seed 1: the outcome differs between process A (seeds in order) and process B (reverse order)", "result: FAIL (20 violations)"}},
+		{"not a process", testConfig("", py, "-c", "print('hello')"), false,
+			[]string{"handshake:   FAILED", "violation: handshake: environment process", `want the hello response, got "hello"`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			rep, err := Check(context.Background(), tt.cfg, seedsUpTo(20), &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.OK() != tt.ok {
+				t.Errorf("OK() = %v, want %v; report:\n%s", rep.OK(), tt.ok, out.String())
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(out.String(), w) {
+					t.Errorf("report lacks %q:\n%s", w, out.String())
+				}
+			}
+		})
+	}
+	noChildren(t, "")
+}
+
+func TestCheckRemedies(t *testing.T) {
+	py := python3(t)
+	info := newEnv(t, testConfig(exampleDir, py, "env.py")).Info()
+	info.Remedies = map[string][]string{"predation": {"risk+", "nope-", "prioritize priority run", "rotate risk", "risk"}}
+	info.Fill = []string{"deprioritize priority flee"}
+	var got []string
+	for _, e := range CheckRemedies(&info) {
+		got = append(got, e.Error())
+	}
+	want := []string{
+		`remedies.predation: remedy "nope-": "nope" is not a declared parameter (declared: [risk patience strategy priority])`,
+		`remedies.predation: remedy "prioritize priority run": "run" is not an item of priority (items: [flee hide forage])`,
+		`remedies.predation: remedy "rotate risk": risk is a number`,
+		`remedies.predation: remedy "risk": want "NAME+", "NAME-", "prioritize NAME ITEM", "deprioritize NAME ITEM" or "rotate NAME"`,
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("CheckRemedies:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}

@@ -1,0 +1,293 @@
+package process
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// Tail sizes: an error quotes the last tailLines lines of stderr, at most
+// tailBytes bytes.
+const (
+	tailLines = 20
+	tailBytes = 4 << 10
+)
+
+// closeGrace is how long Close waits for a process to exit after the
+// close request before it kills the process group.
+const closeGrace = time.Second
+
+// proc is one running process and its pipes. It is used by one goroutine,
+// except kill, which a context may call from another.
+type proc struct {
+	role string   // RoleEnvironment or RoleAgent
+	argv []string // the command line
+	cfg  *Config
+	cmd  *exec.Cmd
+	in   *os.File // our end of the process's stdin
+	out  *os.File // our end of the process's stdout
+	w    *bufio.Writer
+	r    *bufio.Reader
+	req  []byte // the request being written (reused)
+	line []byte // a response longer than r's buffer (reused)
+	id   int64  // the next request's id
+
+	stderr *tail
+	log    *os.File // the stderr log, nil if none
+
+	done    chan struct{} // closed when the process has been waited for
+	waitErr error         // cmd.Wait's error, set before done is closed
+
+	// watchdog kills the process group when a request's deadline
+	// passes; fired records that it did. Blocking pipes (no poller,
+	// no deadlines) and a timer are faster than read deadlines.
+	watchdog *time.Timer
+	fired    atomic.Bool
+}
+
+// startProc starts argv with cfg's Env and Dir in its own process group,
+// appending its stderr to logPath ("" for no log).
+func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) {
+	p := &proc{role: role, argv: argv, cfg: cfg, stderr: &tail{}, done: make(chan struct{})}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Dir = cfg.Dir
+	if len(cfg.Env) > 0 {
+		keys := make([]string, 0, len(cfg.Env))
+		for k := range cfg.Env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		env := os.Environ()
+		for _, k := range keys {
+			env = append(env, k+"="+cfg.Env[k])
+		}
+		cmd.Env = env
+	}
+	cmd.SysProcAttr = sysProcAttr()
+	cmd.WaitDelay = time.Second
+	var w io.Writer = p.stderr
+	if logPath != "" {
+		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
+			return nil, fmt.Errorf("stderr log: %w", err)
+		}
+		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o644)
+		if err != nil {
+			return nil, fmt.Errorf("stderr log: %w", err)
+		}
+		p.log = f
+		w = io.MultiWriter(f, p.stderr)
+	}
+	cmd.Stderr = w
+	inR, inW, err := pipe()
+	if err != nil {
+		p.closeLog()
+		return nil, err
+	}
+	outR, outW, err := pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		p.closeLog()
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout = inR, outW
+	err = cmd.Start()
+	inR.Close()
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		p.closeLog()
+		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
+	}
+	p.cmd, p.in, p.out = cmd, inW, outR
+	p.w = bufio.NewWriterSize(inW, 64<<10)
+	p.r = bufio.NewReaderSize(outR, 64<<10)
+	if p.log != nil {
+		fmt.Fprintf(p.log, "evolve: %s process started (pid %d): %s\n", role, cmd.Process.Pid, strings.Join(argv, " "))
+	}
+	p.watchdog = time.AfterFunc(time.Hour, func() { p.fired.Store(true); p.kill() })
+	p.watchdog.Stop()
+	go func() {
+		p.waitErr = cmd.Wait()
+		close(p.done)
+	}()
+	if cfg.MaxMemoryMB > 0 {
+		if err := setMemoryLimit(cmd.Process.Pid, uint64(cfg.MaxMemoryMB)<<20); err != nil {
+			p.terminate(false)
+			return nil, fmt.Errorf("max_memory_mb: limiting process %d: %w", cmd.Process.Pid, err)
+		}
+	}
+	return p, nil
+}
+
+func (p *proc) closeLog() {
+	if p.log != nil {
+		p.log.Close()
+		p.log = nil
+	}
+}
+
+// kill sends SIGKILL to the process's group. Safe to call from any
+// goroutine, any number of times.
+func (p *proc) kill() {
+	if p.cmd != nil && p.cmd.Process != nil {
+		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+	}
+}
+
+// terminate ends the process: with graceful, it sends close, closes
+// stdin and waits up to closeGrace for the process to exit. Then it
+// kills the process group (grandchildren included), waits for the
+// process and closes the pipes and the log.
+func (p *proc) terminate(graceful bool) {
+	if graceful {
+		p.arm(time.Now().Add(closeGrace))
+		p.req = append(appendHead(p.req[:0], p.id, "close"), "}\n"...)
+		p.id++
+		if _, err := p.w.Write(p.req); err == nil {
+			p.w.Flush()
+		}
+		p.watchdog.Stop()
+		p.in.Close()
+		select {
+		case <-p.done:
+		case <-time.After(closeGrace):
+		}
+	}
+	p.watchdog.Stop()
+	p.kill()
+	<-p.done
+	p.in.Close()
+	p.out.Close()
+	if p.log != nil {
+		fmt.Fprintf(p.log, "evolve: %s process %d ended: %s\n", p.role, p.cmd.Process.Pid, p.exitStatus())
+	}
+	p.closeLog()
+}
+
+// exitStatus describes how the process ended ("exit status 3", "signal:
+// killed"); call after done is closed.
+func (p *proc) exitStatus() string {
+	if p.waitErr == nil {
+		return "exit status 0"
+	}
+	var ee *exec.ExitError
+	if errors.As(p.waitErr, &ee) {
+		return ee.ProcessState.String()
+	}
+	return p.waitErr.Error()
+}
+
+// arm starts the watchdog: at deadline, the process group is killed.
+func (p *proc) arm(deadline time.Time) {
+	p.fired.Store(false)
+	p.watchdog.Reset(max(time.Until(deadline), 0))
+}
+
+// roundTrip writes the request in p.req (ending with a newline) and
+// returns the next non-blank line of stdout without its line ending,
+// valid until the next call. If deadline passes first, the process is
+// killed and the error is os.ErrDeadlineExceeded.
+func (p *proc) roundTrip(deadline time.Time) ([]byte, error) {
+	p.arm(deadline)
+	_, err := p.w.Write(p.req)
+	if err == nil {
+		err = p.w.Flush()
+	}
+	var line []byte
+	if err == nil {
+		line, err = p.readLine()
+	}
+	if !p.watchdog.Stop() && p.fired.Load() {
+		return nil, os.ErrDeadlineExceeded
+	}
+	return line, err
+}
+
+// readLine returns the next non-blank line of stdout without its line
+// ending; it is valid until the next read.
+func (p *proc) readLine() ([]byte, error) {
+	for {
+		frag, err := p.r.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			p.line = append(p.line[:0], frag...)
+			for err == bufio.ErrBufferFull {
+				if len(p.line) > MaxLineBytes {
+					return nil, protocolf("a line longer than %d bytes", MaxLineBytes)
+				}
+				frag, err = p.r.ReadSlice('\n')
+				p.line = append(p.line, frag...)
+			}
+			frag = p.line
+		}
+		if err != nil {
+			if len(frag) > 0 && err == io.EOF {
+				return nil, protocolf("stdout ended in the middle of a line: %s", quoteLine(frag))
+			}
+			return nil, err
+		}
+		frag = bytes.TrimRight(frag, "\r\n")
+		if len(frag) > MaxLineBytes {
+			return nil, protocolf("a line longer than %d bytes", MaxLineBytes)
+		}
+		if len(bytes.TrimSpace(frag)) == 0 {
+			continue
+		}
+		return frag, nil
+	}
+}
+
+// tail keeps the last tailLines lines of what is written to it, at most
+// tailBytes bytes. It is safe for concurrent use.
+type tail struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+// Write implements io.Writer; it never fails.
+func (t *tail) Write(b []byte) (int, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = append(t.buf, b...)
+	if len(t.buf) > 4*tailBytes {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
+	}
+	return len(b), nil
+}
+
+// String returns the tail: the last tailLines lines, at most tailBytes
+// bytes (cut at a line start when possible), without a final newline.
+func (t *tail) String() string {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	b := bytes.TrimRight(t.buf, "\n")
+	if len(b) > tailBytes {
+		b = b[len(b)-tailBytes:]
+		if i := bytes.IndexByte(b, '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+	}
+	n := 0
+	for i := len(b) - 1; i >= 0; i-- {
+		if b[i] == '\n' {
+			n++
+			if n == tailLines {
+				b = b[i+1:]
+				break
+			}
+		}
+	}
+	return string(b)
+}

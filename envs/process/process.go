@@ -1,0 +1,500 @@
+package process
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"time"
+
+	"evolve/envs"
+)
+
+func init() {
+	envs.Register("process", envs.Factory{
+		Config: func() any { c := DefaultConfig(); return &c },
+		New: func(cfg any) (envs.Environment, error) {
+			c, ok := cfg.(*Config)
+			if !ok {
+				return nil, fmt.Errorf("process: want a *process.Config, got %T", cfg)
+			}
+			return New(*c)
+		},
+	})
+}
+
+// Error is why an episode (or a handshake) could not be played because
+// of a process. errors.Is(err, ErrExited), ErrTimeout, ErrProtocol or
+// ErrReported tells what happened.
+type Error struct {
+	// Seed is the episode's seed; 0 (and not shown) for a handshake.
+	Seed uint64
+	// Role is the process's role: RoleEnvironment or RoleAgent.
+	Role string
+	// Argv is the process's command line.
+	Argv []string
+	// Request is the request that failed: "hello", "reset", "step",
+	// "begin", "act" or "play".
+	Request string
+	// Err says what happened; it wraps one of the sentinel errors.
+	Err error
+	// Stderr is the tail of the process's stderr: its last 20 lines, at
+	// most 4 KiB; "" if it wrote nothing.
+	Stderr string
+}
+
+// Error returns "seed S: environment process [ARGV]: REQUEST: WHAT",
+// then, if the process wrote to stderr, "; stderr tail:" and the tail on
+// the following lines.
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Request != "hello" {
+		fmt.Fprintf(&b, "seed %d: ", e.Seed)
+	}
+	fmt.Fprintf(&b, "%s process [%s]: %s: %v", e.Role, strings.Join(e.Argv, " "), e.Request, e.Err)
+	if e.Stderr != "" {
+		b.WriteString("; stderr tail:\n")
+		b.WriteString(e.Stderr)
+	}
+	return b.String()
+}
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Env is the "process" environment: the declarations of the process's
+// hello and the configuration to start more. It implements
+// envs.Environment and is safe for concurrent use.
+type Env struct {
+	cfg   Config
+	info  envs.Info
+	hello *hello // the environment process's hello
+	agent *hello // the agent process's hello (step mode), else nil
+}
+
+// New validates cfg, starts the environment process (and in step mode the
+// agent process) for the handshake, checks their declarations
+// (envs.Info.Check, mode and roles, step mode needing an agent command,
+// episode mode refusing one) and ends them. The returned Env's Info has
+// the environment process's name, causes, metrics, remedies and fill,
+// and as parameters the environment's followed by the agent's. Errors:
+// cfg's Validate error prefixed by "process: ", or the handshake's
+// *Error.
+func New(cfg Config) (*Env, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("process: %w", err)
+	}
+	cfg.Command = slices.Clone(cfg.Command)
+	cfg.Agent = slices.Clone(cfg.Agent)
+	e := &Env{cfg: cfg}
+	logPath := ""
+	if cfg.StderrDir != "" {
+		logPath = filepath.Join(cfg.StderrDir, "process-hello.log")
+	}
+	p, h, err := e.startHello(cfg.Command, RoleEnvironment, logPath)
+	if err != nil {
+		return nil, err
+	}
+	p.terminate(true)
+	e.hello = h
+	if !slices.Contains(h.Provides, RoleEnvironment) {
+		return nil, e.declErr(RoleEnvironment, cfg.Command, protocolf("provides %q: the command must provide environment", h.Provides))
+	}
+	switch {
+	case h.Mode == ModeStep && len(cfg.Agent) == 0:
+		return nil, e.declErr(RoleEnvironment, cfg.Command, fmt.Errorf("mode step needs an agent process: set agent: [COMMAND, ARGS...] in the environment config"))
+	case h.Mode == ModeEpisode && len(cfg.Agent) > 0:
+		return nil, e.declErr(RoleEnvironment, cfg.Command, fmt.Errorf("mode episode: the process plays its own agent; remove agent from the environment config"))
+	}
+	e.info = envs.Info{Name: h.Name, Causes: h.Causes, Metrics: h.Metrics, Params: h.Parameters, Remedies: h.Remedies, Fill: h.Fill}
+	if h.Mode == ModeStep {
+		a, ah, err := e.startHello(cfg.Agent, RoleAgent, logPath)
+		if err != nil {
+			return nil, err
+		}
+		a.terminate(true)
+		if !slices.Contains(ah.Provides, RoleAgent) || ah.Mode != ModeStep {
+			return nil, e.declErr(RoleAgent, cfg.Agent, protocolf("provides %q, mode %q: the agent command must provide agent in mode step", ah.Provides, ah.Mode))
+		}
+		if len(ah.Causes) > 0 || len(ah.Metrics) > 0 || len(ah.Remedies) > 0 || len(ah.Fill) > 0 {
+			return nil, e.declErr(RoleAgent, cfg.Agent, protocolf("an agent process declares only parameters; causes, metrics, remedies and fill belong to the environment"))
+		}
+		e.agent = ah
+		e.info.Params = append(slices.Clone(h.Parameters), ah.Parameters...)
+	}
+	if err := e.info.Check(); err != nil {
+		return nil, e.declErr(RoleEnvironment, cfg.Command, fmt.Errorf("%w: hello: %v", ErrProtocol, err))
+	}
+	return e, nil
+}
+
+func (e *Env) declErr(role string, argv []string, err error) *Error {
+	return &Error{Role: role, Argv: argv, Request: "hello", Err: err}
+}
+
+// startHello starts argv and runs the handshake within startup_timeout.
+// On an error the process is ended and the error is an *Error.
+func (e *Env) startHello(argv []string, role, logPath string) (*proc, *hello, error) {
+	p, err := startProc(&e.cfg, argv, role, logPath)
+	if err != nil {
+		return nil, nil, &Error{Role: role, Argv: argv, Request: "hello", Err: fmt.Errorf("%w: %v", ErrExited, err)}
+	}
+	deadline := time.Now().Add(time.Duration(e.cfg.StartupTimeout))
+	p.req = append(appendHead(p.req[:0], 0, "hello"), `,"protocol":1}`+"\n"...)
+	p.id = 1
+	var h *hello
+	line, err := p.roundTrip(deadline)
+	if err == nil {
+		h, err = checkHello(line)
+	}
+	if err != nil {
+		return nil, nil, p.fail(0, "hello", err, deadline, time.Time{}, "startup_timeout")
+	}
+	return p, h, nil
+}
+
+// fail turns err, returned by a request to p, into an *Error, ending p
+// (and so completing its stderr tail) unless the process reported the
+// error itself.
+func (p *proc) fail(seed uint64, request string, err error, msgDeadline, epDeadline time.Time, timeoutName string) *Error {
+	e := &Error{Seed: seed, Role: p.role, Argv: p.argv, Request: request}
+	if errors.Is(err, ErrReported) {
+		e.Err = err
+		e.Stderr = p.stderr.String()
+		return e
+	}
+	switch {
+	case errors.Is(err, os.ErrDeadlineExceeded):
+		if !epDeadline.IsZero() && !time.Now().Before(epDeadline) {
+			e.Err = fmt.Errorf("%w: the episode ran past episode_timeout %s", ErrTimeout, p.cfg.EpisodeTimeout)
+		} else {
+			d := p.cfg.MessageTimeout
+			if timeoutName == "startup_timeout" {
+				d = p.cfg.StartupTimeout
+			}
+			e.Err = fmt.Errorf("%w: no answer within %s %s", ErrTimeout, timeoutName, d)
+		}
+		p.terminate(false)
+	case errors.Is(err, ErrProtocol):
+		e.Err = err
+		p.terminate(false)
+	default: // EOF on stdout or a broken stdin: the process is gone
+		exited := true
+		select {
+		case <-p.done:
+		case <-time.After(closeGrace):
+			exited = false
+		}
+		p.terminate(false)
+		status := p.exitStatus()
+		if !exited {
+			status = "closed its stdout (evolve killed it)"
+		}
+		msg := fmt.Sprintf("%s: %s before answering", ErrExited, status)
+		if errors.Is(err, io.EOF) == false && !errors.Is(err, os.ErrClosed) {
+			msg += fmt.Sprintf(" (%v)", err)
+		}
+		if p.cfg.MaxMemoryMB > 0 && memoryHint(status, p.stderr.String()) {
+			msg += fmt.Sprintf("; it may have exceeded max_memory_mb %d", p.cfg.MaxMemoryMB)
+		}
+		e.Err = &wrapped{msg: msg, err: ErrExited}
+	}
+	e.Stderr = p.stderr.String()
+	return e
+}
+
+// wrapped is an error with its own message that wraps a sentinel.
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string { return w.msg }
+func (w *wrapped) Unwrap() error { return w.err }
+
+// memoryHint reports whether an exit looks like a failed allocation.
+func memoryHint(status, stderr string) bool {
+	for _, s := range []string{"MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc", "signal: killed", "signal: segmentation fault", "signal: aborted"} {
+		if strings.Contains(status, s) || strings.Contains(stderr, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// Info returns the declarations of the process's hello (see New).
+func (e *Env) Info() envs.Info { return e.info }
+
+// Config returns the configuration e was made with.
+func (e *Env) Config() Config { return e.cfg }
+
+// Mode returns ModeStep or ModeEpisode, as the process declared.
+func (e *Env) Mode() string { return e.hello.Mode }
+
+// SetLogDir sets the directory of the players' stderr logs (Config's
+// StderrDir) for players made after the call; the experiment sets it to
+// the run directory once it exists.
+func (e *Env) SetLogDir(dir string) { e.cfg.StderrDir = dir }
+
+// NewPlayer starts worker w's process (two in step mode), whose stderr is
+// appended to stderr_dir/process-<w>.log (agent-<w>.log), and checks that
+// its hello declares what the first process's did. The error is an
+// *Error.
+func (e *Env) NewPlayer(w int) (envs.Player, error) {
+	p := &Player{env: e, worker: w}
+	if err := p.start(); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Player plays episodes on one worker's processes; it implements
+// envs.Player. It is not safe for concurrent use.
+type Player struct {
+	env    *Env
+	worker int
+	ep     *proc // the environment process, nil until started
+	ag     *proc // the agent process (step mode), nil until started
+	r      reply
+	trace  *trace // set by Check
+	closed bool
+}
+
+func (p *Player) logPath(role string) string {
+	if p.env.cfg.StderrDir == "" {
+		return ""
+	}
+	name := "process"
+	if role == RoleAgent {
+		name = "agent"
+	}
+	return filepath.Join(p.env.cfg.StderrDir, fmt.Sprintf("%s-%d.log", name, p.worker))
+}
+
+// start starts the processes that are not running.
+func (p *Player) start() error {
+	if p.ep == nil {
+		pr, err := p.startOne(p.env.cfg.Command, RoleEnvironment, p.env.hello)
+		if err != nil {
+			return err
+		}
+		p.ep = pr
+	}
+	if p.env.agent != nil && p.ag == nil {
+		pr, err := p.startOne(p.env.cfg.Agent, RoleAgent, p.env.agent)
+		if err != nil {
+			return err
+		}
+		p.ag = pr
+	}
+	return nil
+}
+
+func (p *Player) startOne(argv []string, role string, want *hello) (*proc, error) {
+	pr, h, err := p.env.startHello(argv, role, p.logPath(role))
+	if err != nil {
+		return nil, err
+	}
+	want2 := *want
+	h.ID, h.raw, want2.ID, want2.raw = nil, nil, nil, nil
+	if !reflect.DeepEqual(*h, want2) {
+		pr.terminate(false)
+		return nil, &Error{Role: role, Argv: argv, Request: "hello", Err: protocolf("worker %d's process declares other things than the first process (its hello must not change between processes)", p.worker)}
+	}
+	return pr, nil
+}
+
+// Play plays ep on the worker's processes (see the package doc). It
+// returns the outcome, or an *Error when a process failed (the failed
+// process is replaced for the next episode), or ctx.Err() when ctx was
+// cancelled (the processes are killed and replaced).
+func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error) {
+	if p.closed {
+		return envs.Outcome{}, errors.New("process: Play after Close")
+	}
+	if err := ctx.Err(); err != nil {
+		return envs.Outcome{}, err
+	}
+	if err := p.start(); err != nil {
+		var pe *Error
+		if errors.As(err, &pe) {
+			pe.Seed, pe.Request = ep.Seed, "hello (restart)"
+		}
+		return envs.Outcome{}, err
+	}
+	ep1, ag := p.ep, p.ag
+	stop := context.AfterFunc(ctx, func() {
+		ep1.kill()
+		if ag != nil {
+			ag.kill()
+		}
+	})
+	epDeadline := time.Now().Add(time.Duration(p.env.cfg.EpisodeTimeout))
+	var out envs.Outcome
+	var err error
+	if p.env.hello.Mode == ModeEpisode {
+		out, err = p.playEpisode(ep, epDeadline)
+	} else {
+		out, err = p.playSteps(ep, epDeadline)
+	}
+	if !stop() { // ctx was cancelled: the processes are (being) killed
+		p.discard()
+		if err == nil {
+			err = ctx.Err()
+		}
+	}
+	if ctx.Err() != nil && err != nil {
+		p.discard()
+		return envs.Outcome{}, ctx.Err()
+	}
+	if err != nil {
+		var pe *Error
+		if errors.As(err, &pe) && !errors.Is(err, ErrReported) {
+			// fail ended the process; start afresh next time.
+			if p.ep != nil && pe.Role == RoleEnvironment {
+				p.ep = nil
+			}
+			if p.ag != nil && pe.Role == RoleAgent {
+				p.ag = nil
+			}
+		}
+		return envs.Outcome{}, err
+	}
+	return out, nil
+}
+
+// call writes the request in pr.req and reads the response into p.r.
+func (p *Player) call(pr *proc, seed uint64, request, want string, epDeadline time.Time) error {
+	deadline := time.Now().Add(time.Duration(p.env.cfg.MessageTimeout))
+	if epDeadline.Before(deadline) {
+		deadline = epDeadline
+	}
+	id := pr.id
+	pr.id++
+	line, err := pr.roundTrip(deadline)
+	if err == nil {
+		err = decodeReply(line, id, want, &p.r)
+		if p.trace != nil {
+			p.trace.message(pr.role, request, pr.req, line, err)
+		}
+	}
+	if err != nil {
+		return pr.fail(seed, request, err, deadline, epDeadline, "message_timeout")
+	}
+	return nil
+}
+
+func (p *Player) playEpisode(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
+	pr := p.ep
+	var err error
+	pr.req, err = appendSeeded(pr.req[:0], pr.id, "play", ep.Seed, ep.Params)
+	if err != nil {
+		return envs.Outcome{}, fmt.Errorf("seed %d: play: %w", ep.Seed, err)
+	}
+	pr.req = appendPrompt(pr.req, ep.Prompt)
+	if err := p.call(pr, ep.Seed, "play", "outcome", epDeadline); err != nil {
+		return envs.Outcome{}, err
+	}
+	return p.outcome(pr, ep.Seed, "play", p.r.Outcome)
+}
+
+func (p *Player) outcome(pr *proc, seed uint64, request string, raw json.RawMessage) (envs.Outcome, error) {
+	if raw == nil {
+		return envs.Outcome{}, pr.fail(seed, request, protocolf("the %s response has no outcome", request), time.Time{}, time.Time{}, "")
+	}
+	out, err := decodeOutcome(raw, seed, &p.env.info)
+	if p.trace != nil {
+		p.trace.outcome(raw, err)
+	}
+	if err != nil {
+		return envs.Outcome{}, pr.fail(seed, request, err, time.Time{}, time.Time{}, "")
+	}
+	return out, nil
+}
+
+func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
+	env, ag := p.ep, p.ag
+	var err error
+	if env.req, err = appendSeeded(env.req[:0], env.id, "reset", ep.Seed, ep.Params); err != nil {
+		return envs.Outcome{}, fmt.Errorf("seed %d: reset: %w", ep.Seed, err)
+	}
+	env.req = append(env.req, "}\n"...)
+	if err := p.call(env, ep.Seed, "reset", "observation", epDeadline); err != nil {
+		return envs.Outcome{}, err
+	}
+	if p.r.Observation == nil {
+		return envs.Outcome{}, env.fail(ep.Seed, "reset", protocolf("the observation response has no observation"), time.Time{}, time.Time{}, "")
+	}
+	obs := p.r.Observation
+	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
+	ag.req = append(ag.req, "}\n"...)
+	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
+		return envs.Outcome{}, err
+	}
+	for step := 1; ; step++ {
+		ag.req = appendRaw(appendHead(ag.req[:0], ag.id, "act"), "observation", obs)
+		if err := p.call(ag, ep.Seed, "act", "action", epDeadline); err != nil {
+			return envs.Outcome{}, err
+		}
+		if p.r.Action == nil {
+			return envs.Outcome{}, ag.fail(ep.Seed, "act", protocolf("the action response has no action"), time.Time{}, time.Time{}, "")
+		}
+		env.req = appendRaw(appendHead(env.req[:0], env.id, "step"), "action", p.r.Action)
+		if err := p.call(env, ep.Seed, "step", "step", epDeadline); err != nil {
+			return envs.Outcome{}, err
+		}
+		r := &p.r
+		switch {
+		case r.Observation == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no observation", step), time.Time{}, time.Time{}, "")
+		case r.Reward == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no reward", step), time.Time{}, time.Time{}, "")
+		case r.Done == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no done", step), time.Time{}, time.Time{}, "")
+		}
+		if p.trace != nil {
+			p.trace.step(r)
+		}
+		if *r.Done {
+			return p.outcome(env, ep.Seed, "step", r.Outcome)
+		}
+		obs = r.Observation
+	}
+}
+
+// discard kills the player's processes; the next Play starts new ones.
+func (p *Player) discard() {
+	if p.ep != nil {
+		p.ep.terminate(false)
+		p.ep = nil
+	}
+	if p.ag != nil {
+		p.ag.terminate(false)
+		p.ag = nil
+	}
+}
+
+// Close ends the player's processes: it sends close, waits up to a
+// second for each to exit, then kills its process group. It returns nil;
+// calling it again does nothing.
+func (p *Player) Close() error {
+	if p.closed {
+		return nil
+	}
+	p.closed = true
+	if p.ep != nil {
+		p.ep.terminate(true)
+		p.ep = nil
+	}
+	if p.ag != nil {
+		p.ag.terminate(true)
+		p.ag = nil
+	}
+	return nil
+}

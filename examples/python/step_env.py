@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""A step-mode environment for evolve (docs/protocol.md): a corridor of
+LENGTH cells whose cells flicker between safe and hazardous. The agent
+(step_agent.py, a separate process) starts at cell 0 and must reach the
+last cell within TURNS turns. Each turn it may "wait" or "right"; stepping
+right onto a cell that is hazardous at that moment ends the episode.
+
+Observation: {"position": int, "turn": int, "hazard_ahead": bool}.
+Action: "right" or "wait".
+Score: 100 - turns taken when the goal is reached, else 5 per cell gained.
+
+The environment declares no parameters of its own; it declares the failure
+causes and metrics, and remedies naming the agent's parameters. Randomness
+comes only from random.Random(seed).random(), reset at every reset request.
+"""
+import json
+import random
+import sys
+import traceback
+
+LENGTH, TURNS, FLICKER = 10, 15, 0.25
+
+CAUSES = [
+    {"name": "fell", "description": "stepped onto a hazardous cell"},
+    {"name": "timeout", "description": f"did not reach the end within {TURNS} turns"},
+]
+METRICS = [
+    {"name": "turns", "type": "int", "unit": "turns", "description": "turns taken"},
+    {"name": "position", "type": "int", "unit": "cells", "description": "the last cell reached"},
+    {"name": "waits", "type": "int", "unit": "turns", "description": "turns spent waiting"},
+]
+REMEDIES = {"fell": ["caution+"], "timeout": ["caution-", "max_waits-"]}
+
+
+class Episode:
+    def __init__(self, seed):
+        self.rng = random.Random(seed)
+        self.pos, self.turn, self.waits = 0, 0, 0
+        self.hazard = [False] * (LENGTH + 1)
+        self.flicker()
+
+    def flicker(self):
+        self.hazard = [0 < i < LENGTH and self.rng.random() < FLICKER for i in range(LENGTH + 1)]
+
+    def observe(self):
+        return {"position": self.pos, "turn": self.turn, "hazard_ahead": self.hazard[self.pos + 1]}
+
+    def step(self, action):
+        if action not in ("right", "wait"):
+            raise ValueError(f"action {action!r}: want \"right\" or \"wait\"")
+        self.turn += 1
+        if action == "wait":
+            self.waits += 1
+        elif self.hazard[self.pos + 1]:
+            return self.end(False, "fell")
+        else:
+            self.pos += 1
+        if self.pos == LENGTH:
+            return self.end(True, "goal")
+        if self.turn >= TURNS:
+            return self.end(False, "timeout")
+        self.flicker()
+        return {"type": "step", "observation": self.observe(), "reward": 0, "done": False, "info": {}}
+
+    def end(self, won, reason):
+        score = 100 - self.turn if won else 5 * self.pos
+        outcome = {"score": score, "end_reason": reason, "cause": "none" if won else reason,
+                   "metrics": {"turns": self.turn, "position": self.pos, "waits": self.waits}}
+        return {"type": "step", "observation": self.observe() if self.pos < LENGTH else None,
+                "reward": score, "done": True, "info": {}, "outcome": outcome}
+
+
+def main():
+    episode = None
+    for line in sys.stdin:
+        if not line.strip():
+            continue
+        msg = json.loads(line)
+        t = msg.get("type")
+        if t == "close":
+            break
+        try:
+            if t == "hello":
+                resp = {"type": "hello", "protocol": 1, "name": "python-corridor", "provides": ["environment"],
+                        "mode": "step", "parameters": [], "causes": CAUSES, "metrics": METRICS, "remedies": REMEDIES}
+            elif t == "reset":
+                episode = Episode(msg["seed"])
+                resp = {"type": "observation", "observation": episode.observe()}
+            elif t == "step":
+                if episode is None:
+                    raise ValueError("step before reset")
+                resp = episode.step(msg["action"])
+            else:
+                raise ValueError(f"unknown request type {t!r}")
+        except Exception as e:
+            traceback.print_exc(file=sys.stderr)
+            resp = {"type": "error", "message": f"{type(e).__name__}: {e}"}
+        sys.stdout.write(json.dumps({"id": msg["id"], **resp}, separators=(",", ":"), allow_nan=False) + "\n")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
