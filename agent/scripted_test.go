@@ -130,7 +130,7 @@ func TestSchemaErrors(t *testing.T) {
 		{"out of range", base.With("health_threshold", params.NumberValue(1.3)), "policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1]"},
 		{"integer below", base.With("max_exploration_steps", params.IntegerValue(-5)), "policy_parameters.max_exploration_steps: -5 is out of range, allowed [10, 2000]"},
 		{"fraction for an integer", base.With("max_combat_attempts", params.NumberValue(2.5)), "policy_parameters.max_combat_attempts: 2.5 is not an integer, allowed [1, 20]"},
-		{"text for a number", base.With("max_combat_attempts", params.EnumValue("three")), "policy_parameters.max_combat_attempts: three is not an integer, allowed [1, 20]"},
+		{"text for a number", base.With("max_combat_attempts", params.EnumValue("three")), `policy_parameters.max_combat_attempts: "three" is not an integer, allowed [1, 20]`},
 		{"unknown skill", base.With("skill_priority", params.OrderingValue([]string{"explore", "fight", "eat", "use_item", "pray"})),
 			`policy_parameters.skill_priority[4]: "pray" is not an item, allowed a permutation of [explore fight eat use_item flee]`},
 		{"missing skill", base.With("skill_priority", params.OrderingValue([]string{"explore", "fight", "eat", "use_item"})),
