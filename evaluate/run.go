@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -60,6 +61,9 @@ type EpisodeError struct {
 func (e *EpisodeError) Error() string {
 	if e.Panic != nil {
 		return fmt.Sprintf("episode with seed %d panicked: %v", e.Seed, e.Panic)
+	}
+	if msg := e.Err.Error(); strings.HasPrefix(msg, fmt.Sprintf("seed %d", e.Seed)) {
+		return "episode with " + msg // the player named the seed already
 	}
 	return fmt.Sprintf("episode with seed %d: %v", e.Seed, e.Err)
 }

@@ -93,6 +93,73 @@ type Field struct {
 	Unit string `json:"unit,omitempty" yaml:"unit,omitempty"`
 	// Doc says what the parameter does; may be empty.
 	Doc string `json:"doc,omitempty" yaml:"doc,omitempty"`
+	// Default is the value Schema.Defaults gives the parameter, as
+	// decoded from JSON or YAML: a number (Number, Integer), a string
+	// (Enum) or a list of strings (Ordering); nil for the kind's default.
+	Default any `json:"default,omitempty" yaml:"default,omitempty"`
+}
+
+// DefaultValue returns f's declared Default as a Value, or the kind's
+// default when none is declared: a Number or Integer at the middle of its
+// range rounded down to a step from Min, an Enum at its first item, an
+// Ordering in declared order. An error says why a declared Default is not
+// a value of f.
+func (f *Field) DefaultValue() (Value, error) {
+	if f.Default == nil {
+		switch f.Kind {
+		case Number, Integer:
+			mid := f.Min
+			if f.Step > 0 {
+				mid += math.Floor((f.Max-f.Min)/2/f.Step) * f.Step
+			}
+			return Value{Kind: f.Kind, Num: mid}, nil
+		case Enum:
+			if len(f.Items) > 0 {
+				return EnumValue(f.Items[0]), nil
+			}
+		case Ordering:
+			return OrderingValue(f.Items), nil
+		}
+		return Value{}, fmt.Errorf("%s: no default for a %s without items", f.Name, f.Kind)
+	}
+	var v Value
+	switch d := f.Default.(type) {
+	case float64:
+		v = Value{Kind: f.Kind, Num: d}
+	case int:
+		v = Value{Kind: f.Kind, Num: float64(d)}
+	case int64:
+		v = Value{Kind: f.Kind, Num: float64(d)}
+	case json.Number:
+		x, err := d.Float64()
+		if err != nil {
+			return Value{}, fmt.Errorf("%s: default %s: %w", f.Name, d, err)
+		}
+		v = Value{Kind: f.Kind, Num: x}
+	case string:
+		v = EnumValue(d)
+	case []string:
+		v = OrderingValue(d)
+	case []any:
+		items := make([]string, len(d))
+		for i, it := range d {
+			s, ok := it.(string)
+			if !ok {
+				return Value{}, fmt.Errorf("%s: default: item %d is %v, not a name", f.Name, i, it)
+			}
+			items[i] = s
+		}
+		v = OrderingValue(items)
+	default:
+		return Value{}, fmt.Errorf("%s: default %v (%T) is not a number, a name or a list of names", f.Name, d, d)
+	}
+	if (f.Kind == Number || f.Kind == Integer) && v.Kind != f.Kind {
+		return Value{}, fmt.Errorf("%s: default %v is not a %s", f.Name, f.Default, f.Kind)
+	}
+	if err := f.check(v); err != nil {
+		return Value{}, fmt.Errorf("default: %w", err)
+	}
+	return v, nil
 }
 
 // Allowed describes the values f allows: "[0, 1]", "one of [a b c]",
@@ -173,9 +240,14 @@ func (s Schema) Check() error {
 			if len(f.Items) > 0 {
 				return fmt.Errorf("%s: a %s has no items", where, f.Kind)
 			}
+			if f.Default != nil {
+				if _, err := f.DefaultValue(); err != nil {
+					return fmt.Errorf("%s: %v", where, err)
+				}
+			}
 		case Enum, Ordering:
 			if len(f.Items) < 2 {
-				return fmt.Errorf("%s: a %s needs at least 2 items, got %d", where, f.Kind, len(f.Items))
+				return fmt.Errorf("%s: an %s needs at least 2 items, got %d", where, f.Kind, len(f.Items))
 			}
 			items := map[string]bool{}
 			for _, it := range f.Items {
@@ -183,6 +255,11 @@ func (s Schema) Check() error {
 					return fmt.Errorf("%s: item %q is empty or repeated", where, it)
 				}
 				items[it] = true
+			}
+			if f.Default != nil {
+				if _, err := f.DefaultValue(); err != nil {
+					return fmt.Errorf("%s: %v", where, err)
+				}
 			}
 		default:
 			return fmt.Errorf("%s: unknown type %v", where, f.Kind)
@@ -516,24 +593,14 @@ func (sc Schema) Coerce(s Set) Set {
 	return out
 }
 
-// Defaults returns a Set with each field of sc at a default: a Number or
-// Integer at the middle of its range rounded down to a step from Min, an
-// Enum at its first item, an Ordering in declared order. Agents with
-// meaningful defaults write their own base prompt instead.
+// Defaults returns a Set with each field of sc at its DefaultValue, in
+// schema order. It assumes sc passed Check (which checks the declared
+// defaults).
 func (sc Schema) Defaults() Set {
 	var s Set
-	for _, f := range sc {
-		var v Value
-		switch f.Kind {
-		case Number, Integer:
-			mid := f.Min + math.Floor((f.Max-f.Min)/2/f.Step)*f.Step
-			v = Value{Kind: f.Kind, Num: mid}
-		case Enum:
-			v = EnumValue(f.Items[0])
-		case Ordering:
-			v = OrderingValue(f.Items)
-		}
-		s = append(s, Param{Name: f.Name, Value: v})
+	for i := range sc {
+		v, _ := sc[i].DefaultValue()
+		s = append(s, Param{Name: sc[i].Name, Value: v})
 	}
 	return s
 }

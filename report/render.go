@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"evolve/envs"
 	"evolve/results"
 )
 
@@ -114,6 +115,11 @@ func (d *Data) document() []block {
 		g.head = append(g.head, strings.ReplaceAll(c.Name, "_", " "))
 		g.right = append(g.right, true)
 	}
+	errCol := d.errorEpisodes() > 0
+	if errCol {
+		g.head = append(g.head, "errors")
+		g.right = append(g.right, true)
+	}
 	g.head = append(g.head, "accepted", "p (adj.)")
 	g.right = append(g.right, false, true)
 	for _, r := range d.Generations {
@@ -127,12 +133,18 @@ func (d *Data) document() []block {
 		row := []string{strconv.Itoa(int(r.Generation)), r.Incumbent, strconv.Itoa(int(r.NVal)),
 			withCI(r.ValMean, r.ValCILow, r.ValCIHigh), f1(r.ValIQM),
 			fmt.Sprintf("%d / %d", r.Failures, r.NTrain)}
+		declared := int32(0)
 		for i := range d.Causes {
 			n := "–"
 			if i < len(r.CauseCounts) {
 				n = strconv.Itoa(int(r.CauseCounts[i]))
+				declared += r.CauseCounts[i]
 			}
 			row = append(row, n)
+		}
+		if errCol {
+			// Failures counts the error episodes too (they did not succeed).
+			row = append(row, strconv.Itoa(int(r.Failures-declared)))
 		}
 		g.rows = append(g.rows, append(row, acc, p))
 	}
@@ -170,15 +182,27 @@ func (d *Data) document() []block {
 	add(block{kind: heading, level: 2, text: "Methods"})
 	add(block{kind: para, text: d.methods()})
 	add(block{kind: heading, level: 2, text: "Files"})
-	add(block{kind: list, items: []string{
+	metrics := "no metrics"
+	if len(d.Metrics) > 0 {
+		var names []string
+		for _, m := range d.Metrics {
+			names = append(names, m.Name)
+		}
+		metrics = "the environment's metrics " + strings.Join(names, ", ")
+	}
+	files := []string{
 		"manifest.yaml: the resolved config, seed hashes, software versions and timestamps",
-		"episodes.parquet: one row per episode (generation, version, split, seed, score, depth, turns, kills, gold, cause, ...)",
+		"episodes.parquet: one row per episode (generation, version, split, seed, score, cause, end_reason; " + metrics + ")",
 		"candidates.parquet: one row per candidate (val statistics, U, V, p, adjusted p, A12, accepted)",
 		"generations.parquet: one row per generation (incumbent, val statistics, train failures by cause, decision)",
 		"prompts/: every version written, as immutable YAML with its mutation history and evidence",
 		"results.tex: the tables of this report for LaTeX (booktabs)",
 		"plots/: the figures of this report in PNG, SVG and PDF",
-	}})
+	}
+	if d.errorEpisodes() > 0 {
+		files = append(files, "episode_errors.jsonl: each episode that could not be played (cause error), with its seed and message")
+	}
+	add(block{kind: list, items: files})
 	return b
 }
 
@@ -419,4 +443,16 @@ func pval(p float64) string {
 		return "–"
 	}
 	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// errorEpisodes counts the episodes that could not be played (cause
+// "error"), recorded with on_episode_panic: record.
+func (d *Data) errorEpisodes() int {
+	n := 0
+	for i := range d.Episodes {
+		if d.Episodes[i].Cause == envs.CauseError {
+			n++
+		}
+	}
+	return n
 }

@@ -27,14 +27,18 @@ no candidate (or 10 generations). A config file needs only the keys it
 changes; 'evolve run --print-config' shows the default with comments, and
 'evolve validate FILE' checks a config without running it.
 
-Each generation plays the incumbent on the train seeds, classifies its
-failures (injury, combat_loss, starvation, entrapment), proposes structured
-mutations, plays each candidate on the val seeds, and accepts the
-significant candidate with the best val mean. The final version and the
-base are then played on the test seeds.
+Each generation plays the incumbent on the train seeds, counts its failures
+by the causes the environment declares (the dungeon's: injury, combat_loss,
+starvation, entrapment), proposes structured mutations from the config's or
+the environment's table of remedies, plays each candidate on the val seeds,
+and accepts the significant candidate with the best val mean. The final
+version and the base are then played on the test seeds. Any program that
+speaks the process protocol (docs/protocol.md) is an environment:
+environment: {name: process, command: [python3, env.py]}; see 'evolve env
+check --help'.
 
 The run directory <out>/<run-id>/ holds manifest.yaml, prompts/ (a
-prompt store: one immutable YAML file per version under dungeon-agent/ and
+prompt store: one immutable YAML file per version under <slug>/ and
 versions.json; see 'evolve prompt --help'), episodes.parquet,
 candidates.parquet, generations.parquet, the report (report.md,
 report.html, results.tex; see 'evolve report --help') and plots/ (PNG, SVG

@@ -151,9 +151,13 @@ func validateOne(path string, info envs.Info) (string, error) {
 	if err != nil {
 		return "config", err
 	}
+	base := c.BasePrompt
+	if base == experiment.Embedded && c.Environment.Name != "dungeon" {
+		base = "generated from the environment's declared defaults:"
+	}
 	return fmt.Sprintf("config %q: environment %s, %d candidates, alpha %v, up to %d generations; seeds %s (train %d, val %d, test %d); base prompt %s %s",
 		c.Name, c.Environment.Name, c.Mutation.Candidates, c.Acceptance.Alpha, c.MaxGenerations,
-		c.Seeds, len(in.Seeds.Train), len(in.Seeds.Val), len(in.Seeds.Test), c.BasePrompt, in.Base.Version), nil
+		c.Seeds, len(in.Seeds.Train), len(in.Seeds.Val), len(in.Seeds.Test), base, in.Base.Version), nil
 }
 
 // isPrompt reports whether data is a YAML mapping with a version,
