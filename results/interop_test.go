@@ -116,7 +116,7 @@ func structArrowColumns[T any](rows []T) []arrowColumn {
 func episodeArrowColumns(metrics []envs.Metric, rows []EpisodeRow) []arrowColumn {
 	str, i32, u64, f64 := arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int32, arrow.PrimitiveTypes.Uint64, arrow.PrimitiveTypes.Float64
 	cols := []arrowColumn{{"run", str, false, nil}, {"generation", i32, false, nil}, {"version", str, false, nil},
-		{"split", str, false, nil}, {"seed", u64, false, nil}, {"score", f64, false, nil}, {"cause", str, false, nil},
+		{"split", str, false, nil}, {"variant", str, false, nil}, {"seed", u64, false, nil}, {"repeat", i32, false, nil}, {"score", f64, false, nil}, {"cause", str, false, nil},
 		{"end_reason", str, false, nil}}
 	for _, m := range metrics {
 		typ := map[envs.MetricType]arrow.DataType{envs.Int: arrow.PrimitiveTypes.Int64, envs.Float: f64,
@@ -124,7 +124,7 @@ func episodeArrowColumns(metrics []envs.Metric, rows []EpisodeRow) []arrowColumn
 		cols = append(cols, arrowColumn{name: m.Name, typ: typ, nullable: true})
 	}
 	for _, r := range rows {
-		vals := []any{r.Run, r.Generation, r.Version, r.Split, r.Seed, r.Score, r.Cause, r.EndReason}
+		vals := []any{r.Run, r.Generation, r.Version, r.Split, r.Variant, r.Seed, r.Repeat, r.Score, r.Cause, r.EndReason}
 		for k, m := range metrics {
 			var v any
 			if k < len(r.Metrics) && !r.Metrics[k].Null {

@@ -123,7 +123,8 @@ func compareBool(a, b bool) int {
 }
 
 // CompareEpisodes is the order of episodes.parquet: by run, generation, split
-// (train < val < test), version ([CompareVersions]), seed; rows equal in all
+// (train < val < test), variant, version ([CompareVersions]), seed, repeat;
+// rows equal in all
 // of these are ordered by their remaining fields (score, cause, end_reason,
 // then the metrics in order, a null before any value), so the order is
 // total.
@@ -140,10 +141,16 @@ func CompareEpisodes(a, b EpisodeRow) int {
 	if c := strings.Compare(a.Split, b.Split); c != 0 {
 		return c
 	}
+	if c := strings.Compare(a.Variant, b.Variant); c != 0 {
+		return c
+	}
 	if c := CompareVersions(a.Version, b.Version); c != 0 {
 		return c
 	}
 	if c := cmp.Compare(a.Seed, b.Seed); c != 0 {
+		return c
+	}
+	if c := cmp.Compare(a.Repeat, b.Repeat); c != 0 {
 		return c
 	}
 	// Tie-break on everything else: duplicates of the key are a caller
@@ -248,9 +255,10 @@ func SortEpisodes(rows []EpisodeRow) { copy(rows, permute(rows, episodeOrder(row
 // index) and falls back to CompareEpisodes only for rows equal in the key.
 func episodeOrder(rows []EpisodeRow) []int32 {
 	type sortKey struct {
-		seed                     uint64
-		run, gen, version, split int32
-		row                      int32
+		seed                              uint64
+		run, gen, version, split, variant int32
+		repeat                            int32
+		row                               int32
 	}
 	runs := ranks(rows, func(e *EpisodeRow) string { return e.Run }, strings.Compare)
 	splits := ranks(rows, func(e *EpisodeRow) string { return e.Split }, func(a, b string) int {
@@ -260,10 +268,12 @@ func episodeOrder(rows []EpisodeRow) []int32 {
 		return strings.Compare(a, b)
 	})
 	versions := ranks(rows, func(e *EpisodeRow) string { return e.Version }, CompareVersions)
+	variants := ranks(rows, func(e *EpisodeRow) string { return e.Variant }, strings.Compare)
 	keys := make([]sortKey, len(rows))
 	for i := range rows {
 		e := &rows[i]
-		keys[i] = sortKey{seed: e.Seed, run: runs[e.Run], gen: e.Generation, version: versions[e.Version], split: splits[e.Split], row: int32(i)}
+		keys[i] = sortKey{seed: e.Seed, run: runs[e.Run], gen: e.Generation, version: versions[e.Version], split: splits[e.Split],
+			variant: variants[e.Variant], repeat: e.Repeat, row: int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if c := cmp.Compare(a.run, b.run); c != 0 {
@@ -275,10 +285,16 @@ func episodeOrder(rows []EpisodeRow) []int32 {
 		if c := cmp.Compare(a.split, b.split); c != 0 {
 			return c
 		}
+		if c := cmp.Compare(a.variant, b.variant); c != 0 {
+			return c
+		}
 		if c := cmp.Compare(a.version, b.version); c != 0 {
 			return c
 		}
 		if c := cmp.Compare(a.seed, b.seed); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.repeat, b.repeat); c != 0 {
 			return c
 		}
 		return CompareEpisodes(rows[a.row], rows[b.row])

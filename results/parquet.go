@@ -104,7 +104,9 @@ func WriteEpisodes(path string, metrics []envs.Metric, rows []EpisodeRow) error 
 		e.put(parquet.Int32Value(r.Generation))
 		e.put(stringValue(r.Version))
 		e.put(stringValue(r.Split))
+		e.put(stringValue(r.Variant))
 		e.put(parquet.Int64Value(int64(r.Seed)))
+		e.put(parquet.Int32Value(r.Repeat))
 		e.put(parquet.DoubleValue(r.Score))
 		e.put(stringValue(r.Cause))
 		e.put(stringValue(r.EndReason))
@@ -226,8 +228,8 @@ func readEpisodes(path string) ([]EpisodeRow, []envs.Metric, error) {
 	err = t.eachRow(func(vals []parquet.Value) {
 		d.vals = vals
 		r := EpisodeRow{
-			Run: d.str(0), Generation: int32(d.int(1)), Version: d.str(2), Split: d.str(3),
-			Seed: uint64(d.int(4)), Score: d.float(5), Cause: d.str(6), EndReason: d.str(7),
+			Run: d.str(0), Generation: int32(d.int(1)), Version: d.str(2), Split: d.str(3), Variant: d.str(4),
+			Seed: uint64(d.int(5)), Repeat: int32(d.int(6)), Score: d.float(7), Cause: d.str(8), EndReason: d.str(9),
 			Metrics: make([]envs.MetricValue, len(metrics)),
 		}
 		for k, m := range metrics {

@@ -13,8 +13,8 @@ const (
 // EpisodeRow is one row of episodes.parquet: one episode, that is one play of
 // one prompt version from one seed.
 //
-// Columns: run, generation, version, split, seed, score, cause, end_reason,
-// then one column per metric the environment declares (see
+// Columns: run, generation, version, split, variant, seed, repeat, score,
+// cause, end_reason, then one column per metric the environment declares (see
 // [WriteEpisodes]), in declared order. Only the metric columns are
 // nullable.
 type EpisodeRow struct {
@@ -30,10 +30,18 @@ type EpisodeRow struct {
 	// Split is the seed split the seed came from: SplitTrain ("train"),
 	// SplitVal ("val") or SplitTest ("test"). Writers reject any other value.
 	Split string
+	// Variant names the environment variant of an evaluation (evolve eval
+	// with variants: e.g. "max_turns=1000"); "" for a run and for an eval
+	// of the configured environment alone.
+	Variant string
 	// Seed is the episode's seed from the frozen seed set; with the
 	// environment config and the version's policy parameters it determines
 	// the episode. An unsigned 64-bit INT64 column.
 	Seed uint64
+	// Repeat counts the plays of one seed by one version, from 0 (evolve
+	// eval --repeats N plays repeats 0 to N-1 from seeds derived from Seed;
+	// see eval.EpisodeSeed); 0 in a run. An INT32 column.
+	Repeat int32
 	// Score is the environment's episode score (envs.Outcome.Score; higher
 	// is better), the statistic every test in a run is computed on. A
 	// DOUBLE column: a process environment may score fractions; the
