@@ -75,7 +75,14 @@ func (c *Config) Check(out string) (*Inputs, error) {
 	if in.Seeds, err = loadSeeds(c.Seeds); err != nil {
 		bad("seeds", "%v", err)
 	}
-	base, sum, errs := loadBase(c.BasePrompt)
+	defSlug := ""
+	if in.Env != nil && c.Environment.Name != "dungeon" {
+		// Not the dungeon agent's: file it under the environment's name.
+		if s := in.Env.Info().Name + "-agent"; prompt.ValidateSlug(s) == nil {
+			defSlug = s
+		}
+	}
+	base, sum, errs := loadBase(c.BasePrompt, defSlug)
 	if c.BasePrompt == Embedded && in.Env != nil && c.Environment.Name != "dungeon" {
 		// The embedded prompt is the dungeon agent's: another
 		// environment starts from its declared parameters.
@@ -96,6 +103,8 @@ func (c *Config) Check(out string) (*Inputs, error) {
 	if in.Env != nil && in.Base != nil {
 		schema := in.Env.Info().Params
 		in.Base.PolicyParameters = schema.Coerce(in.Base.PolicyParameters)
+		in.Base.ContentSHA256 = ""
+		prompt.Encode(in.Base) // the hash of the coerced parameters (errors were reported by loadBase)
 		where := baseLocator(c.BasePrompt)
 		for _, e := range schema.Problems(in.Base.PolicyParameters) {
 			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", where(e), e, c.Environment.Name)
@@ -139,7 +148,7 @@ func loadSeeds(dir string) (*seeds.Set, error) {
 // it as a run's prompt store will when the run writes it as its first
 // version. It returns the prompt (defaults filled, ContentSHA256 set), the
 // SHA-256 of the file's bytes, and every problem as a message.
-func loadBase(path string) (*prompt.Prompt, string, []string) {
+func loadBase(path, defaultSlug string) (*prompt.Prompt, string, []string) {
 	var data []byte
 	if path == Embedded {
 		data = prompt.BaseYAML()
@@ -180,6 +189,9 @@ func loadBase(path string) (*prompt.Prompt, string, []string) {
 	if p.Branch != "" && p.Branch != prompt.MainBranch {
 		msgs = append(msgs, fmt.Sprintf("base prompt %s: branch %q: a run's new prompt store writes the base version on %s (leave branch out or set it to %s)",
 			name, p.Branch, prompt.MainBranch, prompt.MainBranch))
+	}
+	if p.Slug == "" {
+		p.Slug = defaultSlug // "" keeps prompt.DefaultSlug
 	}
 	p.SetDefaults()                             // as the store writes it
 	if _, err := prompt.Encode(p); err != nil { // sets ContentSHA256

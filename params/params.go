@@ -157,6 +157,10 @@ func (f *Field) DefaultValue() (Value, error) {
 		return Value{}, fmt.Errorf("%s: default %v is not a %s", f.Name, f.Default, f.Kind)
 	}
 	if err := f.check(v); err != nil {
+		var pe *Error
+		if errors.As(err, &pe) {
+			return Value{}, fmt.Errorf("default: %s", pe.Detail())
+		}
 		return Value{}, fmt.Errorf("default: %w", err)
 	}
 	return v, nil

@@ -29,8 +29,8 @@ func TestSchemaCheck(t *testing.T) {
 		{Field{Name: "n", Kind: Integer, Max: 10, Step: 0.5}, "parameters[0] (n): an integer's min, max and step must be whole numbers, got [0, 10] step 0.5"},
 		{Field{Name: "e", Kind: Enum, Items: []string{"a"}}, "parameters[0] (e): an enum needs at least 2 items, got 1"},
 		{Field{Name: "o", Kind: Ordering, Items: []string{"a", "a"}}, `parameters[0] (o): item "a" is empty or repeated`},
-		{Field{Name: "r", Kind: Number, Max: 1, Step: 0.1, Default: 2.0}, "parameters[0] (r): default: policy_parameters.r: 2 is out of range, allowed [0, 1]"},
-		{Field{Name: "e", Kind: Enum, Items: []string{"a", "b"}, Default: "c"}, `parameters[0] (e): default: policy_parameters.e: "c" is not one of the values, allowed one of [a b]`},
+		{Field{Name: "r", Kind: Number, Max: 1, Step: 0.1, Default: 2.0}, "parameters[0] (r): default: 2 is out of range, allowed [0, 1]"},
+		{Field{Name: "e", Kind: Enum, Items: []string{"a", "b"}, Default: "c"}, `parameters[0] (e): default: "c" is not one of the values, allowed one of [a b]`},
 		{Field{Name: "x", Kind: 9}, "parameters[0] (x): unknown type kind(9)"},
 	}
 	for _, tt := range tests {

@@ -33,6 +33,10 @@ type CheckReport struct {
 	Info envs.Info
 	// Mode is ModeStep or ModeEpisode; "" if the handshake failed.
 	Mode string
+	// Params are the parameters every episode is played under: the
+	// schema's defaults (params.Schema.Defaults); nil if the handshake
+	// failed.
+	Params params.Set
 	// Seeds are the seeds played, in the first process's order.
 	Seeds []uint64
 	// Episodes is the number of episodes played (2 per seed), Errors the
@@ -45,10 +49,16 @@ type CheckReport struct {
 	// StepTime that of a step (step mode; the episode time divided by its
 	// steps, so it includes reset and begin).
 	EpisodeTime, StepTime time.Duration
+	// Compared is the number of seeds played without error by both
+	// processes, whose outcomes were compared.
+	Compared int
 	// Identical is the number of seeds whose two outcomes (and, in step
 	// mode, observations, rewards and done flags) were byte for byte
 	// equal.
 	Identical int
+	// FirstError is the first episode that could not be played (or the
+	// first process that could not be started), nil if there was none.
+	FirstError error
 	// Violations are the ways the process breaks the protocol or the
 	// determinism contract; the check passes when there are none.
 	Violations []error
@@ -83,9 +93,13 @@ var checkPrompt = func() *envs.Prompt {
 //     and prompt, not on the process's history;
 //  5. the mean time per episode and per step.
 //
-// A failed handshake is a violation (the report holds only it). The
-// returned error is for a check that could not run: an invalid cfg, no
-// seeds, a cancelled ctx (ctx.Err()), or a failure to write to out.
+// A failed handshake is a violation (the report holds only it; a step-mode
+// environment without cfg.Agent, or an episode-mode one with it, is told
+// to pass or leave out evolve env check's --agent). When no episode could
+// be played, the report says so and shows the first error instead of the
+// determinism and time lines. The returned error is for a check that
+// could not run: an invalid cfg, no seeds, a cancelled ctx (ctx.Err()), or
+// a failure to write to out.
 func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*CheckReport, error) {
 	if len(seeds) == 0 {
 		return nil, errors.New("process: check: no seeds")
@@ -96,6 +110,17 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	rep := &CheckReport{Command: cfg.Command, Agent: cfg.Agent, Seeds: slices.Clone(seeds)}
 	env, err := New(cfg)
 	if err != nil {
+		// Say how to fix the agent on evolve env check's command line
+		// rather than in an experiment config.
+		var pe *Error
+		if errors.As(err, &pe) {
+			switch {
+			case errors.Is(err, errNoAgent):
+				pe.Err = &wrapped{msg: "mode step needs an agent process: pass --agent CMD (e.g. --agent 'python3 agent.py')", err: errNoAgent}
+			case errors.Is(err, errExtraAgent):
+				pe.Err = &wrapped{msg: "mode episode: the process plays its own agent; leave out --agent", err: errExtraAgent}
+			}
+		}
 		rep.Violations = append(rep.Violations, fmt.Errorf("handshake: %w", err))
 		return rep, rep.print(out)
 	}
@@ -108,6 +133,7 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	rep.Violations = append(rep.Violations, CheckRemedies(&rep.Info)...)
 
 	defaults := rep.Info.Params.Defaults()
+	rep.Params = defaults
 	type result struct {
 		raw    []byte // the outcome as written
 		digest string // the step stream's digest (step mode)
@@ -124,7 +150,11 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		}
 		pl, err := env.NewPlayer(pass)
 		if err != nil {
-			rep.Violations = append(rep.Violations, fmt.Errorf("process %c: %w", 'A'+pass, err))
+			err = fmt.Errorf("process %c: %w", 'A'+pass, err)
+			rep.Violations = append(rep.Violations, err)
+			if rep.FirstError == nil {
+				rep.FirstError = err
+			}
 			continue
 		}
 		player := pl.(*Player)
@@ -148,7 +178,11 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			}
 			if err != nil {
 				rep.Errors++
-				rep.Violations = append(rep.Violations, fmt.Errorf("process %c: %w", 'A'+pass, err))
+				err = fmt.Errorf("process %c: %w", 'A'+pass, err)
+				rep.Violations = append(rep.Violations, err)
+				if rep.FirstError == nil {
+					rep.FirstError = err
+				}
 				results[pass][s] = result{err: err}
 				continue
 			}
@@ -171,6 +205,7 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		if !okA || !okB || a.err != nil || b.err != nil {
 			continue
 		}
+		rep.Compared++
 		switch {
 		case !bytes.Equal(a.raw, b.raw):
 			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcome differs between process A (seeds in order) and process B (reverse order), so it depends on more than seed, parameters and prompt: %s", s, firstDifference(a.raw, b.raw)))
@@ -265,15 +300,30 @@ func (r *CheckReport) print(w io.Writer) error {
 	} else {
 		fmt.Fprintf(&b, "handshake:   ok: name %q, mode %s, protocol %d, %d parameters, %d causes, %d metrics\n",
 			r.Info.Name, r.Mode, Protocol, len(r.Info.Params), len(r.Info.Causes), len(r.Info.Metrics))
-		fmt.Fprintf(&b, "episodes:    %d seeds played twice under the schema's defaults (process A in order, process B in reverse order): %d episodes, %d errors\n",
-			len(r.Seeds), r.Episodes, r.Errors)
-		fmt.Fprintf(&b, "determinism: %d of %d seeds gave byte-identical outcomes\n", r.Identical, len(r.Seeds))
-		fmt.Fprintf(&b, "time:        %s per episode", roundDuration(r.EpisodeTime))
-		if r.Mode == ModeStep && r.Steps > 0 {
-			fmt.Fprintf(&b, ", %s per step (%d steps, %.1f per episode)", roundDuration(r.StepTime), r.Steps,
-				float64(r.Steps)/float64(max(1, r.Episodes-r.Errors)))
+		if len(r.Params) > 0 {
+			fmt.Fprintf(&b, "parameters:  %s (the schema's defaults)\n", r.Params)
 		}
-		b.WriteString("\n")
+		fmt.Fprintf(&b, "episodes:    %d seeds played twice under these parameters (process A in order, process B in reverse order): %d episodes, %d errors\n",
+			len(r.Seeds), r.Episodes, r.Errors)
+		if r.Episodes-r.Errors == 0 {
+			b.WriteString("determinism: not checked: no episode could be played\n")
+			b.WriteString("time:        not measured: no episode could be played\n")
+			if r.FirstError != nil {
+				fmt.Fprintf(&b, "first error: %s\n", strings.ReplaceAll(r.FirstError.Error(), "\n", "\n    "))
+			}
+		} else {
+			fmt.Fprintf(&b, "determinism: %d of %d seeds gave byte-identical outcomes", r.Identical, len(r.Seeds))
+			if n := len(r.Seeds) - r.Compared; n > 0 {
+				fmt.Fprintf(&b, " (%d not compared: an episode failed)", n)
+			}
+			b.WriteString("\n")
+			fmt.Fprintf(&b, "time:        %s per episode", roundDuration(r.EpisodeTime))
+			if r.Mode == ModeStep && r.Steps > 0 {
+				fmt.Fprintf(&b, ", %s per step (%d steps, %.1f per episode)", roundDuration(r.StepTime), r.Steps,
+					float64(r.Steps)/float64(max(1, r.Episodes-r.Errors)))
+			}
+			b.WriteString("\n")
+		}
 	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %v\n", w)

@@ -22,8 +22,9 @@
 //  4. on a crash, a timeout (message_timeout per request, episode_timeout
 //     per episode), a malformed or non-protocol line, or an exceeded memory
 //     limit, Play returns an *Error with the process's stderr tail, kills
-//     the process group and starts a fresh process for the next episode;
-//     a process that answers a request with an error message is kept;
+//     the process group (first writing why, with the request, to the
+//     stderr log) and starts a fresh process for the next episode; a
+//     process that answers a request with an error message is kept;
 //  5. Close sends close, waits briefly, and kills the process group: no
 //     child outlives its player.
 //

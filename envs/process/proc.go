@@ -44,7 +44,12 @@ type proc struct {
 	id   int64  // the next request's id
 
 	stderr *tail
-	log    *os.File // the stderr log, nil if none
+
+	// logMu guards log and killedFor: the stderr copier, a cancelled
+	// context and the player write to the log.
+	logMu     sync.Mutex
+	log       *os.File // the stderr log, nil if none
+	killedFor string   // why evolve killed the process, "" if it did not
 
 	done    chan struct{} // closed when the process has been waited for
 	waitErr error         // cmd.Wait's error, set before done is closed
@@ -114,9 +119,7 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 	p.cmd, p.in, p.out = cmd, inW, outR
 	p.w = bufio.NewWriterSize(inW, 64<<10)
 	p.r = bufio.NewReaderSize(outR, 64<<10)
-	if p.log != nil {
-		fmt.Fprintf(p.log, "evolve: %s process started (pid %d): %s\n", role, cmd.Process.Pid, strings.Join(argv, " "))
-	}
+	p.logf("%s process started (pid %d): %s", role, cmd.Process.Pid, strings.Join(argv, " "))
 	p.watchdog = time.AfterFunc(time.Hour, func() { p.fired.Store(true); p.kill() })
 	p.watchdog.Stop()
 	go func() {
@@ -125,7 +128,7 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 	}()
 	if cfg.MaxMemoryMB > 0 {
 		if err := setMemoryLimit(cmd.Process.Pid, uint64(cfg.MaxMemoryMB)<<20); err != nil {
-			p.terminate(false)
+			p.terminate(false, fmt.Sprintf("max_memory_mb: the memory limit could not be set (%v)", err))
 			return nil, fmt.Errorf("max_memory_mb: limiting process %d: %w", cmd.Process.Pid, err)
 		}
 	}
@@ -133,9 +136,21 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 }
 
 func (p *proc) closeLog() {
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
 	if p.log != nil {
 		p.log.Close()
 		p.log = nil
+	}
+}
+
+// logf writes an "evolve: " line to the stderr log, if there is one.
+// Safe to call from any goroutine.
+func (p *proc) logf(format string, args ...any) {
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	if p.log != nil {
+		fmt.Fprintf(p.log, "evolve: "+format+"\n", args...)
 	}
 }
 
@@ -147,12 +162,32 @@ func (p *proc) kill() {
 	}
 }
 
-// terminate ends the process: with graceful, it sends close, closes
-// stdin and waits up to closeGrace for the process to exit. Then it
-// kills the process group (grandchildren included), waits for the
-// process and closes the pipes and the log.
-func (p *proc) terminate(graceful bool) {
+// killFor kills the process's group like kill, first writing why to the
+// stderr log ("evolve: killing environment process 123 and its process
+// group: REASON"). Only the first reason is written: a process killed
+// because its context was cancelled, and then found to have exited, was
+// killed for the cancellation. Safe to call from any goroutine.
+func (p *proc) killFor(reason string) {
+	p.logMu.Lock()
+	if p.killedFor == "" {
+		p.killedFor = reason
+		if p.log != nil && p.cmd != nil && p.cmd.Process != nil {
+			fmt.Fprintf(p.log, "evolve: killing %s process %d and its process group: %s\n", p.role, p.cmd.Process.Pid, reason)
+		}
+	}
+	p.logMu.Unlock()
+	p.kill()
+}
+
+// terminate ends the process. With reason "" it closes the process
+// gracefully: it sends close, closes stdin and waits up to closeGrace for
+// the process to exit, and kills it (logging why) if it does not.
+// Otherwise it kills the process at once, logging reason (see killFor).
+// Then it kills the process group (grandchildren included), waits for
+// the process, logs how it ended and closes the pipes and the log.
+func (p *proc) terminate(graceful bool, reason string) {
 	if graceful {
+		p.logf("%s process %d: sending close", p.role, p.cmd.Process.Pid)
 		p.arm(time.Now().Add(closeGrace))
 		p.req = append(appendHead(p.req[:0], p.id, "close"), "}\n"...)
 		p.id++
@@ -164,16 +199,19 @@ func (p *proc) terminate(graceful bool) {
 		select {
 		case <-p.done:
 		case <-time.After(closeGrace):
+			reason = fmt.Sprintf("it did not exit within %s of close", closeGrace)
 		}
 	}
 	p.watchdog.Stop()
-	p.kill()
+	if reason != "" {
+		p.killFor(reason)
+	} else {
+		p.kill() // what the process may have left behind
+	}
 	<-p.done
 	p.in.Close()
 	p.out.Close()
-	if p.log != nil {
-		fmt.Fprintf(p.log, "evolve: %s process %d ended: %s\n", p.role, p.cmd.Process.Pid, p.exitStatus())
-	}
+	p.logf("%s process %d ended: %s", p.role, p.cmd.Process.Pid, p.exitStatus())
 	p.closeLog()
 }
 

@@ -1,6 +1,7 @@
 package process
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -101,16 +102,16 @@ func New(cfg Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
-	p.terminate(true)
+	p.terminate(true, "")
 	e.hello = h
 	if !slices.Contains(h.Provides, RoleEnvironment) {
 		return nil, e.declErr(RoleEnvironment, cfg.Command, protocolf("provides %q: the command must provide environment", h.Provides))
 	}
 	switch {
 	case h.Mode == ModeStep && len(cfg.Agent) == 0:
-		return nil, e.declErr(RoleEnvironment, cfg.Command, fmt.Errorf("mode step needs an agent process: set agent: [COMMAND, ARGS...] in the environment config"))
+		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode step needs an agent process: set agent: [COMMAND, ARGS...] in the environment config", err: errNoAgent})
 	case h.Mode == ModeEpisode && len(cfg.Agent) > 0:
-		return nil, e.declErr(RoleEnvironment, cfg.Command, fmt.Errorf("mode episode: the process plays its own agent; remove agent from the environment config"))
+		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode episode: the process plays its own agent; remove agent from the environment config", err: errExtraAgent})
 	}
 	e.info = envs.Info{Name: h.Name, Causes: h.Causes, Metrics: h.Metrics, Params: h.Parameters, Remedies: h.Remedies, Fill: h.Fill}
 	if h.Mode == ModeStep {
@@ -118,7 +119,7 @@ func New(cfg Config) (*Env, error) {
 		if err != nil {
 			return nil, err
 		}
-		a.terminate(true)
+		a.terminate(true, "")
 		if !slices.Contains(ah.Provides, RoleAgent) || ah.Mode != ModeStep {
 			return nil, e.declErr(RoleAgent, cfg.Agent, protocolf("provides %q, mode %q: the agent command must provide agent in mode step", ah.Provides, ah.Mode))
 		}
@@ -133,6 +134,14 @@ func New(cfg Config) (*Env, error) {
 	}
 	return e, nil
 }
+
+// errNoAgent and errExtraAgent are wrapped by New's error for an agent
+// command missing in step mode or given in episode mode, so that Check
+// can say how to fix it on evolve env check's command line.
+var (
+	errNoAgent    = errors.New("step mode without an agent command")
+	errExtraAgent = errors.New("episode mode with an agent command")
+)
 
 func (e *Env) declErr(role string, argv []string, err error) *Error {
 	return &Error{Role: role, Argv: argv, Request: "hello", Err: err}
@@ -154,7 +163,14 @@ func (e *Env) startHello(argv []string, role, logPath string) (*proc, *hello, er
 		h, err = checkHello(line)
 	}
 	if err != nil {
-		return nil, nil, p.fail(0, "hello", err, deadline, time.Time{}, "startup_timeout")
+		e := p.fail(0, "hello", err, deadline, time.Time{}, "startup_timeout")
+		if errors.Is(err, ErrReported) {
+			// fail keeps a process that reports an error, but one that
+			// cannot say hello is of no use.
+			p.terminate(false, fmt.Sprintf("hello: it answered with an error (%v)", err))
+			e.Stderr = p.stderr.String()
+		}
+		return nil, nil, e
 	}
 	return p, h, nil
 }
@@ -169,21 +185,27 @@ func (p *proc) fail(seed uint64, request string, err error, msgDeadline, epDeadl
 		e.Stderr = p.stderr.String()
 		return e
 	}
+	// why evolve kills the process, for its stderr log
+	what := request
+	if request != "hello" {
+		what = fmt.Sprintf("%s (seed %d)", request, seed)
+	}
+	reason := func() string {
+		return fmt.Sprintf("%s: %v; the request was %s", what, e.Err, quoteLine(bytes.TrimSpace(p.req)))
+	}
 	switch {
 	case errors.Is(err, os.ErrDeadlineExceeded):
 		if !epDeadline.IsZero() && !time.Now().Before(epDeadline) {
 			e.Err = fmt.Errorf("%w: the episode ran past episode_timeout %s", ErrTimeout, p.cfg.EpisodeTimeout)
+		} else if timeoutName == "startup_timeout" {
+			e.Err = fmt.Errorf("%w: no answer within startup_timeout %s; did it flush stdout after each line? (Python: print(..., flush=True) or sys.stdout.flush())", ErrTimeout, p.cfg.StartupTimeout)
 		} else {
-			d := p.cfg.MessageTimeout
-			if timeoutName == "startup_timeout" {
-				d = p.cfg.StartupTimeout
-			}
-			e.Err = fmt.Errorf("%w: no answer within %s %s", ErrTimeout, timeoutName, d)
+			e.Err = fmt.Errorf("%w: no answer within %s %s", ErrTimeout, timeoutName, p.cfg.MessageTimeout)
 		}
-		p.terminate(false)
+		p.terminate(false, reason())
 	case errors.Is(err, ErrProtocol):
 		e.Err = err
-		p.terminate(false)
+		p.terminate(false, reason())
 	default: // EOF on stdout or a broken stdin: the process is gone
 		exited := true
 		select {
@@ -191,7 +213,11 @@ func (p *proc) fail(seed uint64, request string, err error, msgDeadline, epDeadl
 		case <-time.After(closeGrace):
 			exited = false
 		}
-		p.terminate(false)
+		kill := ""
+		if !exited {
+			kill = what + ": it closed its stdout but did not exit"
+		}
+		p.terminate(false, kill)
 		status := p.exitStatus()
 		if !exited {
 			status = "closed its stdout (evolve killed it)"
@@ -304,7 +330,7 @@ func (p *Player) startOne(argv []string, role string, want *hello) (*proc, error
 	want2 := *want
 	h.ID, h.raw, want2.ID, want2.raw = nil, nil, nil, nil
 	if !reflect.DeepEqual(*h, want2) {
-		pr.terminate(false)
+		pr.terminate(false, "its hello declares other things than the first process's")
 		return nil, &Error{Role: role, Argv: argv, Request: "hello", Err: protocolf("worker %d's process declares other things than the first process (its hello must not change between processes)", p.worker)}
 	}
 	return pr, nil
@@ -330,9 +356,10 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	}
 	ep1, ag := p.ep, p.ag
 	stop := context.AfterFunc(ctx, func() {
-		ep1.kill()
+		why := fmt.Sprintf("seed %d: the run was cancelled (%v)", ep.Seed, context.Cause(ctx))
+		ep1.killFor(why)
 		if ag != nil {
-			ag.kill()
+			ag.killFor(why)
 		}
 	})
 	epDeadline := time.Now().Add(time.Duration(p.env.cfg.EpisodeTimeout))
@@ -344,13 +371,13 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 		out, err = p.playSteps(ep, epDeadline)
 	}
 	if !stop() { // ctx was cancelled: the processes are (being) killed
-		p.discard()
+		p.discard("the run was cancelled")
 		if err == nil {
 			err = ctx.Err()
 		}
 	}
 	if ctx.Err() != nil && err != nil {
-		p.discard()
+		p.discard("the run was cancelled")
 		return envs.Outcome{}, ctx.Err()
 	}
 	if err != nil {
@@ -462,20 +489,24 @@ func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome,
 			p.trace.step(r)
 		}
 		if *r.Done {
+			if r.Outcome == nil {
+				return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: done is true but the response has no outcome (the last step carries the episode's outcome)", step), time.Time{}, time.Time{}, "")
+			}
 			return p.outcome(env, ep.Seed, "step", r.Outcome)
 		}
 		obs = r.Observation
 	}
 }
 
-// discard kills the player's processes; the next Play starts new ones.
-func (p *Player) discard() {
+// discard kills the player's processes, logging reason; the next Play
+// starts new ones.
+func (p *Player) discard(reason string) {
 	if p.ep != nil {
-		p.ep.terminate(false)
+		p.ep.terminate(false, reason)
 		p.ep = nil
 	}
 	if p.ag != nil {
-		p.ag.terminate(false)
+		p.ag.terminate(false, reason)
 		p.ag = nil
 	}
 }
@@ -489,11 +520,11 @@ func (p *Player) Close() error {
 	}
 	p.closed = true
 	if p.ep != nil {
-		p.ep.terminate(true)
+		p.ep.terminate(true, "")
 		p.ep = nil
 	}
 	if p.ag != nil {
-		p.ag.terminate(true)
+		p.ag.terminate(true, "")
 		p.ag = nil
 	}
 	return nil

@@ -361,6 +361,10 @@ func TestHandshakeErrors(t *testing.T) {
 			"the process speaks protocol 0; this evolve speaks protocol 1"},
 		{"bad cause", []string{py, "-c", `import json,sys; sys.stdin.readline(); print(json.dumps({"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","causes":[{"name":"none"}]}), flush=True); sys.stdin.readline()`},
 			`causes[0]: "none" is reserved`},
+		{"wrong id", []string{py, "-c", `import json,sys; sys.stdin.readline(); print(json.dumps({"id":3,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode"}), flush=True); sys.stdin.readline()`},
+			`the hello response has id 3, want 0 (the hello request's id)`},
+		{"error instead of hello", []string{py, "-c", `import json,sys; sys.stdin.readline(); print(json.dumps({"id":0,"type":"error","message":"no GPU"}), flush=True); sys.stdin.readline()`},
+			`hello: process reported an error: no GPU`},
 		{"no such program", []string{"/nonexistent/evolve-env"}, "no such file or directory"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

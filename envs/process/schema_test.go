@@ -13,6 +13,7 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"evolve/envs"
+	"evolve/prompt"
 )
 
 // The schemas of docs/protocol are checked with
@@ -133,6 +134,10 @@ func TestDocExamples(t *testing.T) {
 		{"step.response", `{"id":3,"type":"step","observation":1,"reward":0,"done":true}`},
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["agent"],"mode":"episode"}`},
 		{"play.request", `{"id":1,"type":"play","seed":18446744073709551616,"params":{},"prompt":null}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"n","type":"number","min":0,"max":1}]}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"n","type":"integer","min":0,"max":9,"step":1,"default":4.5}]}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"e","type":"enum","items":["a","b"],"default":1}]}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"o","type":"ordering","items":["a","b"],"default":"a"}]}`},
 	} {
 		v, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad.line))
 		if sc[bad.name].Validate(v) == nil {
@@ -178,6 +183,101 @@ func TestExampleMessagesConform(t *testing.T) {
 		}
 		if n < 5 {
 			t.Errorf("%v: %d messages traced", cfg.Command, n)
+		}
+	}
+}
+
+// docBlock returns the fenced block of docs/protocol.md whose info string
+// is info ("yaml base_prompt"), without the fence's indentation.
+func docBlock(t *testing.T, info string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "..", "docs", "protocol.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []string
+	indent := ""
+	in := false
+	for _, l := range strings.Split(string(b), "\n") {
+		trimmed := strings.TrimLeft(l, " ")
+		switch {
+		case !in && trimmed == "```"+info:
+			in, indent = true, l[:len(l)-len(trimmed)]
+		case in && trimmed == "```":
+			return strings.Join(out, "\n") + "\n"
+		case in:
+			out = append(out, strings.TrimPrefix(l, indent))
+		}
+	}
+	t.Fatalf("docs/protocol.md has no block %q", info)
+	return ""
+}
+
+// TestDocBasePrompt: the base prompt of docs/protocol.md section 8 is a
+// valid prompt whose policy parameters the hello example's schema accepts
+// in another order than declared, and it renders as the doc says.
+func TestDocBasePrompt(t *testing.T) {
+	names, lines := docExamples(t)
+	var h *hello
+	for i, n := range names {
+		if n == "hello.response" {
+			var err error
+			if h, err = checkHello(lines[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if h == nil {
+		t.Fatal("no hello.response example")
+	}
+	p, err := prompt.Decode("docs/protocol.md base_prompt", []byte(docBlock(t, "yaml base_prompt")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := h.Parameters.Validate(p.PolicyParameters); err != nil {
+		t.Errorf("base prompt parameters: %v", err)
+	}
+	var order []string
+	for _, pp := range p.PolicyParameters {
+		order = append(order, pp.Name)
+	}
+	if got, decl := strings.Join(order, " "), strings.Join(h.Parameters.Names(), " "); got == decl {
+		t.Errorf("the base prompt's parameters are in the declared order %q; the doc should show that any order will do", decl)
+	}
+	if got, want := p.Render(), docBlock(t, "text prompt.text"); got != want {
+		t.Errorf("the base prompt renders as\n%s\nthe doc says\n%s", got, want)
+	}
+}
+
+// TestSchemaUnknownKeys: the request schemas list exactly what evolve
+// sends, so they reject an unknown key; the response schemas constrain
+// the program and allow one (evolve ignores it). docs/protocol.md
+// section 1 says both.
+func TestSchemaUnknownKeys(t *testing.T) {
+	sc := schemas(t)
+	names, lines := docExamples(t)
+	seen := map[string]bool{}
+	for i, name := range names {
+		if seen[name] || !strings.HasPrefix(string(lines[i]), "{") {
+			continue
+		}
+		seen[name] = true
+		extra := []byte(`{"later_key":1,` + string(lines[i][1:]))
+		v, err := jsonschema.UnmarshalJSON(bytes.NewReader(extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = sc[name].Validate(v)
+		if strings.HasSuffix(name, ".request") && err == nil {
+			t.Errorf("%s.schema.json accepts an unknown key: %s", name, extra)
+		}
+		if !strings.HasSuffix(name, ".request") && err != nil {
+			t.Errorf("%s.schema.json rejects an unknown key: %v", name, err)
+		}
+	}
+	for _, name := range []string{"hello.request", "play.request", "reset.request", "step.request", "begin.request", "act.request", "close.request", "hello.response", "outcome"} {
+		if !seen[name] {
+			t.Errorf("docs/protocol.md has no %s example", name)
 		}
 	}
 }

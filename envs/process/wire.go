@@ -156,7 +156,7 @@ func appendPrompt(b []byte, pr *envs.Prompt) []byte {
 func decodeReply(line []byte, id int64, want string, r *reply) error {
 	*r = reply{}
 	if err := json.Unmarshal(line, r); err != nil {
-		return protocolf("want a JSON object, got %s (%v); write logs to stderr, not stdout", quoteLine(line), err)
+		return undecodable(line, "a JSON object", err)
 	}
 	if r.ID == nil {
 		return protocolf("the %s response has no id: %s", want, quoteLine(line))
@@ -175,6 +175,76 @@ func decodeReply(line []byte, id int64, want string, r *reply) error {
 		return protocolf("response type %q, want %q or \"error\": %s", r.Type, want, quoteLine(line))
 	}
 	return nil
+}
+
+// undecodable explains why line, a response that did not decode into
+// the wanted message (what), is not one: a NaN or an Infinity, which are
+// not JSON; a line that is not a JSON object (often a log line on
+// stdout); or a JSON object with a key of the wrong type.
+func undecodable(line []byte, what string, err error) error {
+	if tok, key := nonJSONNumber(line); tok != "" {
+		where := tok
+		if key != "" {
+			where = strconv.Quote(key) + ": " + tok
+		}
+		return protocolf("%s: NaN, Infinity and -Infinity are not JSON (Python: json.dumps(obj, allow_nan=False) finds them; use null for a missing metric): %s", where, quoteLine(line))
+	}
+	if !isObject(line) || !json.Valid(line) {
+		return protocolf("want %s, got %s (%v); write logs to stderr, not stdout", what, quoteLine(line), err)
+	}
+	return protocolf("%v: %s", err, quoteLine(line))
+}
+
+// nonJSONNumber returns the first NaN, Infinity or -Infinity outside a
+// string in line (what Python's json.dumps writes for float("nan") and
+// float("inf")) and the key it is the value of ("" in an array); tok is
+// "" if line holds none.
+func nonJSONNumber(line []byte) (tok, key string) {
+	inStr, esc := false, false
+	start := 0         // where the last string began
+	var last, k []byte // the last string; the last key
+	var nest []byte    // the open '{' and '['
+	for i := 0; i < len(line); i++ {
+		c := line[i]
+		if inStr {
+			switch {
+			case esc:
+				esc = false
+			case c == '\\':
+				esc = true
+			case c == '"':
+				inStr, last = false, line[start:i+1]
+			}
+			continue
+		}
+		switch c {
+		case '"':
+			inStr, start = true, i
+		case ':':
+			k = last
+		case '{', '[':
+			nest = append(nest, c)
+		case '}', ']':
+			if len(nest) > 0 {
+				nest = nest[:len(nest)-1]
+			}
+		case 'N', 'I':
+			for _, t := range []string{"NaN", "Infinity"} {
+				if !bytes.HasPrefix(line[i:], []byte(t)) {
+					continue
+				}
+				if t == "Infinity" && i > 0 && line[i-1] == '-' {
+					t = "-Infinity"
+				}
+				var name string
+				if len(nest) == 0 || nest[len(nest)-1] != '{' || json.Unmarshal(k, &name) != nil {
+					name = ""
+				}
+				return t, name
+			}
+		}
+	}
+	return "", ""
 }
 
 // protocolf returns an error wrapping ErrProtocol.
@@ -199,18 +269,20 @@ func isObject(raw json.RawMessage) bool {
 
 // checkHello validates a hello response to request id 0 and returns it.
 func checkHello(line []byte) (*hello, error) {
+	var r reply
+	if json.Unmarshal(line, &r) == nil && r.Type == "error" && r.Message != nil {
+		return nil, fmt.Errorf("%w: %s", ErrReported, *r.Message)
+	}
 	var h hello
 	if err := json.Unmarshal(line, &h); err != nil {
-		var r reply
-		if json.Unmarshal(line, &r) == nil && r.Type == "error" && r.Message != nil {
-			return nil, fmt.Errorf("%w: %s", ErrReported, *r.Message)
-		}
-		return nil, protocolf("want the hello response, got %s (%v)", quoteLine(line), err)
+		return nil, undecodable(line, "the hello response", err)
 	}
 	h.raw = bytes.Clone(line)
 	switch {
-	case h.ID == nil || *h.ID != 0:
-		return nil, protocolf("the hello response must have id 0: %s", quoteLine(line))
+	case h.ID == nil:
+		return nil, protocolf(`the hello response has no id (want "id":0, the hello request's id): %s`, quoteLine(line))
+	case *h.ID != 0:
+		return nil, protocolf(`the hello response has id %d, want 0 (the hello request's id): %s`, *h.ID, quoteLine(line))
 	case h.Type != "hello":
 		return nil, protocolf("response type %q, want \"hello\": %s", h.Type, quoteLine(line))
 	case h.Protocol != Protocol:
