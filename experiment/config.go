@@ -61,6 +61,11 @@ type Config struct {
 	// relative path is relative to the working directory of the run (as
 	// --out is), not to the config file.
 	Output string `yaml:"output"`
+	// Variants are environment configurations that evolve eval plays,
+	// each a name and parameters overriding environment.params (see
+	// VariantConfig); evolve run ignores them, and they do not enter a
+	// run's ID.
+	Variants []VariantConfig `yaml:"variants"`
 
 	// file is the name the config was parsed under, root its YAML tree:
 	// they give the problems of Check their line.

@@ -1,0 +1,602 @@
+package eval
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"evolve/cache"
+	"evolve/envs"
+	"evolve/evaluate"
+	"evolve/experiment"
+	"evolve/internal/atomicfile"
+	"evolve/prompt"
+	"evolve/results"
+	"evolve/seeds"
+	"evolve/stats"
+)
+
+// SemanticsVersion is evolve's episode semantics version. It enters every
+// cache key: bump it when a change of evolve (not of an environment or a
+// prompt) changes what an episode plays, so that no cached outcome of the
+// old semantics is replayed.
+const SemanticsVersion = 1
+
+// Checkpoint, manifest and table files of an eval directory.
+const (
+	CheckpointFile = "checkpoint.json"
+	ManifestFile   = "manifest.yaml"
+	EpisodesFile   = "episodes.parquet"
+	SummaryFile    = "summary.parquet"
+)
+
+// EpisodeSeed returns the seed that repeat r of seed s plays: s itself for
+// r = 0 (so a single repeat plays exactly the seed set, as evolve run
+// does), else SplitMix64 (Steele, Lea & Flood 2014) of s + r·0x9E3779B97F4A7C15,
+// a seed no other (s, r) of a frozen set is likely to share.
+func EpisodeSeed(s uint64, r int) uint64 {
+	if r == 0 {
+		return s
+	}
+	z := s + uint64(r)*0x9E3779B97F4A7C15
+	z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9
+	z = (z ^ (z >> 27)) * 0x94D049BB133111EB
+	return z ^ (z >> 31)
+}
+
+// Version is one prompt version an eval plays.
+type Version struct {
+	// Label names the version in tables and reports: its prompt version,
+	// or "SLUG@vX.Y.Z" when two versions of the eval share a version.
+	Label string
+	// Source is the argument that named it (a file, a store ref or
+	// RUN_DIR:VERSION).
+	Source string
+	// Prompt is the version, resolved (inheritance applied), its defaults
+	// set and its ContentSHA256 computed.
+	Prompt *prompt.Prompt
+}
+
+// Observer receives an eval's progress; evolve's progress display
+// implements it (experiment.Observer's phase methods).
+type Observer interface {
+	PhaseStart(gen int, split, version string, total int)
+	EpisodeDone(done, total int)
+	PhaseEnd(gen int, split, version string, episodes int, elapsed time.Duration)
+}
+
+// Options are an eval's settings.
+type Options struct {
+	// Config names the environment, its variants, the seed sets, workers
+	// and on_episode_panic.
+	Config *experiment.Config
+	// Split is the split of the config's seed set to play: "test" (the
+	// default), "val" or "train"; ignored with SeedsFile.
+	Split string
+	// SeedsFile, if set, is a seed file (one seed per line, as the seed
+	// sets' files) to play instead of a split; its SHA-256 is recorded.
+	SeedsFile string
+	// Repeats plays each seed this many times (>= 1; default 1), repeat r
+	// from EpisodeSeed(seed, r).
+	Repeats int
+	// Sets are --set overrides making variants (see
+	// experiment.Config.EnvVariants).
+	Sets []string
+	// Out is the directory the eval directory is created under (default
+	// "evals").
+	Out string
+	// Dir, if set, is the eval directory itself (for CI scripts that need
+	// a fixed path): it must not exist, or be empty.
+	Dir string
+	// Workers bounds the episodes played at once (0: the config's).
+	Workers int
+	// Cache, if not nil, is the outcome cache: a hit is not played.
+	Cache *cache.Cache
+	// Observer, if not nil, receives progress.
+	Observer Observer
+	// Version is the evolve version recorded in the manifest.
+	Version string
+}
+
+// Result is what an eval wrote.
+type Result struct {
+	// Dir is the eval directory.
+	Dir string
+	// ID is its name: "NAME-eval-HASH10".
+	ID string
+	// Versions are the versions played, in the order given.
+	Versions []Version
+	// Variants are the environment variants' names ("" alone).
+	Variants []string
+	// Summaries hold one row per version and variant.
+	Summaries []results.SummaryRow
+	// Episodes are every episode, in the order of episodes.parquet.
+	Episodes []results.EpisodeRow
+	// Played and Cached count the episodes played and replayed from the
+	// cache by this process.
+	Played, Cached int
+}
+
+// checkpoint records the phases (variant × version) an eval has finished,
+// so that --resume plays only the rest.
+type checkpoint struct {
+	Schema   int               `json:"schema"`
+	ID       string            `json:"id"`
+	Config   string            `json:"config"` // the resolved config (YAML)
+	Config0  string            `json:"config_file"`
+	Split    string            `json:"split"`
+	Seeds    []uint64          `json:"seeds"`
+	SeedsSHA string            `json:"seeds_sha256"`
+	Repeats  int               `json:"repeats"`
+	Sets     []string          `json:"sets,omitempty"`
+	Versions []checkpointEntry `json:"versions"`
+	Done     []string          `json:"done"` // "VARIANT\x00LABEL" of finished phases
+	Finished bool              `json:"finished"`
+	Started  time.Time         `json:"started"`
+}
+
+type checkpointEntry struct {
+	Label, Source, File, SHA256 string
+}
+
+// Run evaluates versions on the config's environment (and variants) and
+// writes a new eval directory under opt.Out: the versions' prompt files,
+// episodes.parquet (the schema of a run's, with variant and repeat),
+// summary.parquet and manifest.yaml. Each phase (a version on a variant)
+// is checkpointed when it ends; ctx cancelled stops at once with ctx's
+// error and leaves a directory that Resume continues. Outcomes in
+// opt.Cache are not played again, and every outcome played is stored
+// there (error episodes are neither stored nor replayed).
+func Run(ctx context.Context, versions []Version, opt Options) (*Result, error) {
+	e, err := newEval(versions, opt)
+	if err != nil {
+		return nil, err
+	}
+	if err := e.create(); err != nil {
+		return nil, err
+	}
+	defer e.unlock()
+	return e.loop(ctx)
+}
+
+type eval struct {
+	opt      Options
+	cfg      *experiment.Config
+	versions []Version
+	variants []experiment.EnvVariant
+	seeds    []uint64
+	ck       checkpoint
+	dir      string
+	lock     *os.File
+	episodes []results.EpisodeRow
+	res      *Result
+}
+
+func newEval(versions []Version, opt Options) (*eval, error) {
+	if len(versions) == 0 {
+		return nil, errors.New("no prompt to evaluate")
+	}
+	if opt.Repeats == 0 {
+		opt.Repeats = 1
+	}
+	if opt.Repeats < 1 || opt.Repeats > 10000 {
+		return nil, fmt.Errorf("--repeats %d: want 1 to 10000", opt.Repeats)
+	}
+	if opt.Split == "" {
+		opt.Split = results.SplitTest
+	}
+	if opt.Out == "" {
+		opt.Out = "evals"
+	}
+	e := &eval{opt: opt, cfg: opt.Config, versions: versions}
+	var err error
+	if e.variants, err = e.cfg.EnvVariants(opt.Sets); err != nil {
+		return nil, err
+	}
+	for _, v := range e.variants {
+		schema := v.Env.Info().Params
+		for _, ver := range versions {
+			ver.Prompt.PolicyParameters = schema.Coerce(ver.Prompt.PolicyParameters)
+			if err := schema.Validate(ver.Prompt.PolicyParameters); err != nil {
+				return nil, fmt.Errorf("%s: %w (the %s environment's parameters)", ver.Source, err, e.cfg.Environment.Name)
+			}
+		}
+	}
+	seedsSHA := ""
+	if opt.SeedsFile != "" {
+		data, err := os.ReadFile(opt.SeedsFile)
+		if err != nil {
+			return nil, fmt.Errorf("--seeds: %w", err)
+		}
+		if e.seeds, err = seeds.Parse(opt.SeedsFile, data); err != nil {
+			return nil, err
+		}
+		sum := sha256.Sum256(data)
+		seedsSHA = hex.EncodeToString(sum[:])
+		opt.Split = results.SplitTest
+		e.opt.Split = results.SplitTest
+	} else {
+		var set *seeds.Set
+		if e.cfg.Seeds == experiment.Embedded {
+			set, err = seeds.Embedded()
+		} else {
+			set, err = seeds.Load(e.cfg.Seeds)
+		}
+		if err != nil {
+			return nil, err
+		}
+		switch opt.Split {
+		case results.SplitTrain:
+			e.seeds = set.Train
+		case results.SplitVal:
+			e.seeds = set.Val
+		case results.SplitTest:
+			e.seeds = set.Test
+		default:
+			return nil, fmt.Errorf("--split %q: want train, val or test", opt.Split)
+		}
+		seedsSHA = set.Hashes[seeds.Split(opt.Split)]
+	}
+	if len(e.seeds) == 0 {
+		return nil, errors.New("no seeds to play")
+	}
+	resolved, err := e.cfg.Resolved()
+	if err != nil {
+		return nil, err
+	}
+	e.ck = checkpoint{Schema: 1, Config: string(resolved), Split: e.opt.Split, Seeds: e.seeds, SeedsSHA: seedsSHA,
+		Repeats: opt.Repeats, Sets: opt.Sets, Started: time.Now().UTC().Truncate(time.Second)}
+	h := sha256.New()
+	fmt.Fprintf(h, "eval %d\nsplit %s\nseeds %s\nrepeats %d\n", SemanticsVersion, e.opt.Split, seedsSHA, opt.Repeats)
+	for _, v := range e.variants {
+		fmt.Fprintf(h, "variant %s %s\n", v.Name, v.Identity)
+	}
+	for _, v := range versions {
+		fmt.Fprintf(h, "version %s %s\n", v.Label, v.Prompt.ContentSHA256)
+		e.ck.Versions = append(e.ck.Versions, checkpointEntry{Label: v.Label, Source: v.Source,
+			File: "prompts/" + fileName(v.Label) + ".yaml", SHA256: v.Prompt.ContentSHA256})
+	}
+	e.ck.ID = e.cfg.Name + "-eval-" + hex.EncodeToString(h.Sum(nil))[:10]
+	return e, nil
+}
+
+// fileName is label with every character a file name may not hold as '_'.
+func fileName(label string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-' || r == '_' || r == '@' {
+			return r
+		}
+		return '_'
+	}, label)
+}
+
+// create makes and locks a new eval directory and writes the versions'
+// prompt files and the first checkpoint.
+func (e *eval) create() error {
+	if e.opt.Dir != "" {
+		e.dir = e.opt.Dir
+		if err := os.MkdirAll(e.dir, 0o755); err != nil {
+			return err
+		}
+		if ents, err := os.ReadDir(e.dir); err != nil || len(ents) > 0 {
+			return fmt.Errorf("--dir %s: want a new or empty directory (an eval never overwrites one)", e.dir)
+		}
+		return e.init()
+	}
+	if err := os.MkdirAll(e.opt.Out, 0o755); err != nil {
+		return err
+	}
+	e.dir = filepath.Join(e.opt.Out, e.ck.ID)
+	for i := 2; ; i++ {
+		err := os.Mkdir(e.dir, 0o755)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		e.dir = filepath.Join(e.opt.Out, fmt.Sprintf("%s.%d", e.ck.ID, i))
+	}
+	return e.init()
+}
+
+// init locks the new eval directory and writes the prompt files and the
+// first checkpoint.
+func (e *eval) init() error {
+	if err := e.lockDir(); err != nil {
+		return err
+	}
+	if err := os.Mkdir(filepath.Join(e.dir, "prompts"), 0o755); err != nil {
+		return err
+	}
+	for i, v := range e.versions {
+		data, err := prompt.Encode(v.Prompt.Clone())
+		if err != nil {
+			return err
+		}
+		if err := atomicfile.WriteFile(filepath.Join(e.dir, filepath.FromSlash(e.ck.Versions[i].File)), data, 0o444); err != nil {
+			return err
+		}
+	}
+	return e.save()
+}
+
+func (e *eval) lockDir() error {
+	f, err := os.OpenFile(filepath.Join(e.dir, "eval.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return err
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return fmt.Errorf("eval directory %s is in use by another evolve process (%v)", e.dir, err)
+	}
+	e.lock = f
+	return nil
+}
+
+func (e *eval) unlock() {
+	if e.lock != nil {
+		syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+		e.lock.Close()
+	}
+}
+
+// save writes episodes.parquet (the rows so far) and then the checkpoint.
+func (e *eval) save() error {
+	if err := results.WriteEpisodes(filepath.Join(e.dir, EpisodesFile), e.metrics(), e.episodes); err != nil {
+		return err
+	}
+	data, err := json.MarshalIndent(&e.ck, "", "  ")
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(e.dir, CheckpointFile), append(data, '\n'), 0o644)
+}
+
+// metrics are the metric columns of episodes.parquet: those of the first
+// variant (variants of one environment declare the same).
+func (e *eval) metrics() []envs.Metric { return e.variants[0].Env.Info().Metrics }
+
+func phaseKey(variant, label string) string { return variant + "\x00" + label }
+
+// loop plays the phases not yet done, then writes the summary.
+func (e *eval) loop(ctx context.Context) (*Result, error) {
+	e.res = &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions}
+	workers := e.cfg.Workers
+	if e.opt.Workers > 0 {
+		workers = e.opt.Workers
+	}
+	for _, v := range e.variants {
+		e.res.Variants = append(e.res.Variants, v.Name)
+		runner := &evaluate.Runner{Env: v.Env, Workers: workers, RecordErrors: e.cfg.OnEpisodePanic == "record"}
+		if l, ok := v.Env.(interface{ SetLogDir(string) }); ok {
+			l.SetLogDir(e.dir)
+		}
+		for _, ver := range e.versions {
+			if slices.Contains(e.ck.Done, phaseKey(v.Name, ver.Label)) {
+				continue
+			}
+			if err := e.phase(ctx, runner, v, ver); err != nil {
+				runner.Close()
+				return nil, err
+			}
+			e.ck.Done = append(e.ck.Done, phaseKey(v.Name, ver.Label))
+			if err := e.save(); err != nil {
+				runner.Close()
+				return nil, err
+			}
+		}
+		runner.Close()
+	}
+	if err := e.finish(); err != nil {
+		return nil, err
+	}
+	return e.res, nil
+}
+
+// phase plays one version on one variant: every (seed, repeat), from the
+// cache where it can.
+func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.EnvVariant, ver Version) error {
+	type job struct {
+		seed   uint64
+		repeat int
+		key    cache.Key
+	}
+	n := len(e.seeds) * e.opt.Repeats
+	outs := make([]envs.Outcome, n)
+	var todo []int
+	jobs := make([]job, n)
+	for i, s := range e.seeds {
+		for r := 0; r < e.opt.Repeats; r++ {
+			k := i*e.opt.Repeats + r
+			jobs[k] = job{seed: s, repeat: r, key: cache.Key{Env: v.Identity, Seed: EpisodeSeed(s, r), Prompt: ver.Prompt.ContentSHA256, Semantics: SemanticsVersion}}
+			if e.opt.Cache != nil {
+				o, ok, err := e.opt.Cache.Get(jobs[k].key)
+				if err != nil {
+					return err
+				}
+				if ok {
+					outs[k] = o
+					e.res.Cached++
+					continue
+				}
+			}
+			todo = append(todo, k)
+		}
+	}
+	start := time.Now()
+	label := ver.Label
+	if v.Name != "" {
+		label += " [" + v.Name + "]"
+	}
+	if obs := e.opt.Observer; obs != nil {
+		obs.PhaseStart(0, e.opt.Split, label, len(todo))
+		runner.Progress = obs.EpisodeDone
+	}
+	if len(todo) > 0 {
+		play := make([]uint64, len(todo))
+		for i, k := range todo {
+			play[i] = jobs[k].key.Seed
+		}
+		p := ver.Prompt
+		pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: p.Version.String(), Text: p.Render(), SHA256: p.ContentSHA256}
+		episode := func(seed uint64) envs.Episode { return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr} }
+		runner.OnError = func(ee *evaluate.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
+		played, err := runner.Run(ctx, episode, play)
+		if err != nil {
+			return err
+		}
+		for i, k := range todo {
+			outs[k] = played[i]
+			if e.opt.Cache != nil {
+				if err := e.opt.Cache.Put(jobs[k].key, played[i]); err != nil {
+					return err
+				}
+			}
+		}
+		e.res.Played += len(todo)
+	}
+	if obs := e.opt.Observer; obs != nil {
+		obs.PhaseEnd(0, e.opt.Split, label, len(todo), time.Since(start))
+	}
+	nm := len(v.Env.Info().Metrics)
+	for k, o := range outs {
+		metrics := make([]envs.MetricValue, nm)
+		for j := range metrics {
+			if j < len(o.Metrics) {
+				metrics[j] = o.Metrics[j]
+			} else {
+				metrics[j].Null = true
+			}
+		}
+		e.episodes = append(e.episodes, results.EpisodeRow{Run: e.ck.ID, Version: ver.Label, Split: e.opt.Split, Variant: v.Name,
+			Seed: jobs[k].seed, Repeat: int32(jobs[k].repeat), Score: o.Score, Cause: o.Cause, EndReason: o.EndReason, Metrics: metrics})
+	}
+	return nil
+}
+
+// logError appends an error episode to episode_errors.jsonl.
+func (e *eval) logError(variant, label string, ee *evaluate.EpisodeError) {
+	line, _ := json.Marshal(map[string]any{"variant": variant, "version": label, "seed": ee.Seed, "error": ee.Err.Error()})
+	f, err := os.OpenFile(filepath.Join(e.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	if err != nil {
+		return
+	}
+	f.Write(append(line, '\n'))
+	f.Close()
+}
+
+// Scores returns the scores, seeds and repeats of version label on
+// variant, in (seed, repeat) order of the seed set.
+func Scores(rows []results.EpisodeRow, variant, label string) (scores []float64, seedList []uint64, repeats []int) {
+	for _, r := range rows {
+		if r.Variant == variant && r.Version == label {
+			scores = append(scores, r.Score)
+			seedList = append(seedList, r.Seed)
+			repeats = append(repeats, int(r.Repeat))
+		}
+	}
+	return scores, seedList, repeats
+}
+
+// finish writes summary.parquet and the manifest, and marks the eval
+// finished.
+func (e *eval) finish() error {
+	results.SortEpisodes(e.episodes)
+	e.res.Episodes = e.episodes
+	for _, v := range e.variants {
+		for _, ver := range e.versions {
+			x, _, _ := Scores(e.episodes, v.Name, ver.Label)
+			s := stats.Summarize(x)
+			row := results.SummaryRow{Eval: e.ck.ID, Variant: v.Name, Version: ver.Label, PromptSHA256: ver.Prompt.ContentSHA256,
+				Split: e.opt.Split, N: int32(s.N), Mean: s.Mean, Std: s.Std, Median: s.Median, IQM: s.IQM, CILow: s.CILow, CIHigh: s.CIHigh}
+			row.IQMCILow, row.IQMCIHigh = iqmCI(x)
+			e.res.Summaries = append(e.res.Summaries, row)
+		}
+	}
+	if err := results.WriteSummaries(filepath.Join(e.dir, SummaryFile), e.res.Summaries); err != nil {
+		return err
+	}
+	e.ck.Finished = true
+	if err := e.save(); err != nil {
+		return err
+	}
+	return e.writeManifest()
+}
+
+// iqmCI is the 95% percentile bootstrap CI of the IQM (2,000 resamples,
+// seed 1), NaN for fewer than 2 scores.
+func iqmCI(x []float64) (float64, float64) {
+	if len(x) < 2 {
+		return nan(), nan()
+	}
+	ci, err := stats.BootstrapIQM(x, stats.BootstrapConfig{Reps: 2000, Rand: rand.New(rand.NewPCG(1, 0))})
+	if err != nil {
+		return nan(), nan()
+	}
+	return ci.Low, ci.High
+}
+
+// Manifest is manifest.yaml of an eval directory.
+type Manifest struct {
+	ID        string            `yaml:"id"`
+	Evolve    string            `yaml:"evolve_version"`
+	Started   time.Time         `yaml:"started"`
+	Finished  time.Time         `yaml:"finished"`
+	Config    yaml.Node         `yaml:"config"`
+	Split     string            `yaml:"split"`
+	SeedsFile string            `yaml:"seeds_file,omitempty"`
+	SeedsSHA  string            `yaml:"seeds_sha256"`
+	NSeeds    int               `yaml:"n_seeds"`
+	Repeats   int               `yaml:"repeats"`
+	Variants  map[string]string `yaml:"variants"` // name -> environment identity
+	Versions  []ManifestVersion `yaml:"versions"`
+}
+
+// ManifestVersion is one version of an eval's manifest.
+type ManifestVersion struct {
+	Label  string `yaml:"label"`
+	Source string `yaml:"source"`
+	File   string `yaml:"file"`
+	SHA256 string `yaml:"content_sha256"`
+}
+
+func (e *eval) writeManifest() error {
+	var cfg yaml.Node
+	if err := yaml.Unmarshal([]byte(e.ck.Config), &cfg); err != nil {
+		return err
+	}
+	m := Manifest{ID: e.ck.ID, Evolve: e.opt.Version, Started: e.ck.Started, Finished: time.Now().UTC().Truncate(time.Second),
+		Split: e.opt.Split, SeedsFile: e.opt.SeedsFile, SeedsSHA: e.ck.SeedsSHA, NSeeds: len(e.seeds), Repeats: e.opt.Repeats,
+		Variants: map[string]string{}}
+	if len(cfg.Content) > 0 {
+		m.Config = *cfg.Content[0]
+	}
+	for _, v := range e.variants {
+		m.Variants[v.Name] = v.Identity
+	}
+	for _, v := range e.ck.Versions {
+		m.Versions = append(m.Versions, ManifestVersion{Label: v.Label, Source: v.Source, File: v.File, SHA256: v.SHA256})
+	}
+	data, err := yaml.Marshal(&m)
+	if err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(e.dir, ManifestFile), data, 0o644)
+}
+
+func nan() float64 { v, _ := strconv.ParseFloat("NaN", 64); return v }
