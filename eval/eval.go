@@ -454,7 +454,9 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 		}
 		p := ver.Prompt
 		pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: p.Version.String(), Text: p.Render(), SHA256: p.ContentSHA256}
-		episode := func(seed uint64) envs.Episode { return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr} }
+		episode := func(seed uint64) envs.Episode {
+			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr}
+		}
 		runner.OnError = func(ee *evaluate.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
 		played, err := runner.Run(ctx, episode, play)
 		if err != nil {
