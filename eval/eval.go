@@ -202,6 +202,9 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 	if opt.Out == "" {
 		opt.Out = "evals"
 	}
+	if opt.Cache != nil {
+		opt.Cache.Clean(time.Hour) // temporary files of writers killed an hour ago or more
+	}
 	e := &eval{opt: opt, cfg: opt.Config, versions: versions}
 	var err error
 	if e.variants, err = e.cfg.EnvVariants(opt.Sets); err != nil {
@@ -464,7 +467,7 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 		}
 		for i, k := range todo {
 			outs[k] = played[i]
-			if e.opt.Cache != nil {
+			if e.opt.Cache != nil && played[i].Cause != envs.CauseError { // error episodes are retried, never cached
 				if err := e.opt.Cache.Put(jobs[k].key, played[i]); err != nil {
 					return err
 				}

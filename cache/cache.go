@@ -1,0 +1,367 @@
+package cache
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"evolve/envs"
+	"evolve/internal/atomicfile"
+)
+
+// Format is the version of the entry format written in every entry's
+// "format" field; see the package documentation.
+const Format = 1
+
+// keyTag starts the canonical encoding of a Key. Changing the key's fields,
+// their encoding or the entry format changes it, so that no entry of the
+// old layout is ever read by a new build.
+const keyTag = "evolve episode cache key v1\n"
+
+// Errors returned by Get and Put that callers branch on.
+var (
+	// ErrErrorEpisode: Put was given an outcome with Cause envs.CauseError.
+	// An episode that could not be played is retried, never cached.
+	ErrErrorEpisode = errors.New("cache: an error episode is not cached")
+	// ErrInvalidKey: the key's Env or Prompt is empty, so it cannot tell
+	// two environments or two prompts apart.
+	ErrInvalidKey = errors.New("cache: key with empty Env or Prompt")
+)
+
+// Key identifies one episode.
+type Key struct {
+	// Env is the environment's identity: its registry name and a hash of
+	// its resolved configuration, computed by the caller. Not empty.
+	Env string
+	// Seed is the episode's seed (already derived for a repeat).
+	Seed uint64
+	// Prompt is the prompt version's content hash (prompt.ContentSHA256).
+	// Not empty.
+	Prompt string
+	// Agent names the agent; "" for an environment that plays its own.
+	Agent string
+	// Semantics is evolve's episode semantics version, a constant the
+	// caller passes; bumping it invalidates every entry.
+	Semantics int
+}
+
+// Hash returns the key's hash: 64 lower-case hex digits of the SHA-256 of
+// its canonical encoding, which is the UTF-8 text
+//
+//	evolve episode cache key v1\n
+//	env <len(Env)>:<Env>\n
+//	seed <Seed>\n
+//	prompt <len(Prompt)>:<Prompt>\n
+//	agent <len(Agent)>:<Agent>\n
+//	semantics <Semantics>\n
+//
+// where each <len(...)> is the string's length in bytes and each number
+// is written in decimal without leading zeros (Semantics with a leading
+// "-" if negative). The length prefixes make the encoding injective: no
+// two keys share it, whatever bytes their strings hold.
+func (k Key) Hash() string {
+	sum := sha256.Sum256(k.encode())
+	return hex.EncodeToString(sum[:])
+}
+
+func (k Key) encode() []byte {
+	b := make([]byte, 0, len(keyTag)+64+len(k.Env)+len(k.Prompt)+len(k.Agent))
+	b = append(b, keyTag...)
+	str := func(name, s string) {
+		b = append(b, name...)
+		b = append(b, ' ')
+		b = strconv.AppendInt(b, int64(len(s)), 10)
+		b = append(b, ':')
+		b = append(b, s...)
+		b = append(b, '\n')
+	}
+	str("env", k.Env)
+	b = append(b, "seed "...)
+	b = strconv.AppendUint(b, k.Seed, 10)
+	b = append(b, '\n')
+	str("prompt", k.Prompt)
+	str("agent", k.Agent)
+	b = append(b, "semantics "...)
+	b = strconv.AppendInt(b, int64(k.Semantics), 10)
+	b = append(b, '\n')
+	return b
+}
+
+func (k Key) check() error {
+	if k.Env == "" || k.Prompt == "" {
+		return fmt.Errorf("%w (Env %q, Prompt %q)", ErrInvalidKey, k.Env, k.Prompt)
+	}
+	return nil
+}
+
+// Stats counts a Cache's operations since Open, in this process.
+type Stats struct {
+	// Hits counts Gets that returned an outcome.
+	Hits int64
+	// Misses counts Gets that returned none, corrupt entries included.
+	Misses int64
+	// Corrupt counts the corrupt entries Get found (and removed); each is
+	// also a miss.
+	Corrupt int64
+	// Puts counts entries written.
+	Puts int64
+}
+
+// Cache is an episode-outcome cache in one directory. It is safe for
+// concurrent use by several goroutines, and several processes may use the
+// same directory at once (see the package documentation).
+type Cache struct {
+	dir  string
+	sync bool // fsync each entry and its directory (benchmarks only)
+
+	hits, misses, corrupt, puts atomic.Int64
+}
+
+// DefaultDir returns the default cache directory,
+// os.UserCacheDir()/evolve/episodes (on Linux $XDG_CACHE_HOME/evolve/episodes
+// or ~/.cache/evolve/episodes). It returns os.UserCacheDir's error, wrapped,
+// when no cache directory is defined (neither variable set).
+func DefaultDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("default episode cache directory: %w", err)
+	}
+	return filepath.Join(d, "evolve", "episodes"), nil
+}
+
+// Open returns the cache in dir, creating the directory (and its parents,
+// mode 0755 before umask) if it does not exist. The error names dir.
+func Open(dir string) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("opening episode cache: empty directory name")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("opening episode cache %s: %w", dir, err)
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir returns the cache's directory, as given to Open.
+func (c *Cache) Dir() string { return c.dir }
+
+// Stats returns the counts of the cache's operations so far.
+func (c *Cache) Stats() Stats {
+	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
+}
+
+// path returns the entry file of the key with hash h.
+func (c *Cache) path(h string) string {
+	return filepath.Join(c.dir, h[:2], h+".json")
+}
+
+// Path returns the path of k's entry file (which may not exist).
+func (c *Cache) Path(k Key) string { return c.path(k.Hash()) }
+
+// Get returns the outcome stored for k and true, or false on a miss. A
+// missing entry is a miss; so is a corrupt one (see the package
+// documentation), which Get removes and counts in Stats.Corrupt. The error
+// is ErrInvalidKey for a key with an empty Env or Prompt, or an I/O error
+// other than "does not exist" reading or removing the entry, naming its
+// path; Get counts neither as a miss.
+func (c *Cache) Get(k Key) (envs.Outcome, bool, error) {
+	if err := k.check(); err != nil {
+		return envs.Outcome{}, false, err
+	}
+	p := c.path(k.Hash())
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.misses.Add(1)
+			return envs.Outcome{}, false, nil
+		}
+		return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
+	}
+	// Size+1 so that a file that grew since Stat is read to its end.
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+	}
+	o, err := decodeEntry(data, k)
+	if err == nil {
+		c.hits.Add(1)
+		return o, true, nil
+	}
+	c.corrupt.Add(1)
+	c.misses.Add(1)
+	// Remove the corrupt file, unless a writer has renamed a new entry
+	// over it since we opened it.
+	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
+		atomicfile.Point(p)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return envs.Outcome{}, false, fmt.Errorf("removing corrupt episode cache entry %s: %w", p, err)
+		}
+	}
+	return envs.Outcome{}, false, nil
+}
+
+// Put stores o as the outcome of k, replacing any entry k has. The entry
+// appears atomically (see the package documentation): a concurrent Get, in
+// this or another process, sees no entry or a complete one.
+//
+// Put returns ErrErrorEpisode, storing nothing, for an outcome with Cause
+// envs.CauseError, and ErrInvalidKey for a key with an empty Env or
+// Prompt. It returns an error, storing nothing, if o.Seed is not k.Seed, if
+// the score or a metric's Num is NaN or infinite, if a non-null metric has
+// both Num and Str set, or if the trajectory is not valid JSON; and an
+// error naming the path if the file system fails.
+func (c *Cache) Put(k Key, o envs.Outcome) error {
+	if err := k.check(); err != nil {
+		return err
+	}
+	if o.Cause == envs.CauseError {
+		return ErrErrorEpisode
+	}
+	data, err := encodeEntry(k, o)
+	if err != nil {
+		return err
+	}
+	h := k.Hash()
+	p := c.path(h)
+	dir := filepath.Dir(p)
+	f, tmp, err := createTemp(dir, h)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing episode cache entry %s: %w", p, err)
+		}
+		f, tmp, err = createTemp(dir, h)
+	}
+	if err != nil {
+		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
+	}
+	if _, err = f.Write(data); err == nil && c.sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
+	}
+	atomicfile.Point(p)
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
+	}
+	if c.sync {
+		if err := atomicfile.SyncDir(dir); err != nil {
+			return err
+		}
+	}
+	c.puts.Add(1)
+	return nil
+}
+
+// tempInfix marks a temporary file: ".HASH.json.tmp-RANDOM".
+const tempInfix = ".tmp-"
+
+// createTemp creates a new temporary file for the entry with hash h in
+// dir, mode 0644 before umask.
+func createTemp(dir, h string) (*os.File, string, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+h+".json"+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("creating a temporary file in %s: too many name collisions", dir)
+}
+
+// isTemp reports whether a file name (no directory) is a temporary file
+// of Put.
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
+}
+
+// Clean removes the temporary files that killed writers left behind: those
+// last modified more than olderThan ago (by the file system's clock). A
+// Put in progress holds its temporary file for well under a second, so
+// any olderThan of a minute or more never removes a live one; olderThan 0
+// removes every temporary file, and a concurrent Put whose file it removes
+// fails. It returns how many files it removed; the error names the first
+// path it could not list or remove (Clean goes on past it). Entries are
+// never removed.
+func (c *Cache) Clean(olderThan time.Duration) (int, error) {
+	if olderThan < 0 {
+		return 0, fmt.Errorf("cleaning episode cache %s: negative age %v", c.dir, olderThan)
+	}
+	cutoff := time.Now().Add(-olderThan)
+	subs, err := os.ReadDir(c.dir)
+	if err != nil {
+		return 0, fmt.Errorf("cleaning episode cache %s: %w", c.dir, err)
+	}
+	removed := 0
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	for _, s := range subs {
+		if !s.IsDir() || len(s.Name()) != 2 {
+			continue
+		}
+		sub := filepath.Join(c.dir, s.Name())
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			note(fmt.Errorf("cleaning episode cache %s: %w", sub, err))
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() || !isTemp(e.Name()) {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					note(fmt.Errorf("cleaning episode cache: %w", err))
+				}
+				continue
+			}
+			if fi.ModTime().After(cutoff) {
+				continue
+			}
+			p := filepath.Join(sub, e.Name())
+			if err := os.Remove(p); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					note(fmt.Errorf("cleaning episode cache: %w", err))
+				}
+				continue
+			}
+			removed++
+		}
+	}
+	return removed, first
+}

@@ -1,0 +1,702 @@
+package cache
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"evolve/envs"
+	"evolve/internal/atomicfile"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+
+// testKey returns a key of seed s, like those of an eval of the dungeon.
+func testKey(s uint64) Key {
+	return Key{
+		Env:       "dungeon@5b1e0c9d2f7a4e31",
+		Seed:      s,
+		Prompt:    "3f6c1f0e9a2b4c7d8e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5",
+		Semantics: 1,
+	}
+}
+
+// dungeonOutcome returns an outcome of seed s shaped like the dungeon's
+// (agent.DungeonOutcome): 13 metrics, killed_by a string.
+func dungeonOutcome(s uint64) envs.Outcome {
+	num := func(x int) envs.MetricValue { return envs.MetricValue{Num: float64(x)} }
+	return envs.Outcome{
+		Seed: s, Score: float64(300 + s%700), EndReason: "killed", Cause: "injury",
+		Metrics: []envs.MetricValue{
+			num(3), num(1200 + int(s%100)), num(14), num(212), num(5), {Str: "jackal"},
+			num(600), num(120), num(200), num(30), num(10), num(2), num(238),
+		},
+	}
+}
+
+// sameOutcome compares outcomes exactly, telling -0 from 0 (== does not).
+func sameOutcome(a, b envs.Outcome) bool {
+	if math.Float64bits(a.Score) != math.Float64bits(b.Score) || len(a.Metrics) != len(b.Metrics) {
+		return false
+	}
+	for i := range a.Metrics {
+		if math.Float64bits(a.Metrics[i].Num) != math.Float64bits(b.Metrics[i].Num) {
+			return false
+		}
+	}
+	return reflect.DeepEqual(a, b)
+}
+
+func open(t testing.TB) *Cache {
+	t.Helper()
+	c, err := Open(filepath.Join(t.TempDir(), "episodes"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestKeyHash pins the key encoding: a change of it (or of these hashes)
+// invalidates every cache, and must come with a new keyTag.
+func TestKeyHash(t *testing.T) {
+	k := Key{Env: "dungeon@ab", Seed: 18446744073709551615, Prompt: "p", Agent: "scripted", Semantics: -2}
+	wantEnc := "evolve episode cache key v1\nenv 10:dungeon@ab\nseed 18446744073709551615\nprompt 1:p\nagent 8:scripted\nsemantics -2\n"
+	if got := string(k.encode()); got != wantEnc {
+		t.Fatalf("encode = %q, want %q", got, wantEnc)
+	}
+	// Reference: printf "$wantEnc" | sha256sum (coreutils 9).
+	const want = "38d76df102739f4e1c0d2bb1bbed45a2185974ad58365bca2428bcf5faadec33"
+	if got := k.Hash(); got != want && !*update {
+		t.Errorf("Hash = %s, want %s", got, want)
+	}
+
+	// Keys that a naive concatenation would confuse hash differently.
+	keys := []Key{
+		{Env: "a", Prompt: "b"},
+		{Env: "a\nprompt 1:b", Prompt: ""},
+		{Env: "ab", Prompt: ""},
+		{Env: "a", Prompt: "", Agent: "b"},
+		{Env: "a", Prompt: "b", Seed: 1},
+		{Env: "a", Prompt: "b", Semantics: 1},
+		{Env: "a", Prompt: "b", Agent: " "},
+	}
+	seen := map[string]int{}
+	for i, k := range keys {
+		h := k.Hash()
+		if len(h) != 64 || strings.ToLower(h) != h {
+			t.Errorf("key %d: hash %q is not 64 lower-case hex digits", i, h)
+		}
+		if j, dup := seen[h]; dup {
+			t.Errorf("keys %d and %d share hash %s", j, i, h)
+		}
+		seen[h] = i
+	}
+}
+
+func TestKeyHashReference(t *testing.T) {
+	// The constant above, recomputed by an independent tool when there is
+	// one.
+	sha, err := exec.LookPath("sha256sum")
+	if err != nil {
+		t.Skip("no sha256sum")
+	}
+	k := Key{Env: "dungeon@ab", Seed: 18446744073709551615, Prompt: "p", Agent: "scripted", Semantics: -2}
+	cmd := exec.Command(sha)
+	cmd.Stdin = bytes.NewReader(k.encode())
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Fields(string(out))[0]; got != k.Hash() {
+		t.Fatalf("sha256sum = %s, Hash = %s", got, k.Hash())
+	}
+}
+
+func TestRoundTrip(t *testing.T) {
+	c := open(t)
+	cases := []struct {
+		name string
+		o    envs.Outcome
+	}{
+		{"dungeon", dungeonOutcome(7)},
+		{"every metric type with nulls", envs.Outcome{
+			Seed: 8, Score: -12.375, EndReason: "turn_limit", Cause: envs.CauseNone,
+			Metrics: []envs.MetricValue{
+				{Num: 42},                          // int
+				{Num: -9007199254740993},           // int beyond 2^53 (as a float64: rounds)
+				{Num: 0.1},                         // float, not a binary fraction
+				{Num: math.Copysign(0, -1)},        // -0
+				{Num: math.MaxFloat64},             // largest
+				{Num: math.SmallestNonzeroFloat64}, // a subnormal
+				{Num: 1e21},                        // where encoding/json switches to exponent form
+				{Num: 1},                           // bool true
+				{Num: 0},                           // bool false
+				{Str: "a \"quoted\" <b>ü</b>\n\t\u2028"},
+				{Str: ""}, // an empty string metric
+				{Null: true},
+				{Null: true},
+			},
+		}},
+		{"trajectory kept byte for byte", envs.Outcome{
+			Seed: 9, Score: 1, EndReason: "won", Cause: envs.CauseNone,
+			Metrics:    []envs.MetricValue{{Null: true}},
+			Trajectory: json.RawMessage("{\"steps\": [ {\"a\":\"n\"},\n {\"a\": \"e\", \"x\": 1.50} ], \"note\":\"\\u00e9\"}"),
+		}},
+		{"trajectory and error", envs.Outcome{
+			Seed: 10, Score: 0, EndReason: "stuck", Cause: "entrapment",
+			Trajectory: json.RawMessage(`[1,2,3]`), Error: "a note from the environment",
+		}},
+		{"no metrics", envs.Outcome{Seed: 11, Score: 5e-324, EndReason: "x", Cause: "y"}},
+		{"seed 2^64-1", envs.Outcome{Seed: math.MaxUint64, Score: 1, EndReason: "x", Cause: envs.CauseNone}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			k := testKey(tc.o.Seed)
+			if err := c.Put(k, tc.o); err != nil {
+				t.Fatal(err)
+			}
+			got, ok, err := c.Get(k)
+			if err != nil || !ok {
+				t.Fatalf("Get = %v, %v", ok, err)
+			}
+			if !sameOutcome(got, tc.o) {
+				t.Fatalf("round trip:\n got %#v\nwant %#v", got, tc.o)
+			}
+		})
+	}
+	if st := c.Stats(); st != (Stats{Hits: int64(len(cases)), Puts: int64(len(cases))}) {
+		t.Fatalf("Stats = %+v", st)
+	}
+}
+
+// TestEntryGolden pins the entry format (doc.go's "Entry format"): run go
+// test -update after a deliberate change, which must bump Format and the
+// key tag.
+func TestEntryGolden(t *testing.T) {
+	o := dungeonOutcome(42)
+	o.Metrics[2] = envs.MetricValue{Null: true}
+	o.Metrics[3] = envs.MetricValue{Num: 0.1}
+	o.Trajectory = json.RawMessage(`{"steps": ["n", "e"]}`)
+	k := testKey(42)
+	k.Agent = "scripted"
+	got, err := encodeEntry(k, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join("testdata", "entry.golden.json")
+	if *update {
+		if err := os.WriteFile(path, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("entry differs from %s (go test -update if intended):\n got %s\nwant %s", path, got, want)
+	}
+	if !json.Valid(got) || bytes.Count(got, []byte("\n")) != 1 || got[len(got)-1] != '\n' {
+		t.Fatalf("entry is not one line of JSON: %q", got)
+	}
+}
+
+func TestMiss(t *testing.T) {
+	c := open(t)
+	if err := c.Put(testKey(1), dungeonOutcome(1)); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []Key{
+		testKey(2),
+		{Env: testKey(1).Env, Seed: 1, Prompt: testKey(1).Prompt, Semantics: 2}, // another semantics version
+		{Env: testKey(1).Env, Seed: 1, Prompt: testKey(1).Prompt, Agent: "llm", Semantics: 1},
+		{Env: "dungeon@other", Seed: 1, Prompt: testKey(1).Prompt, Semantics: 1},
+	} {
+		o, ok, err := c.Get(k)
+		if err != nil || ok || !reflect.DeepEqual(o, envs.Outcome{}) {
+			t.Errorf("Get(%+v) = %v, %v, %v; want a miss", k, o, ok, err)
+		}
+	}
+	if st := c.Stats(); st != (Stats{Misses: 4, Puts: 1}) {
+		t.Fatalf("Stats = %+v", st)
+	}
+}
+
+func TestPutRefuses(t *testing.T) {
+	c := open(t)
+	errEp := envs.Outcome{Seed: 1, EndReason: envs.EndError, Cause: envs.CauseError, Error: "the process crashed"}
+	bad := func(f func(o *envs.Outcome)) envs.Outcome {
+		o := dungeonOutcome(1)
+		f(&o)
+		return o
+	}
+	cases := []struct {
+		name string
+		k    Key
+		o    envs.Outcome
+		is   error  // the sentinel, or nil
+		msg  string // a substring of the message
+	}{
+		{"error episode", testKey(1), errEp, ErrErrorEpisode, "error episode"},
+		{"empty env", Key{Prompt: "p", Seed: 1}, dungeonOutcome(1), ErrInvalidKey, "empty Env"},
+		{"empty prompt", Key{Env: "e", Seed: 1}, dungeonOutcome(1), ErrInvalidKey, "empty Env or Prompt"},
+		{"seed mismatch", testKey(2), dungeonOutcome(1), nil, "seed 1 under a key of seed 2"},
+		{"NaN score", testKey(1), bad(func(o *envs.Outcome) { o.Score = math.NaN() }), nil, "score NaN is not finite"},
+		{"Inf metric", testKey(1), bad(func(o *envs.Outcome) { o.Metrics[4].Num = math.Inf(-1) }), nil, "metric 4 is -Inf"},
+		{"number and string", testKey(1), bad(func(o *envs.Outcome) { o.Metrics[5].Num = 1 }), nil, "metric 5 has both"},
+		{"bad trajectory", testKey(1), bad(func(o *envs.Outcome) { o.Trajectory = json.RawMessage(`{"a":`) }), nil, "trajectory is not valid JSON"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := c.Put(tc.k, tc.o)
+			if err == nil {
+				t.Fatal("Put: want an error")
+			}
+			if tc.is != nil && !errors.Is(err, tc.is) {
+				t.Errorf("err = %v, want %v", err, tc.is)
+			}
+			if !strings.Contains(err.Error(), tc.msg) {
+				t.Errorf("err = %q, want it to say %q", err, tc.msg)
+			}
+		})
+	}
+	if n := countFiles(t, c.Dir()); n != 0 {
+		t.Fatalf("%d files after refused Puts, want 0", n)
+	}
+	if _, _, err := c.Get(Key{Env: "e"}); !errors.Is(err, ErrInvalidKey) {
+		t.Fatalf("Get with an empty Prompt: err = %v, want ErrInvalidKey", err)
+	}
+	if st := c.Stats(); st != (Stats{}) {
+		t.Fatalf("Stats = %+v, want zero", st)
+	}
+}
+
+// countFiles counts the regular files under dir.
+func countFiles(t *testing.T, dir string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// rawEntry builds an entry's bytes with a valid checksum around any
+// outcome value.
+func rawEntry(k Key, outcome string) []byte {
+	sum := sha256.Sum256([]byte(outcome))
+	return fmt.Appendf(nil, `{"format":1,"key":{"env":%q,"seed":"%d","prompt":%q,"agent":%q,"semantics":%d},"outcome_sha256":"%x","outcome":%s}`+"\n",
+		k.Env, k.Seed, k.Prompt, k.Agent, k.Semantics, sum, outcome)
+}
+
+func TestCorrupt(t *testing.T) {
+	k := testKey(5)
+	good, err := encodeEntry(k, dungeonOutcome(5))
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, _ := encodeEntry(testKey(6), dungeonOutcome(6))
+	// A flipped digit of the score (305 becomes 205), under the old
+	// checksum.
+	i := bytes.Index(good, []byte(`"score":`)) + len(`"score":`)
+	flipped := bytes.Clone(good)
+	flipped[i] ^= 1
+	cases := []struct {
+		name string
+		data []byte
+		why  string // a substring of decodeEntry's error
+	}{
+		{"empty", nil, `EOF`},
+		{"truncated", good[:len(good)/2], `unexpected EOF`},
+		{"truncated at the last brace", good[:len(good)-2], `unexpected EOF`},
+		{"bad JSON", []byte("{\"format\":1,,}\n"), `invalid character`},
+		{"not an object", []byte("[1,2]\n"), `cannot unmarshal array`},
+		{"trailing data", append(bytes.Clone(good), "{}\n"...), `data after the entry`},
+		{"unknown field", bytes.Replace(good, []byte(`{"format":1,`), []byte(`{"format":1,"extra":0,`), 1), `unknown field "extra"`},
+		{"format 2", bytes.Replace(good, []byte(`{"format":1,`), []byte(`{"format":2,`), 1), `format 2, want 1`},
+		{"stored key of another seed", other, `stored key`},
+		{"stored key of another semantics", bytes.Replace(good, []byte(`"semantics":1`), []byte(`"semantics":2`), 1), `Semantics:2}`},
+		{"checksum mismatch", flipped, `checksum mismatch`},
+		{"no outcome", bytes.Replace(good, good[bytes.Index(good, []byte(`,"outcome":`)):], []byte("}\n"), 1), `no outcome`},
+		{"outcome of another seed", rawEntry(k, `{"seed":"6","score":1,"end_reason":"x","cause":"y"}`), `seed 6 under a key of seed 5`},
+		{"error episode", rawEntry(k, `{"seed":"5","score":0,"end_reason":"error","cause":"error","error":"boom"}`), `an error episode`},
+		{"metric a bool", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","metrics":[1,true]}`), `metric 1 is a bool`},
+		{"metric an object", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","metrics":[{}]}`), `metric 0 is a map`},
+		{"unknown outcome field", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","turns":3}`), `unknown field "turns"`},
+		{"score out of range", rawEntry(k, `{"seed":"5","score":1e400,"end_reason":"x","cause":"y"}`), `1e400`},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := decodeEntry(tc.data, k)
+			if !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), tc.why) {
+				t.Fatalf("decodeEntry: err = %v, want a corrupt entry: %s", err, tc.why)
+			}
+			c := open(t)
+			p := c.Path(k)
+			os.MkdirAll(filepath.Dir(p), 0o755)
+			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			o, ok, err := c.Get(k)
+			if err != nil || ok {
+				t.Fatalf("Get = %v, %v, %v; want a miss", o, ok, err)
+			}
+			if _, err := os.Stat(p); !os.IsNotExist(err) {
+				t.Fatalf("corrupt entry not removed: %v", err)
+			}
+			if st := c.Stats(); st != (Stats{Misses: 1, Corrupt: 1}) {
+				t.Fatalf("Stats = %+v", st)
+			}
+			// Replayed and put again, it hits.
+			if err := c.Put(k, dungeonOutcome(5)); err != nil {
+				t.Fatal(err)
+			}
+			if _, ok, err := c.Get(k); !ok || err != nil {
+				t.Fatalf("Get after Put = %v, %v", ok, err)
+			}
+		})
+	}
+	// The good entry, for contrast, decodes.
+	if _, err := decodeEntry(good, k); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestGetIOError: an I/O error other than not-exist is an error, and the
+// entry is left alone.
+func TestGetIOError(t *testing.T) {
+	c := open(t)
+	k := testKey(1)
+	p := c.Path(k)
+	if err := os.MkdirAll(p, 0o755); err != nil { // a directory where the entry goes
+		t.Fatal(err)
+	}
+	_, ok, err := c.Get(k)
+	if err == nil || ok || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Get = %v, %v; want an error naming %s", ok, err, p)
+	}
+	if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+		t.Fatalf("the directory was touched: %v", err)
+	}
+	if st := c.Stats(); st != (Stats{}) {
+		t.Fatalf("Stats = %+v, want zero", st)
+	}
+	if err := c.Put(k, dungeonOutcome(1)); err == nil || !strings.Contains(err.Error(), p) {
+		t.Fatalf("Put over a directory: err = %v, want one naming %s", err, p)
+	}
+	if n := countFiles(t, c.Dir()); n != 0 {
+		t.Fatalf("%d files left by a failed Put, want 0", n)
+	}
+}
+
+func TestOpen(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "file")
+	os.WriteFile(file, nil, 0o644)
+	for _, d := range []string{file, filepath.Join(file, "sub")} {
+		if _, err := Open(d); err == nil || !strings.Contains(err.Error(), "episode cache "+d) {
+			t.Errorf("Open(%q): err = %v, want one naming it", d, err)
+		}
+	}
+	c, err := Open(filepath.Join(dir, "a", "b"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Stat(c.Dir()); err != nil || !fi.IsDir() {
+		t.Fatalf("Open did not create %s: %v", c.Dir(), err)
+	}
+}
+
+func TestDefaultDir(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", "/x/cache")
+	t.Setenv("HOME", "/x/home")
+	d, err := DefaultDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join("/x/cache", "evolve", "episodes"); d != want {
+		t.Fatalf("DefaultDir = %s, want %s", d, want)
+	}
+	t.Setenv("XDG_CACHE_HOME", "")
+	t.Setenv("HOME", "")
+	if _, err := DefaultDir(); err == nil || !strings.Contains(err.Error(), "default episode cache directory") {
+		t.Fatalf("DefaultDir without HOME: err = %v", err)
+	}
+}
+
+// verifyAll checks every file under c's directory: each is an entry at the
+// path of the key it stores, and decodes with its checksum; no temporary
+// file is left. It returns the number of entries.
+func verifyAll(t *testing.T, c *Cache) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		if isTemp(d.Name()) {
+			t.Errorf("temporary file left: %s", p)
+			return nil
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		var e entryJSON
+		if err := json.Unmarshal(data, &e); err != nil {
+			t.Errorf("%s: %v", p, err)
+			return nil
+		}
+		k := Key{Env: e.Key.Env, Seed: e.Key.Seed, Prompt: e.Key.Prompt, Agent: e.Key.Agent, Semantics: e.Key.Semantics}
+		if c.Path(k) != p {
+			t.Errorf("%s holds the key of %s", p, c.Path(k))
+		}
+		o, err := decodeEntry(data, k)
+		if err != nil {
+			t.Errorf("%s: %v", p, err)
+		} else if !sameOutcome(o, dungeonOutcome(k.Seed)) {
+			t.Errorf("%s: outcome %+v", p, o)
+		}
+		n++
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// hammer puts keys 0..n-1 starting at offset, wrapping, and gets each one
+// after putting it; the first failure is returned.
+func hammer(c *Cache, n, offset int) error {
+	for i := range n {
+		s := uint64((i + offset) % n)
+		if err := c.Put(testKey(s), dungeonOutcome(s)); err != nil {
+			return err
+		}
+		o, ok, err := c.Get(testKey(s))
+		if err != nil || !ok || !sameOutcome(o, dungeonOutcome(s)) {
+			return fmt.Errorf("Get(%d) after Put = %v, %v, %v", s, o, ok, err)
+		}
+	}
+	return nil
+}
+
+const concurrentKeys = 200
+
+func TestConcurrentGoroutines(t *testing.T) {
+	c := open(t)
+	var wg sync.WaitGroup
+	errs := make([]error, 8)
+	for g := range errs {
+		wg.Go(func() { errs[g] = hammer(c, concurrentKeys, g*concurrentKeys/len(errs)) })
+	}
+	wg.Wait()
+	for g, err := range errs {
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
+		}
+	}
+	if n := verifyAll(t, c); n != concurrentKeys {
+		t.Fatalf("%d entries, want %d", n, concurrentKeys)
+	}
+	if st := c.Stats(); st.Corrupt != 0 || st.Puts != 8*concurrentKeys || st.Hits != 8*concurrentKeys {
+		t.Fatalf("Stats = %+v", st)
+	}
+}
+
+// Environment variables of the subprocesses the tests run (this test
+// binary, re-executed).
+const (
+	writerEnv = "EVOLVE_CACHE_TEST_WRITER" // "DIR OFFSET": run hammer on DIR, exit
+	putsEnv   = "EVOLVE_CACHE_TEST_PUTS"   // "DIR N": put seeds 1..N into DIR, exit
+)
+
+// TestMain runs the subprocess roles.
+func TestMain(m *testing.M) {
+	if v := os.Getenv(writerEnv); v != "" {
+		dir, off, _ := strings.Cut(v, " ")
+		offset, _ := strconv.Atoi(off)
+		c, err := Open(dir)
+		if err == nil {
+			err = hammer(c, concurrentKeys, offset)
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	if v := os.Getenv(putsEnv); v != "" {
+		dir, num, _ := strings.Cut(v, " ")
+		n, _ := strconv.Atoi(num)
+		c, err := Open(dir)
+		for s := 1; err == nil && s <= n; s++ {
+			err = c.Put(testKey(uint64(s)), dungeonOutcome(uint64(s)))
+		}
+		if err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// subprocess returns this test binary as a command with env added.
+func subprocess(t *testing.T, env ...string) *exec.Cmd {
+	t.Helper()
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(exe, "-test.run=^$")
+	cmd.Env = append(os.Environ(), env...)
+	return cmd
+}
+
+// TestConcurrentProcesses: two processes and two goroutines of this one
+// put and get overlapping keys in one directory at once.
+func TestConcurrentProcesses(t *testing.T) {
+	c := open(t)
+	var cmds []*exec.Cmd
+	var outs []*bytes.Buffer
+	for p := range 2 {
+		cmd := subprocess(t, fmt.Sprintf("%s=%s %d", writerEnv, c.Dir(), p*concurrentKeys/4))
+		out := new(bytes.Buffer)
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds, outs = append(cmds, cmd), append(outs, out)
+	}
+	var wg sync.WaitGroup
+	errs := make([]error, 2)
+	for g := range errs {
+		wg.Go(func() { errs[g] = hammer(c, concurrentKeys, (2+g)*concurrentKeys/4) })
+	}
+	wg.Wait()
+	for p, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("process %d: %v\n%s", p, err, outs[p])
+		}
+	}
+	for g, err := range errs {
+		if err != nil {
+			t.Errorf("goroutine %d: %v", g, err)
+		}
+	}
+	if n := verifyAll(t, c); n != concurrentKeys {
+		t.Fatalf("%d entries, want %d", n, concurrentKeys)
+	}
+}
+
+// TestKilledPut kills a writer (SIGKILL, by the fault hook of
+// internal/atomicfile) just before the rename of its third Put: the two
+// entries before it are whole, the third is invisible, and its temporary
+// file is the only debris, which Clean removes once it is old enough.
+func TestKilledPut(t *testing.T) {
+	c := open(t)
+	cmd := subprocess(t, fmt.Sprintf("%s=%s 5", putsEnv, c.Dir()), atomicfile.FaultAtEnv+"=3")
+	out, err := cmd.CombinedOutput()
+	if ws, ok := cmd.ProcessState.Sys().(syscall.WaitStatus); !ok || !ws.Signaled() || ws.Signal() != syscall.SIGKILL {
+		t.Fatalf("writer: %v, want killed by SIGKILL\n%s", err, out)
+	}
+	for s := uint64(1); s <= 5; s++ {
+		_, ok, err := c.Get(testKey(s))
+		if err != nil || ok != (s <= 2) {
+			t.Errorf("Get(%d) = %v, %v; want a hit only for seeds 1 and 2", s, ok, err)
+		}
+	}
+	var temps []string
+	filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
+		if err == nil && isTemp(d.Name()) {
+			temps = append(temps, p)
+		}
+		return err
+	})
+	if len(temps) != 1 || !strings.HasPrefix(filepath.Base(temps[0]), "."+testKey(3).Hash()+".json.tmp-") {
+		t.Fatalf("temporary files %v, want one of seed 3's entry", temps)
+	}
+	// The leftover holds the complete entry (the kill came after the
+	// write), yet nobody reads it.
+	if st := c.Stats(); st.Corrupt != 0 {
+		t.Fatalf("Stats = %+v", st)
+	}
+
+	// Young: kept (it might be a live writer's).
+	if n, err := c.Clean(time.Hour); n != 0 || err != nil {
+		t.Fatalf("Clean(1h) of a new temporary file = %d, %v; want 0, nil", n, err)
+	}
+	old := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(temps[0], old, old); err != nil {
+		t.Fatal(err)
+	}
+	// A truncated leftover of another writer, and a non-temporary file
+	// that Clean must not touch.
+	partial := filepath.Join(filepath.Dir(c.Path(testKey(1))), "."+testKey(1).Hash()+".json.tmp-x1")
+	os.WriteFile(partial, []byte(`{"format":1,"ke`), 0o644)
+	os.Chtimes(partial, old, old)
+	if n, err := c.Clean(time.Hour); n != 2 || err != nil {
+		t.Fatalf("Clean(1h) = %d, %v; want 2, nil", n, err)
+	}
+	if n := verifyAll(t, c); n != 2 {
+		t.Fatalf("%d entries after Clean, want 2", n)
+	}
+	if _, err := c.Clean(-time.Second); err == nil {
+		t.Fatal("Clean(-1s): want an error")
+	}
+	// Replayed, seed 3 is stored.
+	if err := c.Put(testKey(3), dungeonOutcome(3)); err != nil {
+		t.Fatal(err)
+	}
+	if n := verifyAll(t, c); n != 3 {
+		t.Fatalf("%d entries, want 3", n)
+	}
+}
+
+func ExampleCache() {
+	dir, _ := os.MkdirTemp("", "episodes")
+	defer os.RemoveAll(dir)
+	c, err := Open(dir)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	k := Key{Env: "dungeon@5b1e0c9d", Seed: 42, Prompt: "3f6c1f0e", Semantics: 1}
+	if _, ok, _ := c.Get(k); !ok {
+		// A miss: play the episode, then store its outcome.
+		o := envs.Outcome{Seed: 42, Score: 536, EndReason: "killed", Cause: "injury",
+			Metrics: []envs.MetricValue{{Num: 3}, {Str: "jackal"}, {Null: true}}}
+		if err := c.Put(k, o); err != nil {
+			fmt.Println(err)
+			return
+		}
+	}
+	o, ok, err := c.Get(k)
+	fmt.Println(ok, err, o.Score, o.Cause, o.Metrics)
+	fmt.Printf("%+v\n", c.Stats())
+	// Output:
+	// true <nil> 536 injury [{3  false} {0 jackal false} {0  true}]
+	// {Hits:1 Misses:1 Corrupt:0 Puts:1}
+}

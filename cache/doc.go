@@ -1,0 +1,109 @@
+// Package cache keeps episode outcomes in a content-addressed directory,
+// so that an episode already played (by this process, an earlier one or a
+// concurrent one) is not played again.
+//
+// An episode's outcome is a pure function of its [Key]: the environment and
+// its resolved configuration, the episode seed, the prompt version's content
+// hash, the agent, and evolve's episode semantics version. The cache maps
+// [Key.Hash] to the outcome; it never decides whether two episodes are the
+// same, the caller's key does.
+//
+// # Layout
+//
+// A cache directory holds one file per entry:
+//
+//	DIR/ab/abcdef0123...json
+//
+// named by the key's hash (64 lower-case hex digits) under a subdirectory
+// named by its first two digits, so that no directory holds more than
+// about 1/256 of the entries. Files whose names start with "." and contain
+// ".tmp-" are temporary files of a Put in progress, or left by a writer
+// that was killed; readers never open them and [Cache.Clean] removes the
+// stale ones. Every other file is ignored by readers except the exact path
+// of the key they look up.
+//
+// # Entry format
+//
+// An entry is one line of JSON (UTF-8, ending in a newline) with the
+// fields in this order:
+//
+//	{"format":1,
+//	 "key":{"env":"dungeon@1f3c…","seed":"42","prompt":"9ab0…","agent":"","semantics":1},
+//	 "outcome_sha256":"<hex SHA-256 of the outcome value's bytes>",
+//	 "outcome":{"seed":"42","score":536.5,"end_reason":"killed","cause":"injury",
+//	            "metrics":[3,1200,null,"jackal"],"error":"...","trajectory":{...}}}
+//
+// (shown wrapped; the file has no line break before its final newline).
+//
+//   - format is [Format]; any other value is a corrupt entry.
+//   - key holds the [Key]'s fields; seed is a decimal string, because JSON
+//     readers other than Go's lose the precision of integers above 2^53.
+//   - outcome_sha256 is the hex SHA-256 of the bytes of the outcome value
+//     exactly as they appear in the file, from its "{" to its "}".
+//   - outcome holds the envs.Outcome: seed (a decimal string, equal to the
+//     key's seed); score (a JSON number); end_reason; cause (never
+//     envs.CauseError: error episodes are not cached); metrics, omitted
+//     when the outcome has none, else one element per envs.MetricValue in
+//     order: null for a null value (its Num and Str are not stored), a JSON
+//     string for a value whose Str is not empty, else a JSON number (Num;
+//     so a string metric's "" is written 0 and read back as the same
+//     MetricValue); error, omitted when empty; trajectory, last, omitted when the
+//     outcome has none (nil, empty or the JSON null), else the raw JSON the
+//     environment reported, byte for byte (white space around the value
+//     trimmed), which encoding/json would have compacted.
+//
+// Numbers are written by encoding/json, which writes the shortest decimal
+// that parses back to the same float64 (strconv.FormatFloat with precision
+// -1), so every finite float64, -0 included, round-trips exactly; NaN and
+// ±Inf cannot be written and [Cache.Put] refuses them. The encoding is
+// deterministic: the same key and outcome give the same bytes in every
+// process, which is what makes concurrent writers of one key harmless.
+//
+// # Reading
+//
+// [Cache.Get] reads the entry's file and decodes it strictly: unknown
+// fields, trailing data, a format other than [Format], a stored key other
+// than the one asked for, a checksum that does not match, an outcome seed
+// other than the key's, an error episode, or a metric that is neither null,
+// a number nor a string make the entry corrupt. A corrupt entry is a miss:
+// Get removes it (if the file at the path is still the one it read) and
+// counts it in [Stats.Corrupt], and the caller replays the episode and puts
+// it again. Only an I/O error other than "does not exist" is an error.
+//
+// # Writing, concurrency and crashes
+//
+// [Cache.Put] writes the entry to a new temporary file in the entry's
+// subdirectory (created with O_EXCL under a random name, so writers never
+// share one) and renames it over the entry's path. rename(2) within a
+// directory is atomic, so a reader sees either no entry, the previous
+// entry, or the complete new one, never a partial one; two processes
+// putting the same key write identical bytes and the last rename wins.
+// A writer killed before its rename leaves only its temporary file, which
+// no reader opens; [Cache.Clean] removes temporary files older than a
+// given age.
+//
+// Put does not fsync. A process crash (kill -9) loses nothing that was
+// renamed, because the data is in the kernel's page cache; only an
+// operating-system crash or power loss can leave a renamed entry truncated
+// or empty on some file systems, and such an entry fails its checksum and
+// is replayed. An fsync of the file and its directory would add two
+// journal commits per episode to guard outcomes that are cheap to
+// recompute: on a 2-core VM with ext4, BenchmarkPut takes about 38 µs per
+// entry and BenchmarkPutSync 0.65 to 0.9 ms, where a dungeon episode plays
+// in about 450 µs (evaluate's BenchmarkEpisodes). A hit (BenchmarkGet)
+// costs about 16 µs, most of it JSON decoding, whether the cache holds
+// 1,000 entries or 100,000 (BenchmarkGet100k).
+//
+// Each Put, just before its rename, and each removal of a corrupt entry by
+// Get are write points of the fault-injection hook of
+// evolve/internal/atomicfile (named by the entry's path), so crash tests can
+// kill an eval in the middle of a cache write.
+//
+// # Invalidation
+//
+// Nothing is ever invalidated in place: a change of environment
+// configuration, prompt, agent or semantics version changes the key, so
+// old entries are simply never read again. A change of this package's
+// entry format or key encoding changes the key encoding's version tag (see
+// [Key.Hash]), with the same effect. Removing the directory is always safe.
+package cache
