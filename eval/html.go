@@ -7,8 +7,9 @@ import (
 
 // HTML renders the Markdown of an eval report (headings, pipe tables,
 // bullet lists and paragraphs, as the report writes them) as a
-// self-contained HTML page with title: no scripts, nothing fetched.
-func HTML(title, md string) string {
+// self-contained HTML page with title, and the SVG figures inline after
+// it: no scripts, nothing fetched.
+func HTML(title, md string, svgs ...[]byte) string {
 	var b strings.Builder
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html.EscapeString(title) + "</title>\n")
 	b.WriteString("<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}td.r{text-align:right}</style></head><body>\n")
@@ -65,6 +66,11 @@ func HTML(title, md string) string {
 	}
 	if inList {
 		b.WriteString("</ul>\n")
+	}
+	for _, svg := range svgs {
+		b.WriteString("<figure>\n")
+		b.Write(svg)
+		b.WriteString("</figure>\n")
 	}
 	b.WriteString("</body></html>\n")
 	return b.String()

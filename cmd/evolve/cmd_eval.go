@@ -186,7 +186,11 @@ Examples:
 				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.md"), []byte(md), 0o644); err != nil {
 					return err
 				}
-				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.html"), []byte(eval.HTML("Evaluation "+res.ID, md)), 0o644); err != nil {
+				svg, err := eval.PlotScores(res.Dir, res)
+				if err != nil {
+					return err
+				}
+				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.html"), []byte(eval.HTML("Evaluation "+res.ID, md, svg)), 0o644); err != nil {
 					return err
 				}
 				if err := gate.AppendStepSummary(gate.Markdown(checks, "evolve eval "+res.ID)); err != nil {
@@ -326,7 +330,7 @@ func evalMarkdown(res *eval.Result, checks []gate.Check) string {
 		b.WriteString("\n")
 		b.WriteString(gate.Markdown(checks, "Comparisons with the baseline"))
 	}
-	b.WriteString("\n## Versions\n\n")
+	b.WriteString("\n![Scores per version](plots/scores.png)\n\n## Versions\n\n")
 	for _, v := range res.Versions {
 		fmt.Fprintf(&b, "- %s: %s (content_sha256 %s)\n", v.Label, v.Source, v.Prompt.ContentSHA256)
 	}
