@@ -1,6 +1,8 @@
 package main
 
 import (
+	"evolve/internal/atomicfile"
+
 	"context"
 	"errors"
 	"flag"
@@ -157,6 +159,7 @@ func signalContext(ctx context.Context) (context.Context, func()) {
 			got.Store(sig)
 			fmt.Fprintf(os.Stderr, "evolve: %v: stopping after in-flight episodes and writing the checkpoint (send it again to exit now)\n", sig)
 			cancel(errors.New(signalName(sig))) // the cause the run records in its checkpoint
+			atomicfile.NoteInterrupt()          // for the test-only fault hook
 		case <-done:
 			return
 		}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // The test-only fault hook. Crash consistency is proved by fault
@@ -39,6 +40,17 @@ const (
 	// run has and what each one writes.
 	FaultLogEnv = "EVOLVE_FAULT_LOG"
 )
+
+// interrupted is closed by NoteInterrupt.
+var (
+	interrupted     = make(chan struct{})
+	interruptedOnce sync.Once
+)
+
+// NoteInterrupt tells the fault hook that the process has acted on an
+// interrupt (its context is cancelled). A signal handler calls it; the
+// hook's "sigint" action waits for it before the write goes on.
+func NoteInterrupt() { interruptedOnce.Do(func() { close(interrupted) }) }
 
 var fault struct {
 	sync.Mutex
@@ -77,6 +89,13 @@ func Point(name string) {
 	switch fault.action {
 	case "sigint":
 		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		// Go on writing only once the process has seen the signal, as a
+		// user's Ctrl-C would be seen between two writes: deterministic
+		// whatever the machine's load (see NoteInterrupt).
+		select {
+		case <-interrupted:
+		case <-time.After(30 * time.Second):
+		}
 	default:
 		syscall.Kill(os.Getpid(), syscall.SIGKILL)
 		select {} // SIGKILL cannot be caught; never go on writing

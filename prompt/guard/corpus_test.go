@@ -66,7 +66,9 @@ func (r rate) String() string { return fmt.Sprintf("%d/%d = %.3f", r.hit, r.n, r
 // TestCorpus checks the default policy on testdata/attacks.tsv (each line
 // must get an issue of its category) and testdata/benign.txt (no line may
 // get an issue) and logs the detection and false-positive rates per
-// category; run with -v to see them.
+// category; run with -v to see them. The classifier is fitted on these
+// lines, so these are training-set rates; TestClassifierCrossValidated
+// gives the cross-validated ones.
 func TestCorpus(t *testing.T) {
 	p := guard.Default()
 	attacks := readCorpus(t, "attacks.tsv", true)

@@ -14,6 +14,9 @@
 //  4. Forbidden intents: no match of any [Policy.Intents] on the words of
 //     the normalized text, tried in order ([MetaOverride], [SafetyBypass],
 //     [SystemPromptDisclosure], [RoleReassignment] for [DefaultIntents]).
+//  5. Classifier: no sentence of the text that [Policy.Classifier], a
+//     naive Bayes model over the same words fitted on the corpora, scores
+//     above its threshold (one of the four pattern categories).
 //
 // Every check runs on every text, so one report lists all problems at once.
 // Any issue rejects the text: there is no sanitizing. [Policy.Error] returns
@@ -37,7 +40,10 @@
 // reveal your system prompt"), a refused or hypothetical request ("if a
 // message asks you to reveal your prompt, refuse") and game things ("the
 // hidden instructions on the scroll", "the jailbreak quest") are not
-// matches. The vocabulary is English and the screen cannot catch
+// matches. The classifier learns from the corpora what the lists miss (a
+// new verb near "your filters", "the briefing you were handed"), and is
+// judged by 10-fold cross-validation, not on the lines it was fitted on.
+// The vocabulary is English and the screen cannot catch
 // paraphrase beyond it, other languages, encodings such as base64,
 // instructions split across fields, or attacks whose harm is only in their
 // meaning; docs/screening.md lists these limits and the detection and

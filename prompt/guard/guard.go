@@ -25,13 +25,17 @@ type Policy struct {
 	// Intents are the forbidden intents, tried in order after Patterns;
 	// nil means none.
 	Intents []Intent
+	// Classifier, if not nil, scores each sentence after the patterns
+	// and intents (see Classifier); nil means none.
+	Classifier *Classifier
 }
 
 // Default returns the policy the prompt store uses: at most
-// DefaultMaxChars characters per text, DefaultPatterns and
-// DefaultIntents.
+// DefaultMaxChars characters per text, DefaultPatterns, DefaultIntents
+// and DefaultClassifier.
 func Default() Policy {
-	return Policy{MaxChars: DefaultMaxChars, Patterns: DefaultPatterns(), Intents: DefaultIntents()}
+	return Policy{MaxChars: DefaultMaxChars, Patterns: DefaultPatterns(), Intents: DefaultIntents(),
+		Classifier: DefaultClassifier()}
 }
 
 // Text is one text to check and where it comes from.
@@ -74,14 +78,16 @@ type Issue struct {
 	Field string `json:"field"`
 	// Category is the kind of problem.
 	Category Category `json:"category"`
-	// Pattern is the Pattern.Name or Intent.Name that matched, "max_chars"
-	// for TooLong or "utf8" for InvalidEncoding.
+	// Pattern is the Pattern.Name or Intent.Name that matched,
+	// "classifier" for a sentence the Classifier flagged, "max_chars" for
+	// TooLong or "utf8" for InvalidEncoding.
 	Pattern string `json:"pattern"`
 	// Offset is the 0-based byte offset in the original text (not the
 	// normalized one) where the problem starts, in [0, len(text)]: the
-	// start of the first character of the match, the first byte
-	// past the character limit (the start of character MaxChars+1), or the
-	// first invalid or NUL byte.
+	// start of the first character of the match (for the classifier, of
+	// the sentence's first word), the first byte past the character limit
+	// (the start of character MaxChars+1), or the first invalid or NUL
+	// byte.
 	Offset int `json:"offset"`
 	// Line is the 1-based line of Offset; lines end at "\n".
 	Line int `json:"line"`
@@ -89,13 +95,15 @@ type Issue struct {
 	// points; each byte of an invalid UTF-8 sequence counts as one).
 	Column int `json:"column"`
 	// Match is the offending original text: the characters that the
-	// pattern's or intent's match was normalized from (hidden characters
-	// included), or the invalid or NUL byte. It is at most 80 bytes; a longer match is cut on a
-	// character boundary and ends with "…". It is "" for TooLong.
+	// pattern's or intent's match or the classifier's sentence was
+	// normalized from (hidden characters included), or the invalid or NUL
+	// byte. It is at most 80 bytes; a longer match is cut on a character
+	// boundary and ends with "…". It is "" for TooLong.
 	Match string `json:"match"`
 	// Msg is a one-line human explanation, e.g.
-	// `forbidden pattern jailbreak (safety_bypass): "jailbreak"` or
-	// "8213 characters, more than the limit of 8000".
+	// `forbidden pattern jailbreak (safety_bypass): "jailbreak"`,
+	// `classifier (safety_bypass): score 2.31 above 1.61: "Let your
+	// filters lapse"` or "8213 characters, more than the limit of 8000".
 	Msg string `json:"msg"`
 }
 
@@ -110,7 +118,8 @@ type Report struct {
 	Status Status `json:"status"`
 	// Issues are all issues found, in the order of the texts given, then by
 	// Offset, then by check (encoding, length, patterns in Policy order,
-	// then intents in Policy order). It is empty, never nil.
+	// then intents in Policy order, then the classifier). It is empty,
+	// never nil.
 	Issues []Issue `json:"issues"`
 }
 
@@ -160,16 +169,20 @@ func (p Policy) Error(texts ...Text) error {
 	return nil
 }
 
-// Check runs the encoding, length, pattern and intent checks on each text
-// and reports every issue found; no text is modified, and no check stops
-// the others. Patterns and intents see the text normalized (see
-// Normalize), and their issues point into the original text. Its time is
-// close to linear in the total length of the texts (the regexps are RE2;
-// an intent compares each trigger with the objects within its window),
-// about 0.2 µs per byte with the Default policy (BenchmarkCheck: 1.6 to
-// 1.9 ms for 8,000 characters on a 2-core machine, against 7.6 to 7.9 ms
-// for the 16 regexps the intents replaced). It is safe for concurrent use. It panics if a pattern has a nil Regexp or an
-// intent was not made by this package.
+// Check runs the encoding, length, pattern, intent and classifier checks
+// on each text and reports every issue found; no text is modified, and no
+// check stops the others. Patterns, intents and the classifier see the
+// text normalized (see Normalize), and their issues point into the
+// original text. Its time is close to linear in the total length of the
+// texts (the regexps are RE2; an intent compares each trigger with the
+// objects within its window; the classifier looks up each word and pair
+// of words once, or twice in a sentence of more than 40 words), about
+// 0.2 to 0.25 µs per byte with the Default policy (BenchmarkCheck: 1.7 to
+// 2.3 ms for 8,000 characters on a loaded 2-core machine, of which the
+// classifier is about 0.09 ms, BenchmarkClassify; BenchmarkCheckRules
+// runs without it; the 16 regexps the intents replaced took 7.6 to 7.9
+// ms). It is safe for concurrent use. It panics if a pattern has a nil
+// Regexp, or an intent or the classifier was not made by this package.
 func (p Policy) Check(texts ...Text) Report {
 	r := Report{Status: Valid, Issues: []Issue{}}
 	for _, t := range texts {
@@ -200,12 +213,14 @@ func (p Policy) check(t Text) []Issue {
 				Msg: fmt.Sprintf("%d characters, more than the limit of %d", n, p.MaxChars)})
 		}
 	}
+	var places []flagged // of the patterns' and intents' issues
 	found := func(name string, c Category, start, end int) {
+		places = append(places, flagged{c, start, end})
 		m := cut(s[start:end])
 		issues = append(issues, Issue{Category: c, Pattern: name, Offset: start,
 			Match: m, Msg: fmt.Sprintf("forbidden pattern %s (%s): %q", name, c, m)})
 	}
-	if len(p.Patterns) > 0 || len(p.Intents) > 0 {
+	if len(p.Patterns) > 0 || len(p.Intents) > 0 || p.Classifier != nil {
 		n := normalize(s)
 		for _, pat := range p.Patterns {
 			if pat.Regexp == nil {
@@ -224,7 +239,7 @@ func (p Policy) check(t Text) []Issue {
 			}
 		}
 		var toks []token
-		if len(p.Intents) > 0 {
+		if len(p.Intents) > 0 || p.Classifier != nil {
 			toks = tokenize(despace(n))
 		}
 		for _, in := range p.Intents {
@@ -234,6 +249,9 @@ func (p Policy) check(t Text) []Issue {
 			for _, m := range in.rule.find(toks) {
 				found(in.Name, in.Category, toks[m.from].start, toks[m.to-1].end)
 			}
+		}
+		if p.Classifier != nil {
+			issues = p.Classifier.classify(s, toks, places, issues)
 		}
 	}
 	slices.SortStableFunc(issues, func(a, b Issue) int { return cmp.Compare(a.Offset, b.Offset) })
