@@ -327,3 +327,41 @@ func FuzzParse(f *testing.F) {
 		}
 	})
 }
+
+// Variants: each overrides environment.params; a bad one is refused
+// naming its line and field; --set makes one per value.
+func TestEnvVariants(t *testing.T) {
+	c, err := Parse("exp.yaml", []byte("name: v\nvariants:\n  - {name: short, params: {max_turns: 1000}}\n  - {name: long, params: {max_turns: 3000}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	vs, err := c.EnvVariants(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || vs[0].Name != "short" || vs[1].Name != "long" || vs[0].Identity == vs[1].Identity {
+		t.Fatalf("variants %+v", vs)
+	}
+	same, _ := DefaultConfig().EnvVariants([]string{"environment.params.max_turns=3000"})
+	if len(same) != 1 || same[0].Identity != vs[1].Identity || same[0].Name != "max_turns=3000" {
+		t.Errorf("--set max_turns=3000: %+v, want the identity of the long variant", same)
+	}
+	two, err := DefaultConfig().EnvVariants([]string{"environment.params.max_turns=1000,3000", "environment.params.max_depth=5,10"})
+	if err != nil || len(two) != 4 || two[3].Name != "max_turns=3000,max_depth=10" {
+		t.Errorf("two sets: %v %v", two, err)
+	}
+	for set, want := range map[string]string{
+		"max_turns=5":                        `--set "max_turns=5": want environment.params.KEY=VALUE`,
+		"environment.params.max_turns=5":     "max_turns: 5 is out of range",
+		"environment.params.max_turnz=1000":  `unknown key "max_turnz"`,
+		"environment.params.max_turns=1000,": "an empty value",
+	} {
+		if _, err := DefaultConfig().EnvVariants([]string{set}); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("--set %s: %v, want %q", set, err, want)
+		}
+	}
+	bad, _ := Parse("exp.yaml", []byte("name: v\nvariants:\n  - {name: a, params: {max_turns: 1000}}\n  - {name: a, params: {max_turns: 5}}\n"))
+	if _, err := bad.EnvVariants(nil); err == nil || !strings.Contains(err.Error(), `exp.yaml:4: variants[1].name: "a" is given twice`) {
+		t.Errorf("repeated name: %v", err)
+	}
+}

@@ -110,6 +110,16 @@ func (c *Config) Check(out string) (*Inputs, error) {
 			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", where(e), e, c.Environment.Name)
 		}
 	}
+	if len(c.Variants) > 0 {
+		if _, err := c.EnvVariants(nil); err != nil { // evolve eval's environments
+			var se *strictyaml.Error
+			if errors.As(err, &se) {
+				problems = append(problems, se)
+			} else {
+				bad("variants", "%v", err)
+			}
+		}
+	}
 	if in.Gate, err = c.Gate(); err != nil {
 		bad("acceptance", "%v", err)
 	}

@@ -63,6 +63,11 @@ func (c *Config) EnvVariants(sets []string) ([]EnvVariant, error) {
 			if !ok || !isParam || param == "" || strings.Contains(param, ".") || vals == "" {
 				return nil, fmt.Errorf("--set %q: want environment.params.KEY=VALUE[,VALUE...]", s)
 			}
+			for _, v := range strings.Split(vals, ",") {
+				if strings.TrimSpace(v) == "" {
+					return nil, fmt.Errorf("--set %q: an empty value (want environment.params.KEY=V1,V2,...)", s)
+				}
+			}
 			var next []spec
 			for _, cmb := range combos {
 				for _, v := range strings.Split(vals, ",") {
@@ -125,8 +130,10 @@ func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environme
 		merged = cloneNode(&c.Environment.Params)
 	}
 	for i := 0; i+1 < len(overrides.Content); i += 2 {
-		k, v := overrides.Content[i], overrides.Content[i+1]
-		setNode(merged, k.Value, v)
+		setPair(merged, overrides.Content[i], overrides.Content[i+1])
+	}
+	if overrides.Line > 0 {
+		merged.Line, merged.Column = overrides.Line, overrides.Column // problems point at the variant
 	}
 	params := f.Config()
 	if err := strictyaml.DecodeNode(c.file, prefix, merged, params); err != nil {
@@ -167,15 +174,21 @@ func cloneNode(n *yaml.Node) *yaml.Node {
 	return &c
 }
 
-// setNode sets key of mapping m to v, replacing an existing value.
-func setNode(m *yaml.Node, key string, v *yaml.Node) {
+// setPair sets the key k of mapping m to v, replacing an existing pair
+// (so that both nodes, with their lines, are the override's).
+func setPair(m, k, v *yaml.Node) {
 	for i := 0; i+1 < len(m.Content); i += 2 {
-		if m.Content[i].Value == key {
-			m.Content[i+1] = v
+		if m.Content[i].Value == k.Value {
+			m.Content[i], m.Content[i+1] = k, v
 			return
 		}
 	}
-	m.Content = append(m.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
+	m.Content = append(m.Content, k, v)
+}
+
+// setNode sets key of mapping m to v.
+func setNode(m *yaml.Node, key string, v *yaml.Node) {
+	setPair(m, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: key}, v)
 }
 
 // setKey sets key of mapping m to the scalar text, typed as YAML would
