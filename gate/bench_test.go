@@ -1,0 +1,41 @@
+package gate
+
+import (
+	"io"
+	"testing"
+)
+
+// BenchmarkCompare: one version against the baseline on the test split's
+// 1000 seeds (paired signed-rank, or U with the full baseline), A12 and the
+// HL shift with its asymptotic CI included.
+func BenchmarkCompare(b *testing.B) {
+	base := []Sample{sample("main", "", game(1000, 0, 1))}
+	cand := []Sample{sample("pr", "", game(1000, -5, 2))}
+	for _, test := range []string{TestSignedRank, TestMWU, "a12"} {
+		cfg := Config{Test: test}
+		if test == "a12" {
+			cfg = Config{MarginA12: 0.05}
+		}
+		b.Run(test, func(b *testing.B) {
+			for b.Loop() {
+				if _, err := Compare(base, cand, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkOutputs: JUnit, Markdown and JSON of 5 checks.
+func BenchmarkOutputs(b *testing.B) {
+	checks := fixture(b)
+	for b.Loop() {
+		if err := WriteJUnit(io.Discard, "", checks); err != nil {
+			b.Fatal(err)
+		}
+		_ = Markdown(checks, "")
+		if _, err := JSON(checks); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -1,0 +1,42 @@
+// Package gate decides whether evaluated prompt versions regressed against a
+// baseline evaluated on the same seeds, and writes the verdict in the forms
+// CI systems read.
+//
+// # Steps
+//
+//  1. [Compare] matches each candidate [Sample] with the baseline sample of
+//     the same environment variant, pairs the observations by (seed, repeat)
+//     when it can, and runs one one-sided test per candidate: "is the
+//     candidate worse than the baseline" or, with a non-inferiority margin,
+//     "worse by more than the margin" (see Compare for the tests and their
+//     sources).
+//  2. It adjusts the p-values across the candidates of each variant (the
+//     family; Holm by default) and marks a [Check] as a regression when the
+//     adjusted p-value is below the family-wise level.
+//  3. [WriteJUnit] writes one JUnit test case per check (failed on
+//     regression), [Markdown] a pull-request comment,
+//     [AppendStepSummary] appends that comment to a GitHub Actions step
+//     summary, and [JSON] the checks for --json.
+//
+// The statistics themselves (rank tests, A12, the Hodges-Lehmann shift,
+// Holm's adjustment) are package stats'; this package chooses and combines
+// them.
+//
+// # Conventions
+//
+// Higher scores are better. "Candidate" is the version under test,
+// "baseline" the reference it must not fall behind (e.g. main's last
+// evaluation, kept as a CI artifact). Differences and shifts are candidate
+// minus baseline, so a negative value means the candidate scores less.
+//
+// # Errors and warnings
+//
+// Bad input returns an error wrapping one of [ErrConfig], [ErrSample],
+// [ErrNoBaseline], [ErrTooFew] or [ErrUnpaired] (test with errors.Is), and
+// naming the variant and version at fault. Statistical caveats that do not
+// stop the gate (a fallback from the paired test, ties, a small sample for
+// the normal approximation) are in [Check].Warnings.
+//
+// Everything is deterministic: the same inputs give the same checks and
+// byte-identical outputs, in the order of the candidates given.
+package gate

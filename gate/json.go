@@ -1,0 +1,100 @@
+package gate
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+)
+
+// checkJSON is the JSON form of a Check; non-finite numbers are null.
+type checkJSON struct {
+	Version      string   `json:"version"`
+	Variant      string   `json:"variant"`
+	N            int      `json:"n"`
+	NBaseline    int      `json:"n_baseline"`
+	NPaired      int      `json:"n_paired"`
+	Mean         *float64 `json:"mean"`
+	BaselineMean *float64 `json:"baseline_mean"`
+	MeanDiff     *float64 `json:"mean_diff"`
+	Test         string   `json:"test"`
+	Statistic    *float64 `json:"statistic"`
+	P            *float64 `json:"p"`
+	PAdj         *float64 `json:"p_adj"`
+	A12          *float64 `json:"a12"`
+	HLShift      *float64 `json:"hl_shift"`
+	HLLow        *float64 `json:"hl_low"`
+	HLHigh       *float64 `json:"hl_high"`
+	Margin       float64  `json:"margin"`
+	MarginA12    float64  `json:"margin_a12"`
+	Alpha        float64  `json:"alpha"`
+	Correction   string   `json:"correction"`
+	Regression   bool     `json:"regression"`
+	Message      string   `json:"message"`
+	Warnings     []string `json:"warnings"`
+}
+
+func finite(v float64) *float64 {
+	if math.IsNaN(v) || math.IsInf(v, 0) {
+		return nil
+	}
+	return &v
+}
+
+// MarshalJSON encodes c as an object with the snake_case keys version,
+// variant, n, n_baseline, n_paired, mean, baseline_mean, mean_diff, test,
+// statistic, p, p_adj, a12, hl_shift, hl_low, hl_high, margin,
+// margin_a12, alpha, correction, regression, message and warnings (an
+// array, [] when there are none), each Check field under the key of its
+// name. NaN and ±Inf (an HL interval that could not be computed, the z of
+// a degenerate A12 test) are null.
+func (c Check) MarshalJSON() ([]byte, error) {
+	w := c.Warnings
+	if w == nil {
+		w = []string{}
+	}
+	return marshal(checkJSON{
+		Version: c.Version, Variant: c.Variant,
+		N: c.N, NBaseline: c.NBaseline, NPaired: c.NPaired,
+		Mean: finite(c.Mean), BaselineMean: finite(c.BaselineMean), MeanDiff: finite(c.MeanDiff),
+		Test: c.Test, Statistic: finite(c.Statistic),
+		P: finite(c.P), PAdj: finite(c.PAdj), A12: finite(c.A12),
+		HLShift: finite(c.HLShift), HLLow: finite(c.HLLow), HLHigh: finite(c.HLHigh),
+		Margin: c.Margin, MarginA12: c.MarginA12, Alpha: c.Alpha, Correction: c.Correction,
+		Regression: c.Regression, Message: c.Message, Warnings: w,
+	}, "")
+}
+
+// marshal encodes v without HTML escaping (messages hold "<" and ">="),
+// indented by indent when it is not empty, ending in a newline.
+func marshal(v any, indent string) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if indent != "" {
+		enc.SetIndent("", indent)
+	}
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// JSON returns checks as an indented JSON document ending in a newline:
+// {"regressions": K, "checks": [...]}, K the number of checks with
+// Regression set and each check as Check.MarshalJSON writes it, in order
+// ([] when checks is empty). The keys are stable.
+func JSON(checks []Check) ([]byte, error) {
+	doc := struct {
+		Regressions int     `json:"regressions"`
+		Checks      []Check `json:"checks"`
+	}{Checks: checks}
+	if doc.Checks == nil {
+		doc.Checks = []Check{}
+	}
+	for _, c := range checks {
+		if c.Regression {
+			doc.Regressions++
+		}
+	}
+	return marshal(doc, "  ")
+}
