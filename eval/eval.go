@@ -395,6 +395,9 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 			}
 			if err := e.phase(ctx, runner, v, ver); err != nil {
 				runner.Close()
+				if ctx.Err() != nil {
+					return nil, fmt.Errorf("eval interrupted after %d finished phase(s); resume with: evolve eval --resume %s: %w", len(e.ck.Done), e.dir, err)
+				}
 				return nil, err
 			}
 			e.ck.Done = append(e.ck.Done, phaseKey(v.Name, ver.Label))

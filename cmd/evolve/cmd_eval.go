@@ -170,7 +170,7 @@ Examples:
 				}
 				if err != nil {
 					if ctx.Err() != nil {
-						return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%w; resume with: evolve eval --resume DIR", err)}
+						return &exitError{code: interruptCode(ctx), err: err}
 					}
 					return err
 				}

@@ -249,9 +249,14 @@ func TestEvalKillResume(t *testing.T) {
 		t.Fatalf("reference: exit %d\n%s", code, stderr)
 	}
 	f, _ := os.Open(log)
-	n := 0
+	n, checkpoints, afterPhase1 := 0, 0, 0
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		n++
+		if strings.HasSuffix(sc.Text(), "checkpoint.json") {
+			if checkpoints++; checkpoints == 2 {
+				afterPhase1 = n // the checkpoint of the first phase
+			}
+		}
 	}
 	f.Close()
 	if n < 6 {
@@ -260,6 +265,28 @@ func TestEvalKillResume(t *testing.T) {
 	want := map[string][]byte{}
 	for _, name := range []string{"episodes.parquet", "summary.parquet", "prompts/v1.0.0.yaml", "prompts/v1.0.1.yaml"} {
 		want[name], _ = os.ReadFile(filepath.Join(ref, name))
+	}
+	// SIGINT while the first phase's checkpoint is written: exit 130,
+	// then --resume completes it.
+	{
+		dir := filepath.Join(t.TempDir(), "eval")
+		code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(afterPhase1), atomicfile.FaultActionEnv + "=sigint"},
+			append([]string{args[0], "--dir", dir}, args[1:]...)...)
+		if code != exitInterrupted || !strings.Contains(stderr, "evolve eval --resume "+dir) {
+			t.Fatalf("SIGINT: exit %d, want %d naming how to resume\n%s", code, exitInterrupted, stderr)
+		}
+		if code, _, stderr := evolveProc(t, nil, "eval", "--quiet", "--no-cache", "--resume", dir); code != 0 {
+			t.Fatalf("resume after SIGINT: exit %d\n%s", code, stderr)
+		}
+		for name, w := range want {
+			if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != string(w) {
+				t.Errorf("after SIGINT and --resume: %s differs", name)
+			}
+		}
+		code, stdout, _ := evolveProc(t, nil, "eval", "--resume", dir)
+		if code != 0 || !strings.Contains(stdout, "already finished") {
+			t.Errorf("resume of a finished eval: exit %d, %q", code, stdout)
+		}
 	}
 	for k := 1; k <= n; k++ {
 		dir := filepath.Join(t.TempDir(), "eval")
