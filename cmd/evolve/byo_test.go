@@ -177,8 +177,8 @@ func TestFaultyProcessRun(t *testing.T) {
 environment:
   name: process
   command: [python3, faulty.py]
-  episode_timeout: 2s
-  message_timeout: 1s
+  episode_timeout: 6s
+  message_timeout: 3s
 seeds: seeds
 base_prompt: base.yaml
 max_generations: 1

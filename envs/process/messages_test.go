@@ -19,7 +19,7 @@ func TestBadPrograms(t *testing.T) {
 	py := python3(t)
 	bad := func(mode string) Config {
 		c := testConfig("testdata", py, "bad.py", mode)
-		c.StartupTimeout = Duration(time.Second)
+		c.StartupTimeout = Duration(3 * time.Second)
 		return c
 	}
 	stepNoOutcome := bad("step-no-outcome")
@@ -35,7 +35,7 @@ func TestBadPrograms(t *testing.T) {
 		{"-Infinity metric", bad("inf-metric"), true,
 			`"gain": -Infinity: NaN, Infinity and -Infinity are not JSON`},
 		{"hello never flushed", bad("no-flush"), false,
-			"hello: process timed out: no answer within startup_timeout 1s; did it flush stdout after each line? (Python: print(..., flush=True) or sys.stdout.flush())"},
+			"hello: process timed out: no answer within startup_timeout 3s; did it flush stdout after each line? (Python: print(..., flush=True) or sys.stdout.flush())"},
 		{"hello without id", bad("no-id"), false,
 			`hello: protocol violation: the hello response has no id (want "id":0, the hello request's id): "{\"type\": \"hello\"`},
 		{"done without outcome", stepNoOutcome, true,
@@ -133,7 +133,7 @@ func TestCheckMessages(t *testing.T) {
 func TestKillLog(t *testing.T) {
 	py := python3(t)
 	cfg := testConfig("testdata", py, "faulty.py")
-	cfg.MessageTimeout = Duration(500 * time.Millisecond)
+	cfg.MessageTimeout = Duration(2 * time.Second) // headroom for a loaded CI machine; a hang still ends in 2 s
 	cfg.StderrDir = t.TempDir()
 	e := newEnv(t, cfg)
 	p := newPlayer(t, e, 0)
@@ -168,7 +168,7 @@ time.sleep(60)`)
 		want []string // in this order
 	}{
 		{"process-0.log", []string{
-			`evolve: killing environment process `, ` and its process group: play (seed 5): process timed out: no answer within message_timeout 500ms; the request was "{\"id\":1,\"type\":\"play\",\"seed\":5,\"params\":{\"x\":0.5},\"prompt\":null}"`,
+			`evolve: killing environment process `, ` and its process group: play (seed 5): process timed out: no answer within message_timeout 2s; the request was "{\"id\":1,\"type\":\"play\",\"seed\":5,\"params\":{\"x\":0.5},\"prompt\":null}"`,
 			"\nevolve: environment process ", " ended: signal: killed\n",
 			`and its process group: play (seed 7): protocol violation: want a JSON object, got "Loading model weights... done"`, `; the request was "{\"id\":1,\"type\":\"play\",\"seed\":7,`,
 			" ended: signal: killed\n",
