@@ -1,6 +1,7 @@
 package dungeon
 
 import (
+	"strings"
 	"testing"
 )
 
@@ -154,5 +155,45 @@ func TestConfigValidate(t *testing.T) {
 	}
 	if err := DefaultConfig().Validate(); err != nil {
 		t.Errorf("default config invalid: %v", err)
+	}
+}
+
+// The text view: the hero in the middle of the window, the status lines,
+// glyphs only of what was seen, and the same text for the same state.
+func TestText(t *testing.T) {
+	e := newEnv(t)
+	g := e.NewEpisode().(*game)
+	g.Reset(7)
+	txt := g.Text(5)
+	lines := strings.Split(txt, "\n")
+	if len(lines) < 4 || !strings.HasPrefix(lines[len(lines)-2], "Dlvl:1 $:0 HP:16(16) Xp:1/0 T:0") ||
+		lines[len(lines)-1] != "Carrying: 0 food ration(s), 1 potion(s) of healing" {
+		t.Fatalf("text:\n%s", txt)
+	}
+	if strings.Count(txt, "@") != 1 {
+		t.Errorf("want one hero:\n%s", txt)
+	}
+	g2 := e.NewEpisode().(*game)
+	g2.Reset(7)
+	if g2.Text(5) != txt {
+		t.Error("Text is not a function of the state")
+	}
+	for i := 0; i < 40; i++ {
+		g.Step(ActExplore)
+	}
+	if g.Text(5) == txt {
+		t.Error("the view did not change after 40 turns of exploring")
+	}
+	g.nutrition = 100
+	if !strings.Contains(g.Text(3), " Hungry") {
+		t.Errorf("no Hungry status:\n%s", g.Text(3))
+	}
+	for _, c := range []struct {
+		n    int
+		want string
+	}{{151, ""}, {150, "Hungry"}, {51, "Hungry"}, {50, "Weak"}, {1, "Weak"}, {0, "Fainting"}} {
+		if got := hungerStatus(c.n); got != c.want {
+			t.Errorf("hungerStatus(%d) = %q, want %q", c.n, got, c.want)
+		}
 	}
 }
