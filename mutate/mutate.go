@@ -40,6 +40,12 @@ type Mutation struct {
 	// Cause is the failure cause this mutation addresses ("injury", ...),
 	// or "" when it was proposed to fill up the candidates.
 	Cause string
+	// TextEdit is true for a text mutation (ProposeRules): Rules holds the
+	// prompt's complete new rules_constraints, Params is nil (the
+	// parameters are unchanged), and a candidate version gets a major bump
+	// (a frozen part changed, see prompt.BumpFor).
+	TextEdit bool
+	Rules    []string
 }
 
 // The remedy operations.
