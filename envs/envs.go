@@ -107,6 +107,13 @@ type Info struct {
 	// Fill is the default list of remedies that fill a generation up to
 	// its candidates when the causes' remedies are too few.
 	Fill []string `json:"fill,omitempty" yaml:"fill,omitempty"`
+	// Rules, if not empty, is the library of rules a text mutation may add
+	// to a prompt's rules_constraints, by failure cause (see
+	// mutate.ProposeRules); it is used only when ReadsText.
+	Rules map[string][]string `json:"rules,omitempty" yaml:"rules,omitempty"`
+	// ReadsText is true when the agent reads the prompt's text (an LLM
+	// agent): text mutations are then proposed beside parameter ones.
+	ReadsText bool `json:"reads_text,omitempty" yaml:"reads_text,omitempty"`
 }
 
 // CauseNames returns the declared causes' names in order.

@@ -17,6 +17,7 @@ import (
 	"evolve/failure"
 	"evolve/mutate"
 	"evolve/prompt"
+	"evolve/prompt/guard"
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/stats"
@@ -604,6 +605,14 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	if err != nil {
 		return gen, nil, nil, fmt.Errorf("generation %d: proposing mutations: %w", g, err)
 	}
+	if r.info.ReadsText && len(r.info.Rules) > 0 {
+		// Text mutations first: they change what the model reads.
+		text := mutate.ProposeRules(gen.Failures, inc.RulesConstraints, r.info.Rules, mcfg.Candidates, guard.Default())
+		muts = append(text, muts...)
+		if len(muts) > mcfg.Candidates {
+			muts = muts[:mcfg.Candidates]
+		}
+	}
 	if skip := r.cfg.Mutation.Candidates * stall; skip < len(muts) {
 		muts = muts[skip:]
 	} else {
@@ -620,7 +629,10 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	versions := make([]prompt.Version, len(muts))
 	for i, m := range muts {
 		bump := prompt.BumpPatch
-		if m.Reorder {
+		switch {
+		case m.TextEdit:
+			bump = prompt.BumpMajor // rules_constraints are a frozen part (prompt.BumpFor)
+		case m.Reorder:
 			bump = prompt.BumpMinor
 		}
 		versions[i] = prompt.NextVersion(inc.Version, bump, existing)
@@ -629,7 +641,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	candVal := make([][]float64, len(muts))
 	candOuts := make([][]envs.Outcome, len(muts))
 	for i, m := range muts {
-		draft := inc.Derive(versions[i], m.Params, prompt.MutationRecord{Version: versions[i], PrevVersion: inc.Version,
+		draft := derive(inc, versions[i], m, prompt.MutationRecord{Version: versions[i], PrevVersion: inc.Version,
 			Operator: m.Operator, Description: m.Description, Timestamp: r.now()}, r.now())
 		if candOuts[i], err = r.playRaw(ctx, g, PhaseVal, draft, r.seeds.Val); err != nil {
 			return gen, nil, nil, err
@@ -669,7 +681,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 				Accepted:         i == dec.Accepted,
 			},
 		}
-		cand := inc.Derive(versions[i], m.Params, rec, r.now())
+		cand := derive(inc, versions[i], m, rec, r.now())
 		if err := r.writeVersion(cand); err != nil {
 			return gen, nil, nil, err
 		}
@@ -768,3 +780,14 @@ func (r *run) export(ctx context.Context, res *Result) error {
 
 // GoVersion is the Go toolchain the binary was built with.
 func GoVersion() string { return runtime.Version() }
+
+// derive is inc's child of mutation m: its parameters, or for a text
+// mutation its rules, replaced.
+func derive(inc *prompt.Prompt, v prompt.Version, m mutate.Mutation, rec prompt.MutationRecord, ts time.Time) *prompt.Prompt {
+	if !m.TextEdit {
+		return inc.Derive(v, m.Params, rec, ts)
+	}
+	c := inc.Derive(v, inc.PolicyParameters, rec, ts)
+	c.RulesConstraints = append([]string(nil), m.Rules...)
+	return c
+}
