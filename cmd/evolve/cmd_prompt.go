@@ -22,8 +22,8 @@ import (
 func init() {
 	register(&command{
 		name:     "prompt",
-		synopsis: "inspect and manage a prompt store: list, show, log, diff, branch, rollback, migrate, validate",
-		usage:    "<list|show|log|diff|branch|rollback|migrate|validate> [flags] [arguments]",
+		synopsis: "inspect and manage a prompt store: list, show, render, log, diff, branch, rollback, migrate, validate",
+		usage:    "<list|show|render|log|diff|branch|rollback|migrate|validate> [flags] [arguments]",
 		help:     promptHelp(),
 		// evolve prompt --store DIR SUB ...: flags after SUB are SUB's.
 		subcommands: true,
@@ -90,6 +90,7 @@ Subcommands (evolve prompt SUBCOMMAND --help for each):
 
 	list                      every prompt and branch with its HEAD
 	show REF                  a version's YAML (--resolved: with inheritance applied; --render: as text)
+	render REF                the messages a model reads: layers, XML sections, placeholders, tokens
 	log [REF]                 the lineage: versions, edges, mutations, acceptance evidence
 	diff A B                  structured differences of parameters and sections
 	branch REF NAME           fork a version into a new branch

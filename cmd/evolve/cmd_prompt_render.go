@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"gopkg.in/yaml.v3"
+
+	"evolve/envs"
+	"evolve/prompt"
+	"evolve/prompt/render"
+)
+
+func init() {
+	registerPromptSub(&promptSub{
+		name: "render", usage: "REF",
+		help: `
+Print the version REF names (or "embedded", the embedded base prompt) as
+the messages a language model reads: the system message (the guardrail
+layer first, then the task, rules, skills and policy parameters, then the
+sections as XML blocks in their declared order), the history, and the
+turn's user message.
+
+--phase says how far placeholders are resolved: static ({{slug}},
+{{version}}, ...), computed (also {{param.NAME}}, {{env.name}},
+{{causes}}) or runtime (also {{observation}}, {{turn}}, {{history}} and
+every value of --vars). Later phases' placeholders are printed as
+written. The default is runtime with --vars, else computed. An
+unresolved placeholder is an error naming it and its phase.
+
+--vars FILE is a YAML or JSON file of the turn (unknown keys are errors):
+
+	turn: 12
+	observation: |
+	  |..<.@d.|
+	  HP:10(12) Hungry
+	history:
+	  - {role: user, content: "Turn 11. ..."}
+	  - {role: assistant, content: fight}
+	vars: {session_context: "Level 1"}
+
+--max-prompt-tokens N drops history oldest first, then cuts the user
+message, to fit N cl100k_base tokens. --tokens prints only the token
+count (cl100k_base, with the chat overhead of each message). --json
+prints {"phase", "turn", "system", "messages", "tokens", "system_tokens",
+"history_tokens", "runtime_tokens", "dropped", "truncated"}.`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			varsFile := fs.String("vars", "", "the turn's runtime values: a YAML or JSON `FILE` (turn, observation, history, vars)")
+			phaseName := fs.String("phase", "", "resolve placeholders up to `PHASE`: static, computed or runtime (default runtime with --vars, else computed)")
+			tokens := fs.Bool("tokens", false, "print only the cl100k_base token count")
+			envName := fs.String("env", "dungeon", "the environment `NAME` of {{env.name}} and {{causes}} (\"\" for none)")
+			maxTokens := fs.Int("max-prompt-tokens", 0, "the token budget `N` (0 for none)")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one REF, got %d arguments", len(args))
+				}
+				phase := render.PhaseComputed
+				if *varsFile != "" {
+					phase = render.PhaseRuntime
+				}
+				if *phaseName != "" {
+					var err error
+					if phase, err = render.ParsePhase(*phaseName); err != nil {
+						return usagef("--phase: %v", err)
+					}
+				}
+				if *maxTokens < 0 {
+					return usagef("--max-prompt-tokens must be >= 0 (0 for none), got %d", *maxTokens)
+				}
+				var rt render.Runtime
+				if *varsFile != "" {
+					if phase != render.PhaseRuntime {
+						return usagef("--vars gives runtime values: it needs --phase runtime, not %s", phase)
+					}
+					var err error
+					if rt, err = readRenderVars(*varsFile); err != nil {
+						return err
+					}
+				}
+				p, err := renderPrompt(o, args[0])
+				if err != nil {
+					return err
+				}
+				opts := render.Options{MaxPromptTokens: *maxTokens}
+				if *envName != "" {
+					if opts.Env, err = renderEnv(*envName); err != nil {
+						return err
+					}
+				}
+				r, err := render.New(p, opts)
+				if err != nil {
+					return err
+				}
+				var out render.Rendered
+				if phase == render.PhaseRuntime {
+					out, err = r.Turn(rt)
+				} else {
+					out, err = r.Preview(phase)
+				}
+				if err != nil {
+					return err
+				}
+				switch {
+				case o.json:
+					return printJSON(env.stdout, struct {
+						Phase render.Phase `json:"phase"`
+						render.Rendered
+					}{phase, out})
+				case *tokens:
+					_, err = fmt.Fprintf(env.stdout, "%d tokens (%s: system %d, history %d, runtime %d, reply %d); dropped %d, truncated %v\n",
+						out.Tokens, render.Encoding, out.SystemTokens, out.HistoryTokens, out.RuntimeTokens, render.ReplyOverhead, out.Dropped, out.Truncated)
+					return err
+				}
+				for _, m := range out.Messages {
+					if _, err := fmt.Fprintf(env.stdout, "=== %s\n%s\n", m.Role, m.Content); err != nil {
+						return err
+					}
+				}
+				return nil
+			}
+		},
+	})
+}
+
+// renderPrompt returns the resolved prompt REF names: "embedded" is the
+// embedded base prompt, anything else a store ref (see cliRef).
+func renderPrompt(o *promptOpts, arg string) (*prompt.Prompt, error) {
+	if arg == "embedded" {
+		return prompt.Base(), nil
+	}
+	s, g, err := o.openGraph()
+	if err != nil {
+		return nil, err
+	}
+	ref, err := cliRef(g, arg)
+	if err != nil {
+		return nil, err
+	}
+	res, err := s.Resolve(ref)
+	if err != nil {
+		return nil, err
+	}
+	return res.Prompt, nil
+}
+
+// renderEnv returns the name and causes of the registered environment
+// name, built with its default configuration.
+func renderEnv(name string) (render.Env, error) {
+	f, err := envs.Lookup(name)
+	if err != nil {
+		return render.Env{}, fmt.Errorf("--env: %w", err)
+	}
+	e, err := f.New(f.Config())
+	if err != nil {
+		return render.Env{}, fmt.Errorf("--env %s: %w", name, err)
+	}
+	info := e.Info()
+	return render.Env{Name: info.Name, Causes: info.CauseNames()}, nil
+}
+
+// readRenderVars decodes a --vars file strictly (YAML, of which JSON is
+// a subset): unknown keys and trailing documents are errors naming the
+// file.
+func readRenderVars(path string) (render.Runtime, error) {
+	var rt render.Runtime
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return rt, fmt.Errorf("--vars: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&rt); err != nil && !errors.Is(err, io.EOF) {
+		return rt, fmt.Errorf("--vars %s: %w", path, err)
+	}
+	var extra any
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return rt, fmt.Errorf("--vars %s: more than one document", path)
+	}
+	return rt, nil
+}
