@@ -34,6 +34,15 @@ var dungeonMetrics = []envs.Metric{
 	{Name: "turns_wait", Type: envs.Int, Unit: "turns", Description: "turns spent waiting or resting"},
 }
 
+// DungeonRules is the dungeon's rule library: for each failure cause,
+// rules a model that reads the prompt may be given, most direct first.
+var DungeonRules = map[string][]string{
+	"starvation":  {"Eat as soon as the status line shows Hungry.", "Never let the status line reach Weak while you carry food."},
+	"injury":      {"When HP falls below half of its maximum, quaff a potion of healing or step away before exploring further.", "Rest until HP is full before taking the stairs."},
+	"combat_loss": {"Do not keep fighting a monster while your HP is below a third; flee instead.", "Attack only monsters whose letter is lower case."},
+	"entrapment":  {"After about 150 turns on a level, stop exploring and head for the down staircase.", "If the map around you has not changed for several turns, take the stairs."},
+}
+
 // DungeonInfo is what the dungeon played by the scripted agent declares:
 // its four failure causes, its metric columns, Schema, and the mutation
 // table of the reference design:
@@ -102,6 +111,8 @@ func DungeonOutcome(o *dungeon.Outcome) envs.Outcome {
 type DungeonEnv struct {
 	env        *dungeon.Env
 	stepBudget int
+	model      ChatModel // set by UseLLM: a language model plays instead of Scripted
+	llmOpt     LLMOptions
 }
 
 // NewDungeonEnv returns the dungeon with configuration c played by the
@@ -121,11 +132,25 @@ func NewDungeonEnv(c dungeon.Config) (*DungeonEnv, error) {
 func (e *DungeonEnv) SetStepBudget(n int) { e.stepBudget = n }
 
 // Info implements envs.Environment.
-func (e *DungeonEnv) Info() envs.Info { return DungeonInfo() }
+func (e *DungeonEnv) Info() envs.Info {
+	info := DungeonInfo()
+	if e.model != nil {
+		info.Metrics = append(info.Metrics, LLMMetrics...)
+		info.ReadsText, info.Rules = true, DungeonRules
+	}
+	return info
+}
 
 // NewPlayer implements envs.Environment: a player with its own episode
 // state (about 60 KB), reused across episodes.
 func (e *DungeonEnv) NewPlayer(int) (envs.Player, error) {
+	if e.model != nil {
+		opt := e.llmOpt
+		if opt.MaxTurns == 0 {
+			opt.MaxTurns = e.stepBudget
+		}
+		return &llmPlayer{ep: e.env.NewEpisode(), model: e.model, opt: opt}, nil
+	}
 	return &dungeonPlayer{ep: e.env.NewEpisode(), budget: e.stepBudget}, nil
 }
 

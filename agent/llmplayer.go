@@ -49,13 +49,16 @@ type LLMOptions struct {
 }
 
 // LLMMetrics are the metric columns an LLM agent adds to the dungeon's,
-// per episode.
+// per episode. They are what a replay from the response cache reproduces
+// exactly (so that a rerun writes byte-identical Parquet): the model calls
+// the episode needed, whether the server or the cache answered them, and
+// the tokens the server reported for them. HTTP requests, cache hits and
+// latency depend on the cache's state and go to the run's log and
+// manifest instead.
 var LLMMetrics = []envs.Metric{
-	{Name: "requests", Type: envs.Int, Unit: "requests", Description: "HTTP requests to the model"},
-	{Name: "cache_hits", Type: envs.Int, Unit: "replies", Description: "replies replayed from the response cache"},
+	{Name: "model_calls", Type: envs.Int, Unit: "calls", Description: "chat completions the episode needed (corrections included)"},
 	{Name: "prompt_tokens", Type: envs.Int, Unit: "tokens", Description: "prompt tokens, as the model reported them"},
 	{Name: "completion_tokens", Type: envs.Int, Unit: "tokens", Description: "completion tokens"},
-	{Name: "model_latency_ms", Type: envs.Float, Unit: "ms", Description: "the model's time, summed over the episode's requests"},
 	{Name: "fallbacks", Type: envs.Int, Unit: "turns", Description: "turns whose replies named no action, so the fallback was taken"},
 }
 
@@ -78,8 +81,7 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 	if !ok {
 		return envs.Outcome{}, fmt.Errorf("agent: the episode has no text view")
 	}
-	var requests, hits, ptok, ctok, fallbacks int
-	var latency time.Duration
+	var calls, ptok, ctok, fallbacks int
 	ep.Reset(seed)
 	for turn := 1; ; turn++ {
 		msgs := []ChatMessage{{Role: "system", Content: system}, {Role: "user", Content: tx.Text(opt.Radius)}}
@@ -89,11 +91,8 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 			if err != nil {
 				return envs.Outcome{}, fmt.Errorf("turn %d: %w", turn, err)
 			}
-			requests += r.Requests
-			if r.Cached {
-				hits++
-			}
-			ptok, ctok, latency = ptok+r.PromptTokens, ctok+r.CompletionTokens, latency+r.Latency
+			calls++
+			ptok, ctok = ptok+r.PromptTokens, ctok+r.CompletionTokens
 			a, perr := ParseAction(r.Content)
 			if perr == nil {
 				action, found = a, true
@@ -115,7 +114,6 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 	o := ep.Outcome()
 	out := DungeonOutcome(&o)
 	num := func(x float64) envs.MetricValue { return envs.MetricValue{Num: x} }
-	out.Metrics = append(out.Metrics, num(float64(requests)), num(float64(hits)), num(float64(ptok)), num(float64(ctok)),
-		num(float64(latency.Microseconds())/1000), num(float64(fallbacks)))
+	out.Metrics = append(out.Metrics, num(float64(calls)), num(float64(ptok)), num(float64(ctok)), num(float64(fallbacks)))
 	return out, nil
 }

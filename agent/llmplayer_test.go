@@ -41,9 +41,9 @@ func TestLLMEpisode(t *testing.T) {
 	if len(out.Metrics) != n+len(LLMMetrics) {
 		t.Fatalf("%d metrics, want %d", len(out.Metrics), n+len(LLMMetrics))
 	}
-	requests, turns := out.Metrics[n].Num, out.Metrics[1].Num
-	if requests <= turns || out.Metrics[n+5].Num != 0 || int64(requests) != m.calls.Load() {
-		t.Errorf("requests %v for %v turns (corrections add requests), fallbacks %v, model calls %d", requests, turns, out.Metrics[n+5].Num, m.calls.Load())
+	calls, turns := out.Metrics[n].Num, out.Metrics[1].Num
+	if calls <= turns || out.Metrics[n+3].Num != 0 || int64(calls) != m.calls.Load() {
+		t.Errorf("model calls %v for %v turns (corrections add calls), fallbacks %v, model saw %d", calls, turns, out.Metrics[n+3].Num, m.calls.Load())
 	}
 	if out.EndReason != "step_budget" || turns > 30 {
 		t.Errorf("end %s after %v turns, want the 30-turn budget", out.EndReason, turns)
@@ -51,8 +51,8 @@ func TestLLMEpisode(t *testing.T) {
 	// A model that never names an action: every turn falls back.
 	never := modelFunc(func([]ChatMessage) string { return "hmm" })
 	out, err = LLMEpisode(context.Background(), e.NewEpisode(), never, "", 7, LLMOptions{MaxTurns: 5, MaxTries: 2})
-	if err != nil || out.Metrics[n+5].Num != 5 || out.Metrics[n].Num != 10 {
-		t.Errorf("never: fallbacks %v requests %v (%v), want 5 and 10", out.Metrics[n+5].Num, out.Metrics[n].Num, err)
+	if err != nil || out.Metrics[n+3].Num != 5 || out.Metrics[n].Num != 10 {
+		t.Errorf("never: fallbacks %v calls %v (%v), want 5 and 10", out.Metrics[n+3].Num, out.Metrics[n].Num, err)
 	}
 }
 

@@ -57,6 +57,10 @@ type Config struct {
 	// "error"), logs the panic to episode_errors.jsonl in the run
 	// directory, and goes on.
 	OnEpisodePanic string `yaml:"on_episode_panic"`
+	// Agent chooses who plays an environment that offers a choice: its
+	// own agent (the dungeon's scripted agent, the default) or a language
+	// model through an OpenAI-compatible endpoint (see AgentConfig).
+	Agent AgentConfig `yaml:"agent"`
 	// Output is the directory under which runs/<run-id>/ is created. A
 	// relative path is relative to the working directory of the run (as
 	// --out is), not to the config file.
@@ -239,7 +243,7 @@ func Parse(file string, data []byte) (*Config, error) {
 // not a YAML mapping (its problems say why), else decoded as far as it
 // could be (a field with a problem keeps its default).
 func parse(file string, data []byte) (*Config, []*strictyaml.Error) {
-	c := &Config{}
+	c := &Config{Agent: defaultAgent()}
 	if file != embeddedFile {
 		c = DefaultConfig()
 		c.Environment.Params = yaml.Node{}
@@ -344,6 +348,9 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	if c.StepBudget < 0 {
 		bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
 	}
+	if err := c.Agent.validate(); err != nil {
+		add(strictyaml.FieldError(file, "agent", nodeAt(root, "agent"), err))
+	}
 	if c.OnEpisodePanic != "fail" && c.OnEpisodePanic != "record" {
 		bad("on_episode_panic", "%q is not one of fail, record", c.OnEpisodePanic)
 	}
@@ -428,7 +435,12 @@ func (c *Config) resolved(seedsPath, basePrompt string) ([]byte, error) {
 		Patience       int           `yaml:"patience"`
 		StepBudget     int           `yaml:"step_budget"`
 		OnEpisodePanic string        `yaml:"on_episode_panic"`
+		Agent          *agentOut     `yaml:"agent,omitempty"`
+	}
+	var ag *agentOut
+	if c.Agent.Kind == AgentLLM { // the scripted default adds nothing: run IDs keep
+		ag = &agentOut{Kind: c.Agent.Kind, LLM: c.Agent.LLM, MaxTurns: c.Agent.MaxTurns, MaxTries: c.Agent.MaxTries, Radius: c.Agent.Radius}
 	}
 	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, seedsPath, basePrompt,
-		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic})
+		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic, ag})
 }

@@ -8,6 +8,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/internal/atomicfile"
+	"evolve/llm"
 	"evolve/stats"
 )
 
@@ -20,15 +21,16 @@ type Manifest struct {
 	Host         string            `yaml:"host"`           // host name of the machine that ran it
 	Started      time.Time         `yaml:"started"`        // when the run was first started, UTC (a resume keeps it)
 	Finished     time.Time         `yaml:"finished"`       // when the run finished, UTC
-	Sessions     []Session         `yaml:"sessions"`       // each process that ran it: start, end, generation, how it ended (finished, SIGINT, SIGTERM, crash)
-	Config       yaml.Node         `yaml:"config"`         // the resolved config: defaults merged with the file's keys
-	Seeds        map[string]string `yaml:"seed_sha256"`    // split name -> hex SHA-256 of its seed file
-	SeedCounts   map[string]int    `yaml:"seed_counts"`    // split name -> number of seeds
-	Generations  int               `yaml:"generations"`    // generations run, >= 1
-	BaseVersion  string            `yaml:"base_version"`   // the version evolution started from
-	FinalVersion string            `yaml:"final_version"`  // the last accepted version (BaseVersion if none)
-	TestBase     SummaryYAML       `yaml:"test_base"`      // BaseVersion's test-split scores
-	TestFinal    SummaryYAML       `yaml:"test_final"`     // FinalVersion's test-split scores
+	Sessions     []Session         `yaml:"sessions"`
+	LLM          *llm.Stats        `yaml:"llm,omitempty"` // the language-model agent's calls, HTTP requests, retries, cache hits and tokens (this process's)       // each process that ran it: start, end, generation, how it ended (finished, SIGINT, SIGTERM, crash)
+	Config       yaml.Node         `yaml:"config"`        // the resolved config: defaults merged with the file's keys
+	Seeds        map[string]string `yaml:"seed_sha256"`   // split name -> hex SHA-256 of its seed file
+	SeedCounts   map[string]int    `yaml:"seed_counts"`   // split name -> number of seeds
+	Generations  int               `yaml:"generations"`   // generations run, >= 1
+	BaseVersion  string            `yaml:"base_version"`  // the version evolution started from
+	FinalVersion string            `yaml:"final_version"` // the last accepted version (BaseVersion if none)
+	TestBase     SummaryYAML       `yaml:"test_base"`     // BaseVersion's test-split scores
+	TestFinal    SummaryYAML       `yaml:"test_final"`    // FinalVersion's test-split scores
 
 	// SeedsDir is the absolute path of the seed directory the run read,
 	// "embedded" for the built-in seed sets.
@@ -85,6 +87,10 @@ func (r *run) writeManifest(res *Result) error {
 	m.BaseContentSHA256 = r.base.ContentSHA256
 	if r.inputs != nil {
 		m.BasePromptSHA256 = r.inputs.BaseFileSHA256
+	}
+	if r.llm != nil {
+		st := r.llm.Stats()
+		m.LLM = &st
 	}
 	data, err := yaml.Marshal(&m)
 	if err != nil {

@@ -15,9 +15,11 @@ import (
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
+	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
 	"evolve/prompt/guard"
+	"evolve/prompt/render"
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/stats"
@@ -144,7 +146,8 @@ type run struct {
 	dir    string
 	lock   *os.File
 	env    envs.Environment
-	info   envs.Info // env.Info()
+	info   envs.Info   // env.Info()
+	llm    *llm.Client // the language-model agent's client, nil for the scripted agent
 	seeds  *seeds.Set
 	base   *prompt.Prompt
 	store  *prompt.Store
@@ -203,6 +206,12 @@ func (r *run) prepare() error {
 	}
 	if sb, ok := r.env.(envs.StepBudgeter); ok {
 		sb.SetStepBudget(r.cfg.StepBudget)
+	}
+	if r.llm, err = r.cfg.useAgent(r.env); err != nil {
+		return err
+	}
+	if r.llm != nil && r.opt.Workers <= 0 {
+		workers = r.cfg.Agent.LLM.Concurrency // episodes wait on the model, not on the CPU
 	}
 	r.info = r.env.Info()
 	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, RecordErrors: r.cfg.OnEpisodePanic == "record"}
@@ -491,7 +500,11 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 		obs.PhaseStart(gen, split, version, len(seedList))
 		r.runner.Progress = obs.EpisodeDone
 	}
-	pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: version, Text: p.Render()}
+	text, err := r.systemText(p)
+	if err != nil {
+		return nil, fmt.Errorf("generation %d, %s split, version %s: rendering the prompt: %w", gen, split, version, err)
+	}
+	pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: version, Text: text}
 	if c := p.Clone(); true {
 		if _, err := prompt.Encode(c); err == nil {
 			pr.SHA256 = c.ContentSHA256
@@ -790,4 +803,24 @@ func derive(inc *prompt.Prompt, v prompt.Version, m mutate.Mutation, rec prompt.
 	c := inc.Derive(v, inc.PolicyParameters, rec, ts)
 	c.RulesConstraints = append([]string(nil), m.Rules...)
 	return c
+}
+
+// systemText is the text an agent that reads the prompt is given: for an
+// environment whose agent reads text, the layers of prompt/render
+// (guardrails first, the task and rules, the sections as XML blocks) with
+// the static and computed placeholders resolved; else the prompt's plain
+// rendering.
+func (r *run) systemText(p *prompt.Prompt) (string, error) {
+	if !r.info.ReadsText {
+		return p.Render(), nil
+	}
+	rd, err := render.New(p, render.Options{Env: render.Env{Name: r.info.Name, Causes: r.info.CauseNames()}})
+	if err != nil {
+		return "", err
+	}
+	out, err := rd.Preview(render.PhaseComputed)
+	if err != nil {
+		return "", err
+	}
+	return out.System, nil
 }

@@ -15,15 +15,6 @@ const (
 	OpRemoveRule = "remove_rule"
 )
 
-// DungeonRules is the dungeon's rule library: for each failure cause,
-// rules a model that reads the prompt may be given, most direct first.
-var DungeonRules = map[string][]string{
-	"starvation":  {"Eat as soon as the status line shows Hungry.", "Never let the status line reach Weak while you carry food."},
-	"injury":      {"When HP falls below half of its maximum, quaff a potion of healing or step away before exploring further.", "Rest until HP is full before taking the stairs."},
-	"combat_loss": {"Do not keep fighting a monster while your HP is below a third; flee instead.", "Attack only monsters whose letter is lower case."},
-	"entrapment":  {"After about 150 turns on a level, stop exploring and head for the down staircase.", "If the map around you has not changed for several turns, take the stairs."},
-}
-
 // ProposeRules returns up to k text mutations of rules (a prompt's
 // rules_constraints) answering the failures in a: for the causes ranked
 // by count, round-robin, the next rule of library[cause] that rules does

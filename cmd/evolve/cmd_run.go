@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 
 	"evolve/cmd/evolve/internal/progress"
@@ -165,7 +166,7 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 		}
 		c := res.Candidates[i]
 		fmt.Fprintf(w, "%d\t%s\t%.1f\t%s\t%.2g\t%.2g\t%.3f\t%.1f\t%s\n", g.Generation, g.Incumbent, g.ValMean,
-			c.Version, c.P, c.PAdj, c.A12, c.Mean, c.Mutation)
+			c.Version, c.P, c.PAdj, c.A12, c.Mean, strings.ReplaceAll(c.Mutation, "\n", " "))
 	}
 	w.Flush()
 	half := func(lo, hi float64) float64 { return (hi - lo) / 2 }

@@ -1,0 +1,123 @@
+package experiment
+
+import (
+	"fmt"
+
+	"evolve/agent"
+	"evolve/envs"
+	"evolve/llm"
+)
+
+// Agent kinds.
+const (
+	AgentScripted = "scripted" // the environment's own agent
+	AgentLLM      = "llm"      // a language model reads the prompt and the turn's text
+)
+
+// AgentConfig is the config's agent section.
+//
+//	agent:
+//	  kind: llm
+//	  llm: {base_url: http://localhost:8000, model: Qwen/Qwen2.5-7B-Instruct, api_key_env: OPENAI_API_KEY, temperature: 0, seed: 1, max_tokens: 64, concurrency: 64}
+//	  cache: readwrite          # off | read | readwrite: the response cache (never the API key)
+//	  max_turns: 200            # per episode: model calls are slow
+type AgentConfig struct {
+	// Kind is AgentScripted ("" means it) or AgentLLM.
+	Kind string `yaml:"kind"`
+	// LLM is the endpoint, model and sampling of AgentLLM (see
+	// llm.Config); LLM.Concurrency is the episodes played at once.
+	LLM llm.Config `yaml:"llm"`
+	// Cache is the response cache's mode: "off", "read" (replay only; a
+	// miss is an error) or "readwrite" (the default).
+	Cache string `yaml:"cache"`
+	// CacheDir is the response cache's directory ("": the user cache
+	// dir's evolve/llm).
+	CacheDir string `yaml:"cache_dir"`
+	// MaxTurns ends an LLM episode after this many turns (a step-budget
+	// timeout), default 200.
+	MaxTurns int `yaml:"max_turns"`
+	// MaxTries is the replies a turn may take before the fallback action,
+	// default 3.
+	MaxTries int `yaml:"max_tries"`
+	// Radius is the map window shown around the hero, default 6.
+	Radius int `yaml:"radius"`
+}
+
+// agentOut is the part of AgentConfig that shapes results (not the cache).
+type agentOut struct {
+	Kind     string     `yaml:"kind"`
+	LLM      llm.Config `yaml:"llm"`
+	MaxTurns int        `yaml:"max_turns"`
+	MaxTries int        `yaml:"max_tries"`
+	Radius   int        `yaml:"radius"`
+}
+
+// defaultAgent returns the agent section's defaults.
+func defaultAgent() AgentConfig {
+	return AgentConfig{Kind: AgentScripted, LLM: llm.DefaultConfig(), Cache: "readwrite", MaxTurns: 200, MaxTries: 3, Radius: 6}
+}
+
+// validate checks the agent section; the error names the field.
+func (a AgentConfig) validate() error {
+	switch a.Kind {
+	case "", AgentScripted:
+		return nil
+	case AgentLLM:
+	default:
+		return fmt.Errorf("kind: %q is not scripted or llm", a.Kind)
+	}
+	if err := a.LLM.Validate(); err != nil {
+		return fmt.Errorf("llm.%w", err)
+	}
+	if _, err := llm.ParseMode(a.Cache); err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	switch {
+	case a.MaxTurns < 1 || a.MaxTurns > 100000:
+		return fmt.Errorf("max_turns: %d is out of range, allowed [1, 100000]", a.MaxTurns)
+	case a.MaxTries < 1 || a.MaxTries > 10:
+		return fmt.Errorf("max_tries: %d is out of range, allowed [1, 10]", a.MaxTries)
+	case a.Radius < 1 || a.Radius > 40:
+		return fmt.Errorf("radius: %d is out of range, allowed [1, 40]", a.Radius)
+	}
+	return nil
+}
+
+// useAgent makes env play with the configured agent: for AgentLLM it
+// opens the response cache and the client and hands them to the
+// environment (an environment without a language-model agent is an
+// error). It returns the client (nil for the scripted agent) so that the
+// run can report its statistics.
+func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
+	if c.Agent.Kind != AgentLLM {
+		return nil, nil
+	}
+	e, ok := env.(interface {
+		UseLLM(agent.ChatModel, agent.LLMOptions)
+	})
+	if !ok {
+		return nil, fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
+	}
+	mode, err := llm.ParseMode(c.Agent.Cache)
+	if err != nil {
+		return nil, err
+	}
+	opts := llm.Options{Mode: mode}
+	if mode != llm.ModeOff {
+		dir := c.Agent.CacheDir
+		if dir == "" {
+			if dir, err = llm.DefaultCacheDir(); err != nil {
+				return nil, err
+			}
+		}
+		if opts.Cache, err = llm.OpenCache(dir); err != nil {
+			return nil, err
+		}
+	}
+	client, err := llm.New(c.Agent.LLM, opts)
+	if err != nil {
+		return nil, err
+	}
+	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns})
+	return client, nil
+}

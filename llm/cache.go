@@ -1,0 +1,417 @@
+package llm
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"evolve/internal/atomicfile"
+)
+
+// Mode says how a Client uses its Cache.
+type Mode int
+
+// The cache modes.
+const (
+	// ModeOff: no cache; every Complete call goes to the server.
+	ModeOff Mode = iota
+	// ModeRead: replay only. A hit is returned; a miss (a corrupt entry
+	// included) is an error wrapping ErrNotCached, and no request is ever
+	// sent, so an offline replay is guaranteed to make no calls.
+	ModeRead
+	// ModeReadWrite: a hit is returned; a miss is fetched from the server
+	// and stored.
+	ModeReadWrite
+)
+
+var modeNames = [...]string{ModeOff: "off", ModeRead: "read", ModeReadWrite: "readwrite"}
+
+// String returns "off", "read" or "readwrite".
+func (m Mode) String() string {
+	if m >= 0 && int(m) < len(modeNames) {
+		return modeNames[m]
+	}
+	return "Mode(" + strconv.Itoa(int(m)) + ")"
+}
+
+// ParseMode parses "off", "read" or "readwrite"; the error quotes s.
+func ParseMode(s string) (Mode, error) {
+	for m, name := range modeNames {
+		if s == name {
+			return Mode(m), nil
+		}
+	}
+	return 0, fmt.Errorf("cache mode %q: want off, read or readwrite", s)
+}
+
+// UnmarshalText parses the mode as ParseMode does.
+func (m *Mode) UnmarshalText(b []byte) error {
+	v, err := ParseMode(string(b))
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// MarshalText writes the mode's String.
+func (m Mode) MarshalText() ([]byte, error) {
+	if m < 0 || int(m) >= len(modeNames) {
+		return nil, fmt.Errorf("invalid cache mode %d", int(m))
+	}
+	return []byte(m.String()), nil
+}
+
+// CacheFormat is the version of the entry format written in every cache
+// entry's "format" field; see the package documentation.
+const CacheFormat = 1
+
+// CacheStats counts a Cache's operations since OpenCache, in this process.
+type CacheStats struct {
+	// Hits counts Gets that returned a reply.
+	Hits int64
+	// Misses counts Gets that returned none, corrupt entries included.
+	Misses int64
+	// Corrupt counts the corrupt entries Get found (and removed); each is
+	// also a miss.
+	Corrupt int64
+	// Puts counts entries written.
+	Puts int64
+}
+
+// Cache is an on-disk response cache in one directory, content-addressed
+// by Request.Hash (see the package documentation for its layout, entry
+// format and guarantees). It is safe for concurrent use by goroutines,
+// and several processes may share a directory.
+type Cache struct {
+	dir string
+
+	hits, misses, corrupt, puts atomic.Int64
+}
+
+// DefaultCacheDir returns os.UserCacheDir()/evolve/llm (on Linux
+// $XDG_CACHE_HOME/evolve/llm or ~/.cache/evolve/llm). It returns
+// os.UserCacheDir's error, wrapped, when neither variable is set.
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", fmt.Errorf("default llm cache directory: %w", err)
+	}
+	return filepath.Join(d, "evolve", "llm"), nil
+}
+
+// OpenCache returns the cache in dir, creating the directory (and its
+// parents, mode 0755 before umask) if it does not exist. The error names
+// dir.
+func OpenCache(dir string) (*Cache, error) {
+	if dir == "" {
+		return nil, errors.New("opening llm cache: empty directory name")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("opening llm cache %s: %w", dir, err)
+	}
+	return &Cache{dir: dir}, nil
+}
+
+// Dir returns the cache's directory, as given to OpenCache.
+func (c *Cache) Dir() string { return c.dir }
+
+// Stats returns the counts of the cache's operations so far.
+func (c *Cache) Stats() CacheStats {
+	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
+}
+
+func (c *Cache) path(h string) string { return filepath.Join(c.dir, h[:2], h+".json") }
+
+// Path returns the path of req's entry file (which may not exist).
+func (c *Cache) Path(req Request) string { return c.path(req.Hash()) }
+
+// Get returns the reply stored for req, with Cached true, Request set to
+// req's hash, Latency and Requests 0, and true; or false on a miss. A
+// missing entry is a miss; so is a corrupt one, which Get removes and
+// counts in Stats().Corrupt. The error is an I/O error other than "does
+// not exist" reading or removing the entry, naming its path; it is not
+// counted as a miss.
+func (c *Cache) Get(req Request) (Reply, bool, error) {
+	return c.get(req, req.Hash())
+}
+
+func (c *Cache) get(req Request, h string) (Reply, bool, error) {
+	p := c.path(h)
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			c.misses.Add(1)
+			return Reply{}, false, nil
+		}
+		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
+	}
+	r, err := decodeEntry(data, req)
+	if err == nil {
+		c.hits.Add(1)
+		r.Cached, r.Request = true, h
+		return r, true, nil
+	}
+	c.corrupt.Add(1)
+	c.misses.Add(1)
+	// Remove the corrupt file, unless a writer has renamed a new entry
+	// over it since we opened it.
+	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
+		atomicfile.Point(p)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return Reply{}, false, fmt.Errorf("removing corrupt llm cache entry %s: %w", p, err)
+		}
+	}
+	return Reply{}, false, nil
+}
+
+// Put stores r's Content, FinishReason and token counts as the reply to
+// req, replacing any entry req has; the entry appears atomically (see the
+// package documentation). It returns an error, storing nothing, if
+// r.Content is empty or a token count is negative, and an error naming
+// the path if the file system fails.
+func (c *Cache) Put(req Request, r Reply) error {
+	return c.put(req, req.Hash(), r)
+}
+
+func (c *Cache) put(req Request, h string, r Reply) error {
+	data, err := encodeEntry(req, r)
+	if err != nil {
+		return fmt.Errorf("llm request %s: %w", h[:12], err)
+	}
+	p := c.path(h)
+	dir := filepath.Dir(p)
+	f, tmp, err := createTemp(dir, h)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing llm cache entry %s: %w", p, err)
+		}
+		f, tmp, err = createTemp(dir, h)
+	}
+	if err != nil {
+		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
+	}
+	_, err = f.Write(data)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
+	}
+	atomicfile.Point(p)
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
+	}
+	c.puts.Add(1)
+	return nil
+}
+
+// tempInfix marks a temporary file: ".HASH.json.tmp-RANDOM".
+const tempInfix = ".tmp-"
+
+// createTemp creates a new temporary file for the entry with hash h in
+// dir, mode 0644 before umask. Its random name only has to differ from
+// other writers' (O_EXCL makes a collision a retry), so the global
+// generator is fine here: it decides no result.
+func createTemp(dir, h string) (*os.File, string, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+h+".json"+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("creating a temporary file in %s: too many name collisions", dir)
+}
+
+func isTemp(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
+}
+
+// Clean removes the temporary files that killed writers left behind:
+// those last modified more than olderThan ago. A Put holds its temporary
+// file for well under a second, so an olderThan of a minute or more never
+// removes a live one. It returns how many files it removed; the error
+// names the first path it could not list or remove (Clean goes on past
+// it), or the negative olderThan. Entries are never removed.
+func (c *Cache) Clean(olderThan time.Duration) (int, error) {
+	if olderThan < 0 {
+		return 0, fmt.Errorf("cleaning llm cache %s: negative age %v", c.dir, olderThan)
+	}
+	cutoff := time.Now().Add(-olderThan)
+	subs, err := os.ReadDir(c.dir)
+	if err != nil {
+		return 0, fmt.Errorf("cleaning llm cache %s: %w", c.dir, err)
+	}
+	removed := 0
+	var first error
+	for _, s := range subs {
+		if !s.IsDir() || len(s.Name()) != 2 {
+			continue
+		}
+		sub := filepath.Join(c.dir, s.Name())
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			first = cmp(first, fmt.Errorf("cleaning llm cache %s: %w", sub, err))
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() || !isTemp(e.Name()) {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil || fi.ModTime().After(cutoff) {
+				continue
+			}
+			p := filepath.Join(sub, e.Name())
+			if err := os.Remove(p); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					first = cmp(first, fmt.Errorf("cleaning llm cache: %w", err))
+				}
+				continue
+			}
+			removed++
+		}
+	}
+	return removed, first
+}
+
+// cmp returns first if it is set, else err.
+func cmp(first, err error) error {
+	if first != nil {
+		return first
+	}
+	return err
+}
+
+// replyJSON is an entry's "reply" field.
+type replyJSON struct {
+	Content          string `json:"content"`
+	FinishReason     string `json:"finish_reason,omitempty"`
+	PromptTokens     int    `json:"prompt_tokens"`
+	CompletionTokens int    `json:"completion_tokens"`
+}
+
+// entryJSON is a whole entry as decoded.
+type entryJSON struct {
+	Format      int             `json:"format"`
+	Request     Request         `json:"request"`
+	ReplySHA256 string          `json:"reply_sha256"`
+	Reply       json.RawMessage `json:"reply"`
+}
+
+// marshal encodes v as JSON without HTML escaping (prompts are full of
+// "<" and ">") and without the trailing newline.
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+// encodeEntry returns the bytes of req's entry holding r.
+func encodeEntry(req Request, r Reply) ([]byte, error) {
+	if r.Content == "" {
+		return nil, errors.New("caching an empty reply")
+	}
+	if r.PromptTokens < 0 || r.CompletionTokens < 0 {
+		return nil, fmt.Errorf("caching a reply with negative token counts (%d, %d)", r.PromptTokens, r.CompletionTokens)
+	}
+	rb, err := marshal(replyJSON{Content: r.Content, FinishReason: r.FinishReason, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens})
+	if err != nil {
+		return nil, fmt.Errorf("caching a reply: %w", err)
+	}
+	qb, err := marshal(req)
+	if err != nil {
+		return nil, fmt.Errorf("caching a reply: %w", err)
+	}
+	sum := sha256.Sum256(rb)
+	out := make([]byte, 0, len(qb)+len(rb)+128)
+	out = append(out, `{"format":`...)
+	out = strconv.AppendInt(out, CacheFormat, 10)
+	out = append(out, `,"request":`...)
+	out = append(out, qb...)
+	out = append(out, `,"reply_sha256":"`...)
+	out = hex.AppendEncode(out, sum[:])
+	out = append(out, `","reply":`...)
+	out = append(out, rb...)
+	return append(out, "}\n"...), nil
+}
+
+// errCorrupt wraps every reason decodeEntry rejects an entry.
+var errCorrupt = errors.New("corrupt llm cache entry")
+
+func corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
+}
+
+// decodeStrict decodes one JSON value from data into v: unknown fields and
+// trailing data other than white space are errors.
+func decodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the entry")
+	}
+	return nil
+}
+
+// decodeEntry decodes an entry's bytes and checks them against want.
+// Every error wraps errCorrupt.
+func decodeEntry(data []byte, want Request) (Reply, error) {
+	var e entryJSON
+	if err := decodeStrict(data, &e); err != nil {
+		return Reply{}, corrupt("%v", err)
+	}
+	if e.Format != CacheFormat {
+		return Reply{}, corrupt("format %d, want %d", e.Format, CacheFormat)
+	}
+	if !e.Request.equal(want) {
+		return Reply{}, corrupt("the stored request is not the one asked for")
+	}
+	if len(e.Reply) == 0 {
+		return Reply{}, corrupt("no reply")
+	}
+	sum := sha256.Sum256(e.Reply)
+	if hex.EncodeToString(sum[:]) != e.ReplySHA256 {
+		return Reply{}, corrupt("reply checksum mismatch")
+	}
+	var rj replyJSON
+	if err := decodeStrict(e.Reply, &rj); err != nil {
+		return Reply{}, corrupt("reply: %v", err)
+	}
+	if rj.Content == "" || rj.PromptTokens < 0 || rj.CompletionTokens < 0 {
+		return Reply{}, corrupt("reply with empty content or negative token counts")
+	}
+	return Reply{Content: rj.Content, FinishReason: rj.FinishReason, PromptTokens: rj.PromptTokens, CompletionTokens: rj.CompletionTokens}, nil
+}

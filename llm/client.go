@@ -1,0 +1,543 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// Errors that callers branch on. Complete's errors wrap one of these (or
+// a context error, or a *StatusError) and name the request by the first
+// 12 digits of its hash, the model and the number of messages; never the
+// API key.
+var (
+	// ErrNotCached: the cache mode is ModeRead and the request has no
+	// (intact) entry; no request was sent.
+	ErrNotCached = errors.New("not in the cache")
+	// ErrMalformedReply: the server answered 200 with a body that is not
+	// a chat completion (not JSON, or of the wrong shape).
+	ErrMalformedReply = errors.New("malformed reply")
+	// ErrNoChoices: the reply has no choices.
+	ErrNoChoices = errors.New("reply has no choices")
+	// ErrEmptyContent: choices[0].message.content is empty or null.
+	ErrEmptyContent = errors.New("reply has empty content")
+	// ErrTimeout: an HTTP attempt took longer than Config.Timeout.
+	ErrTimeout = errors.New("request timed out")
+	// ErrRetriesExhausted: every attempt (1 + Config.MaxRetries) failed
+	// with a retryable error; the last one is wrapped too.
+	ErrRetriesExhausted = errors.New("retries exhausted")
+	// ErrNoMessages: Complete was given no messages, or a message without
+	// a role.
+	ErrNoMessages = errors.New("no messages, or a message without a role")
+)
+
+// StatusError is an HTTP status other than 200 from the server. Retryable
+// statuses (408, 429, 5xx) are retried first; the others are returned at
+// once.
+type StatusError struct {
+	// Status is the HTTP status code.
+	Status int
+	// Body is the start of the response body (at most 256 bytes), with
+	// every occurrence of the API key replaced by "[REDACTED]".
+	Body string
+}
+
+// Error returns "HTTP 429 Too Many Requests: BODY".
+func (e *StatusError) Error() string {
+	s := "HTTP " + strconv.Itoa(e.Status) + " " + http.StatusText(e.Status)
+	if e.Body != "" {
+		s += ": " + e.Body
+	}
+	return s
+}
+
+// retryable reports whether an attempt that got this status may be
+// retried.
+func retryable(status int) bool {
+	return status == http.StatusTooManyRequests || status == http.StatusRequestTimeout || status >= 500
+}
+
+// Backoff of retries without a Retry-After header: "full jitter" (Brooker,
+// "Exponential Backoff And Jitter", AWS Architecture Blog, 2015), the
+// wait before retry k (k = 0, 1, ...) drawn uniformly from
+// [0, min(BackoffCap, BackoffBase·2^k)].
+const (
+	// BackoffBase is the ceiling of the first retry's wait.
+	BackoffBase = 500 * time.Millisecond
+	// BackoffCap bounds every ceiling.
+	BackoffCap = 30 * time.Second
+	// MaxRetryAfter bounds the wait a Retry-After header can ask for; a
+	// longer one is cut to it.
+	MaxRetryAfter = 10 * time.Minute
+)
+
+// Clock is the time source of a Client's waits and latencies. Tests pass
+// one that records waits instead of sleeping.
+type Clock interface {
+	// Now returns the current time (with a monotonic reading, as
+	// time.Now's, for latencies).
+	Now() time.Time
+	// Sleep waits d, or until ctx is done, when it returns ctx's error.
+	Sleep(ctx context.Context, d time.Duration) error
+}
+
+// SystemClock is the Clock of time.Now and a timer.
+type SystemClock struct{}
+
+// Now returns time.Now().
+func (SystemClock) Now() time.Time { return time.Now() }
+
+// Sleep waits d on a timer, or until ctx is done.
+func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
+	if d <= 0 {
+		return ctx.Err()
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return context.Cause(ctx)
+	}
+}
+
+// Options are a Client's collaborators, the inputs from outside the
+// config.
+type Options struct {
+	// Cache is the response cache; required unless Mode is ModeOff (and
+	// then ignored).
+	Cache *Cache
+	// Mode is how the cache is used; the zero value is ModeOff.
+	Mode Mode
+	// Jitter is the random source of backoff waits, used under a lock.
+	// nil means a PCG seeded (0, 0): deterministic, but processes that
+	// share a server should pass different seeds so that their retries
+	// spread out. The draws' order follows the callers' timing, so jitter
+	// changes only when requests are sent, never a reply.
+	Jitter rand.Source
+	// Clock times latencies and waits; nil means SystemClock.
+	Clock Clock
+	// LookupEnv reads the API key's variable; nil means os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+	// Transport sends the requests; nil means a clone of
+	// http.DefaultTransport keeping up to Config.Concurrency idle
+	// connections per host.
+	Transport http.RoundTripper
+}
+
+// Stats counts a Client's work since New. All fields are totals.
+type Stats struct {
+	// Calls counts Complete calls.
+	Calls int64
+	// Requests counts HTTP attempts, retries included.
+	Requests int64
+	// Retries counts attempts after a call's first.
+	Retries int64
+	// CacheHits counts calls answered from the cache.
+	CacheHits int64
+	// CacheMisses counts calls the cache could not answer (corrupt
+	// entries included); in ModeRead each is an ErrNotCached error.
+	CacheMisses int64
+	// Errors counts calls that returned an error.
+	Errors int64
+	// PromptTokens and CompletionTokens sum the usage of the replies
+	// received over HTTP (those of cache hits are not added: these are
+	// the tokens this process paid for).
+	PromptTokens, CompletionTokens int64
+	// MaxInFlight is the most HTTP requests that were in flight at once.
+	MaxInFlight int64
+}
+
+// Client calls an OpenAI-compatible chat completions endpoint. It is safe
+// for concurrent use; at most Config.Concurrency requests are in flight
+// at once, whatever the number of callers.
+type Client struct {
+	cfg   Config
+	opts  Options
+	url   string
+	key   string
+	http  *http.Client
+	sem   chan struct{}
+	clock Clock
+
+	mu  sync.Mutex
+	rng *rand.Rand
+
+	calls, requests, retries, hits, misses, errs, promptTok, complTok atomic.Int64
+	inFlight, maxInFlight                                             atomic.Int64
+}
+
+// New returns a Client for cfg. It returns cfg.Validate's error; an error
+// if the mode needs a Cache and opts.Cache is nil or the mode is unknown;
+// and, unless the mode is ModeRead (which sends nothing), an error naming
+// the variable (never its value) if cfg.APIKeyEnv is set and the
+// variable is unset or empty.
+func New(cfg Config, opts Options) (*Client, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("llm config: %w", err)
+	}
+	if opts.Mode < ModeOff || opts.Mode > ModeReadWrite {
+		return nil, fmt.Errorf("llm: unknown cache mode %d", int(opts.Mode))
+	}
+	if opts.Mode != ModeOff && opts.Cache == nil {
+		return nil, fmt.Errorf("llm: cache mode %s needs a cache directory", opts.Mode)
+	}
+	lookup := opts.LookupEnv
+	if lookup == nil {
+		lookup = os.LookupEnv
+	}
+	var key string
+	if cfg.APIKeyEnv != "" && opts.Mode != ModeRead {
+		v, ok := lookup(cfg.APIKeyEnv)
+		if !ok || v == "" {
+			return nil, fmt.Errorf("llm: api_key_env: environment variable %s is not set", cfg.APIKeyEnv)
+		}
+		key = v
+	}
+	src := opts.Jitter
+	if src == nil {
+		src = rand.NewPCG(0, 0)
+	}
+	clock := opts.Clock
+	if clock == nil {
+		clock = SystemClock{}
+	}
+	tr := opts.Transport
+	if tr == nil {
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.MaxIdleConns = 2 * cfg.Concurrency
+		t.MaxIdleConnsPerHost = cfg.Concurrency
+		tr = t
+	}
+	return &Client{
+		cfg:   cfg,
+		opts:  opts,
+		url:   cfg.endpoint(),
+		key:   key,
+		http:  &http.Client{Transport: tr},
+		sem:   make(chan struct{}, cfg.Concurrency),
+		clock: clock,
+		rng:   rand.New(src),
+	}, nil
+}
+
+// Config returns the client's configuration.
+func (c *Client) Config() Config { return c.cfg }
+
+// Close closes the idle connections of the client's transport. The client
+// stays usable.
+func (c *Client) Close() { c.http.CloseIdleConnections() }
+
+// Stats returns the client's counts so far.
+func (c *Client) Stats() Stats {
+	return Stats{
+		Calls: c.calls.Load(), Requests: c.requests.Load(), Retries: c.retries.Load(),
+		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), Errors: c.errs.Load(),
+		PromptTokens: c.promptTok.Load(), CompletionTokens: c.complTok.Load(),
+		MaxInFlight: c.maxInFlight.Load(),
+	}
+}
+
+// Request returns the request Complete sends for messages (which it
+// shares, not copies).
+func (c *Client) Request(messages []Message) Request {
+	return Request{Model: c.cfg.Model, Messages: messages, Temperature: c.cfg.Temperature, Seed: c.cfg.Seed, MaxTokens: c.cfg.MaxTokens}
+}
+
+// Complete returns the model's reply to messages (oldest first).
+//
+// With a cache (ModeRead, ModeReadWrite) it first looks the request up;
+// a hit returns the stored reply with Cached true. In ModeRead a miss is
+// an error wrapping ErrNotCached. Otherwise it posts the request, waiting
+// for one of the Config.Concurrency slots, and retries up to
+// Config.MaxRetries times after a 408, 429 or 5xx status, an attempt that
+// took longer than Config.Timeout (ErrTimeout) or a network error: it
+// waits as the Retry-After header says (seconds or an HTTP date, at most
+// MaxRetryAfter), else a full-jitter backoff (BackoffBase, BackoffCap).
+// In ModeReadWrite it stores the reply before returning it; a failed
+// store is an error.
+//
+// Errors, each naming the request (hash prefix, model, message count):
+// ErrNoMessages; ErrNotCached; a *StatusError for another status,
+// returned at once; ErrMalformedReply, ErrNoChoices or ErrEmptyContent
+// for a 200 that carries no reply (not retried: a deterministic server
+// would answer the same); ErrRetriesExhausted wrapping the last
+// retryable error; ctx's error (context.Canceled, DeadlineExceeded or its
+// cause) as soon as ctx is done, which aborts the request in flight.
+func (c *Client) Complete(ctx context.Context, messages []Message) (Reply, error) {
+	c.calls.Add(1)
+	r, err := c.complete(ctx, messages)
+	if err != nil {
+		c.errs.Add(1)
+	}
+	return r, err
+}
+
+// reqError names a request in an error.
+func reqError(h string, req Request, err error) error {
+	return fmt.Errorf("llm request %s (model %q, %d messages): %w", h[:12], req.Model, len(req.Messages), err)
+}
+
+func (c *Client) complete(ctx context.Context, messages []Message) (Reply, error) {
+	req := c.Request(messages)
+	h := req.Hash()
+	if len(messages) == 0 {
+		return Reply{}, reqError(h, req, ErrNoMessages)
+	}
+	for _, m := range messages {
+		if m.Role == "" {
+			return Reply{}, reqError(h, req, ErrNoMessages)
+		}
+	}
+	if c.opts.Mode != ModeOff {
+		r, ok, err := c.opts.Cache.get(req, h)
+		if err != nil {
+			return Reply{}, reqError(h, req, err)
+		}
+		if ok {
+			c.hits.Add(1)
+			return r, nil
+		}
+		c.misses.Add(1)
+		if c.opts.Mode == ModeRead {
+			return Reply{}, reqError(h, req, fmt.Errorf("%w (cache mode read, %s)", ErrNotCached, c.opts.Cache.path(h)))
+		}
+	}
+	body, err := marshal(req)
+	if err != nil {
+		return Reply{}, reqError(h, req, err)
+	}
+	r, err := c.fetch(ctx, body)
+	if err != nil {
+		return Reply{}, reqError(h, req, err)
+	}
+	r.Request = h
+	c.promptTok.Add(int64(r.PromptTokens))
+	c.complTok.Add(int64(r.CompletionTokens))
+	if c.opts.Mode == ModeReadWrite {
+		if err := c.opts.Cache.put(req, h, r); err != nil {
+			return Reply{}, reqError(h, req, err)
+		}
+	}
+	return r, nil
+}
+
+// fetch posts body until it gets a reply, a final error, or runs out of
+// retries. The errors name no request (the caller wraps them).
+func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
+	var last error
+	for attempt := 0; ; attempt++ {
+		if attempt > 0 {
+			c.retries.Add(1)
+		}
+		r, wait, err := c.attempt(ctx, body)
+		if err == nil {
+			r.Requests = attempt + 1
+			return r, nil
+		}
+		if ctx.Err() != nil {
+			return Reply{}, fmt.Errorf("attempt %d: %w", attempt+1, context.Cause(ctx))
+		}
+		if wait < 0 { // not retryable
+			return Reply{}, err
+		}
+		last = err
+		if attempt >= c.cfg.MaxRetries {
+			return Reply{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, attempt+1, last)
+		}
+		if wait == 0 {
+			wait = c.backoff(attempt)
+		}
+		if err := c.clock.Sleep(ctx, wait); err != nil {
+			return Reply{}, fmt.Errorf("waiting to retry after %w: %w", last, err)
+		}
+	}
+}
+
+// backoff returns the full-jitter wait before retry k (0-based).
+func (c *Client) backoff(k int) time.Duration {
+	ceil := BackoffCap
+	if k < 30 {
+		ceil = min(BackoffCap, BackoffBase<<k)
+	}
+	c.mu.Lock()
+	d := c.rng.Int64N(int64(ceil) + 1)
+	c.mu.Unlock()
+	return time.Duration(d)
+}
+
+// maxBody bounds the reply body read.
+const maxBody = 16 << 20
+
+// attempt makes one HTTP attempt. On failure wait is -1 if the error is
+// final, 0 to back off, and > 0 to wait that long (Retry-After).
+func (c *Client) attempt(ctx context.Context, body []byte) (r Reply, wait time.Duration, err error) {
+	select {
+	case c.sem <- struct{}{}:
+	case <-ctx.Done():
+		return Reply{}, -1, context.Cause(ctx)
+	}
+	defer func() { <-c.sem }()
+	n := c.inFlight.Add(1)
+	defer c.inFlight.Add(-1)
+	for {
+		m := c.maxInFlight.Load()
+		if n <= m || c.maxInFlight.CompareAndSwap(m, n) {
+			break
+		}
+	}
+	c.requests.Add(1)
+
+	actx, cancel := context.WithTimeoutCause(ctx, time.Duration(c.cfg.Timeout), ErrTimeout)
+	defer cancel()
+	hreq, err := http.NewRequestWithContext(actx, http.MethodPost, c.url, bytes.NewReader(body))
+	if err != nil {
+		return Reply{}, -1, err
+	}
+	hreq.Header.Set("Content-Type", "application/json")
+	hreq.Header.Set("Accept", "application/json")
+	if c.key != "" {
+		hreq.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	start := c.clock.Now()
+	resp, err := c.http.Do(hreq)
+	if err != nil {
+		return Reply{}, 0, c.netError(actx, err)
+	}
+	data, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
+	resp.Body.Close()
+	latency := c.clock.Now().Sub(start)
+	if err != nil {
+		return Reply{}, 0, c.netError(actx, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		serr := &StatusError{Status: resp.StatusCode, Body: c.snippet(data)}
+		if !retryable(resp.StatusCode) {
+			return Reply{}, -1, serr
+		}
+		return Reply{}, retryAfter(resp.Header.Get("Retry-After"), c.clock.Now()), serr
+	}
+	if len(data) > maxBody {
+		return Reply{}, -1, fmt.Errorf("%w: body longer than %d bytes", ErrMalformedReply, maxBody)
+	}
+	r, err = parseReply(data)
+	if err != nil {
+		return Reply{}, -1, err
+	}
+	r.Latency = latency
+	return r, 0, nil
+}
+
+// netError describes a transport error of an attempt whose context is
+// actx: ErrTimeout if the attempt's deadline passed, else err (which names
+// the URL, never the key).
+func (c *Client) netError(actx context.Context, err error) error {
+	if errors.Is(context.Cause(actx), ErrTimeout) {
+		return fmt.Errorf("%w (timeout %v)", ErrTimeout, c.cfg.Timeout)
+	}
+	return err
+}
+
+// snippet returns the start of a body for an error, with the key
+// redacted and control characters replaced.
+func (c *Client) snippet(data []byte) string {
+	s := string(data)
+	if c.key != "" {
+		s = strings.ReplaceAll(s, c.key, "[REDACTED]")
+	}
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return ' '
+		}
+		return r
+	}, strings.TrimSpace(s))
+	if len(s) > 256 {
+		s = strings.ToValidUTF8(s[:256], "") + "…"
+	}
+	return s
+}
+
+// retryAfter parses a Retry-After header value: delay-seconds (a
+// non-negative integer) or an HTTP date (RFC 9110 10.2.3), relative to
+// now. It returns 0 for an absent or unparsable value or a date in the
+// past (meaning: back off as usual), and at most MaxRetryAfter.
+func retryAfter(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	var d time.Duration
+	if n, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if n < 0 {
+			return 0
+		}
+		if n > int64(MaxRetryAfter/time.Second) {
+			return MaxRetryAfter
+		}
+		d = time.Duration(n) * time.Second
+	} else if t, err := http.ParseTime(v); err == nil {
+		d = t.Sub(now)
+	} else {
+		return 0
+	}
+	return max(0, min(d, MaxRetryAfter))
+}
+
+// wireReply is the part of a chat completion the client reads; other
+// fields are ignored.
+type wireReply struct {
+	Choices []struct {
+		Message *struct {
+			Content *string `json:"content"`
+		} `json:"message"`
+		FinishReason string `json:"finish_reason"`
+	} `json:"choices"`
+	Usage *struct {
+		PromptTokens     int `json:"prompt_tokens"`
+		CompletionTokens int `json:"completion_tokens"`
+	} `json:"usage"`
+	Error *struct {
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// parseReply reads a chat completion body: choices[0].message.content
+// (ErrMalformedReply if the body is not such JSON, ErrNoChoices without
+// choices, ErrEmptyContent for an empty or null content), finish_reason
+// and usage (0 tokens without usage; negative counts are malformed).
+func parseReply(data []byte) (Reply, error) {
+	var w wireReply
+	if err := json.Unmarshal(data, &w); err != nil {
+		return Reply{}, fmt.Errorf("%w: %v", ErrMalformedReply, err)
+	}
+	if len(w.Choices) == 0 {
+		if w.Error != nil && w.Error.Message != "" {
+			return Reply{}, fmt.Errorf("%w (server error %q)", ErrNoChoices, w.Error.Message)
+		}
+		return Reply{}, ErrNoChoices
+	}
+	ch := w.Choices[0]
+	if ch.Message == nil || ch.Message.Content == nil || *ch.Message.Content == "" {
+		return Reply{}, ErrEmptyContent
+	}
+	r := Reply{Content: *ch.Message.Content, FinishReason: ch.FinishReason}
+	if w.Usage != nil {
+		if w.Usage.PromptTokens < 0 || w.Usage.CompletionTokens < 0 {
+			return Reply{}, fmt.Errorf("%w: negative usage", ErrMalformedReply)
+		}
+		r.PromptTokens, r.CompletionTokens = w.Usage.PromptTokens, w.Usage.CompletionTokens
+	}
+	return r, nil
+}

@@ -1,0 +1,425 @@
+// Package llmtest runs an OpenAI-compatible chat completions server on
+// loopback for tests: it answers POST /v1/chat/completions from the
+// request's messages with a rule-based Policy, and can be told to fail
+// given requests (429 with or without Retry-After, 500, a hang until the
+// client gives up, malformed JSON, no choices, empty content, 401) so that
+// a client's retries and error paths run against a real HTTP server.
+//
+// It counts requests and measures how many are in flight at once, and
+// serves those counts as JSON at StatsPath, so a benchmark can run it in
+// another process.
+package llmtest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"time"
+
+	"evolve/llm"
+)
+
+// Policy answers a conversation: it returns the assistant's reply to
+// messages (oldest first). It is called concurrently from the server's
+// handlers; it may block (to hold a request in flight).
+type Policy func(messages []llm.Message) string
+
+// Rule is one rule of Rules: a reply for a conversation whose last
+// message contains a substring.
+type Rule struct {
+	// Contains is the substring looked for in the last message's content.
+	Contains string
+	// Reply is the answer when it is found.
+	Reply string
+}
+
+// Rules returns a Policy that answers with the Reply of the first rule
+// whose Contains occurs in the last message's content, else with def.
+func Rules(def string, rules ...Rule) Policy {
+	return func(messages []llm.Message) string {
+		if len(messages) == 0 {
+			return def
+		}
+		last := messages[len(messages)-1].Content
+		for _, r := range rules {
+			if strings.Contains(last, r.Contains) {
+				return r.Reply
+			}
+		}
+		return def
+	}
+}
+
+// Fault is a way a request can fail.
+type Fault string
+
+// The faults.
+const (
+	// OK answers normally.
+	OK Fault = ""
+	// TooMany answers 429 without a Retry-After header.
+	TooMany Fault = "429"
+	// TooManyRetryAfter answers 429 with the Retry-After header set by
+	// SetRetryAfter (default "1").
+	TooManyRetryAfter Fault = "429-retry-after"
+	// ServerError answers 500.
+	ServerError Fault = "500"
+	// Unavailable answers 503 with the Retry-After header set by
+	// SetRetryAfter.
+	Unavailable Fault = "503-retry-after"
+	// Hang sends nothing until the client gives up (its timeout or
+	// cancellation closes the request) or the server closes.
+	Hang Fault = "hang"
+	// Malformed answers 200 with a body that is not JSON.
+	Malformed Fault = "malformed"
+	// EmptyChoices answers 200 with "choices": [].
+	EmptyChoices Fault = "empty-choices"
+	// EmptyContent answers 200 with a choice whose content is "".
+	EmptyContent Fault = "empty-content"
+	// Unauthorized answers 401 with a body that quotes the request's
+	// Authorization header, as a careless server might, to test that the
+	// client redacts the key.
+	Unauthorized Fault = "401"
+)
+
+// StatsPath is where the server serves its Stats as JSON (GET).
+const StatsPath = "/llmtest/stats"
+
+// Stats are a server's counts since it started.
+type Stats struct {
+	// Requests counts chat completion requests (well-formed or not), in
+	// arrival order; the n-th is request n of FailNth.
+	Requests int64 `json:"requests"`
+	// Faults counts the requests answered with each fault.
+	Faults map[Fault]int64 `json:"faults"`
+	// Aborted counts requests whose client went away before the answer
+	// (a Hang, a Delay or a Policy cut short).
+	Aborted int64 `json:"aborted"`
+	// InFlight is the number of requests in the handler now.
+	InFlight int64 `json:"in_flight"`
+	// MaxInFlight is the most requests that were in the handler at once.
+	MaxInFlight int64 `json:"max_in_flight"`
+	// MeanInFlight is the time-weighted mean of the number of requests in
+	// the handler, from the first arrival to the last departure (0 before
+	// any departure).
+	MeanInFlight float64 `json:"mean_in_flight"`
+}
+
+// Server is an OpenAI-compatible chat completions server on loopback.
+// Its methods are safe for concurrent use.
+type Server struct {
+	// URL is the server's base URL, "http://127.0.0.1:PORT", to use as
+	// llm.Config.BaseURL.
+	URL string
+
+	ts     *httptest.Server
+	policy Policy
+	closed chan struct{}
+
+	mu         sync.Mutex
+	n          int64
+	nth        map[int64]Fault
+	frac       Fault
+	fracP      float64
+	fracSeed   uint64
+	fracRand   bool
+	retryAfter string
+	delay      time.Duration
+	faults     map[Fault]int64
+	aborted    int64
+	inFlight   int64
+	maxIn      int64
+	first      time.Time
+	lastChange time.Time
+	area       float64 // ∫ in-flight dt, in request·seconds
+	lastAuth   string
+	lastReq    llm.Request
+}
+
+// New starts a server answering with policy. Close it when done.
+func New(policy Policy) *Server {
+	s := &Server{
+		policy:     policy,
+		closed:     make(chan struct{}),
+		nth:        map[int64]Fault{},
+		faults:     map[Fault]int64{},
+		retryAfter: "1",
+	}
+	s.ts = httptest.NewServer(s)
+	s.URL = s.ts.URL
+	return s
+}
+
+// Close stops the server, releasing hung requests first, and waits for
+// its handlers to return.
+func (s *Server) Close() {
+	s.mu.Lock()
+	select {
+	case <-s.closed:
+	default:
+		close(s.closed)
+	}
+	s.mu.Unlock()
+	s.ts.Close()
+}
+
+// FailNth makes request n (1-based, in arrival order) fail with f (OK
+// clears it). It takes precedence over FailFraction.
+func (s *Server) FailNth(n int64, f Fault) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if f == OK {
+		delete(s.nth, n)
+	} else {
+		s.nth[n] = f
+	}
+}
+
+// FailFirst makes requests 1..n fail with f.
+func (s *Server) FailFirst(n int64, f Fault) {
+	for i := int64(1); i <= n; i++ {
+		s.FailNth(i, f)
+	}
+}
+
+// FailFraction makes each request fail with f with probability p in
+// [0, 1], decided by a hash of (seed, request number), so the same arrival
+// order gives the same faults. p outside [0, 1] panics.
+func (s *Server) FailFraction(f Fault, p float64, seed uint64) {
+	if !(p >= 0 && p <= 1) {
+		panic(fmt.Sprintf("llmtest: FailFraction probability %v outside [0, 1]", p))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.frac, s.fracP, s.fracRand = f, p, true
+	s.fracSeed = seed
+}
+
+// SetRetryAfter sets the Retry-After header value of TooManyRetryAfter
+// and Unavailable: delay-seconds ("2") or an HTTP date.
+func (s *Server) SetRetryAfter(v string) {
+	s.mu.Lock()
+	s.retryAfter = v
+	s.mu.Unlock()
+}
+
+// SetDelay makes every answer wait d (0: none) before it is sent, as a
+// model's latency; a client that goes away cuts the wait short.
+func (s *Server) SetDelay(d time.Duration) {
+	s.mu.Lock()
+	s.delay = d
+	s.mu.Unlock()
+}
+
+// Requests returns the number of chat completion requests so far.
+func (s *Server) Requests() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+// LastAuthorization returns the Authorization header of the last request
+// ("" if it had none).
+func (s *Server) LastAuthorization() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastAuth
+}
+
+// LastRequest returns the body of the last well-formed request.
+func (s *Server) LastRequest() llm.Request {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.lastReq
+}
+
+// Stats returns the server's counts so far.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := Stats{Requests: s.n, Aborted: s.aborted, InFlight: s.inFlight, MaxInFlight: s.maxIn, Faults: map[Fault]int64{}}
+	for f, n := range s.faults {
+		st.Faults[f] = n
+	}
+	if d := s.lastChange.Sub(s.first).Seconds(); d > 0 {
+		st.MeanInFlight = s.area / d
+	}
+	return st
+}
+
+// fracHit decides whether request n draws the fraction fault: a PCG
+// stream keyed by (seed, n) gives a uniform number in [0, 1).
+func fracHit(seed uint64, n int64, p float64) bool {
+	r := rand.New(rand.NewPCG(seed, uint64(n)))
+	return r.Float64() < p
+}
+
+// enter and leave track the requests in the handler.
+func (s *Server) enter() (n int64, f Fault, delay time.Duration, retryAfter string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	if s.first.IsZero() {
+		s.first, s.lastChange = now, now
+	}
+	s.area += float64(s.inFlight) * now.Sub(s.lastChange).Seconds()
+	s.lastChange = now
+	s.inFlight++
+	s.maxIn = max(s.maxIn, s.inFlight)
+	s.n++
+	n = s.n
+	f, ok := s.nth[n]
+	if !ok && s.fracRand && s.fracP > 0 && fracHit(s.fracSeed, n, s.fracP) {
+		f = s.frac
+	}
+	return n, f, s.delay, s.retryAfter
+}
+
+func (s *Server) leave(f Fault, aborted bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	s.area += float64(s.inFlight) * now.Sub(s.lastChange).Seconds()
+	s.lastChange = now
+	s.inFlight--
+	if f != OK {
+		s.faults[f]++
+	}
+	if aborted {
+		s.aborted++
+	}
+}
+
+// ServeHTTP serves POST /v1/chat/completions and GET StatsPath; anything
+// else is 404 (405 for another method). A chat request that is not JSON
+// of {model, messages} with a non-empty model and at least one message is
+// 400, after its fault if it has one.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case StatsPath:
+		w.Header().Set("Content-Type", "application/json")
+		json.NewEncoder(w).Encode(s.Stats())
+		return
+	case "/v1/chat/completions":
+	default:
+		http.NotFound(w, r)
+		return
+	}
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		http.Error(w, "method not allowed", http.StatusMethodNotAllowed)
+		return
+	}
+	_, f, delay, ra := s.enter()
+	aborted := false
+	defer func() { s.leave(f, aborted) }()
+	body, err := io.ReadAll(io.LimitReader(r.Body, 64<<20))
+	if err != nil {
+		aborted = true
+		return
+	}
+	auth := r.Header.Get("Authorization")
+	var req llm.Request
+	jerr := json.Unmarshal(body, &req)
+	s.mu.Lock()
+	s.lastAuth = auth
+	if jerr == nil {
+		s.lastReq = req
+	}
+	s.mu.Unlock()
+
+	switch f {
+	case TooMany:
+		writeError(w, http.StatusTooManyRequests, "rate limited")
+		return
+	case TooManyRetryAfter, Unavailable:
+		w.Header().Set("Retry-After", ra)
+		status := http.StatusTooManyRequests
+		if f == Unavailable {
+			status = http.StatusServiceUnavailable
+		}
+		writeError(w, status, "try again later")
+		return
+	case ServerError:
+		writeError(w, http.StatusInternalServerError, "internal error")
+		return
+	case Unauthorized:
+		writeError(w, http.StatusUnauthorized, "invalid credentials: "+auth)
+		return
+	case Hang:
+		select {
+		case <-r.Context().Done():
+			aborted = true
+		case <-s.closed:
+		}
+		return
+	}
+	if jerr != nil || req.Model == "" || len(req.Messages) == 0 {
+		writeError(w, http.StatusBadRequest, "want a JSON body with model and messages")
+		return
+	}
+	if delay > 0 {
+		t := time.NewTimer(delay)
+		select {
+		case <-t.C:
+		case <-r.Context().Done():
+			t.Stop()
+			aborted = true
+			return
+		case <-s.closed:
+			t.Stop()
+			return
+		}
+	}
+	content := s.policy(req.Messages)
+	if r.Context().Err() != nil {
+		aborted = true
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	switch f {
+	case Malformed:
+		io.WriteString(w, `{"id":"chatcmpl-1","choices":[{"message":{"content":"trunc`)
+		return
+	case EmptyChoices:
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`)
+		return
+	case EmptyContent:
+		content = ""
+	}
+	prompt := 0
+	for _, m := range req.Messages {
+		prompt += CountTokens(m.Content)
+	}
+	compl := CountTokens(content)
+	out := map[string]any{
+		"id":      "chatcmpl-llmtest",
+		"object":  "chat.completion",
+		"created": 0,
+		"model":   req.Model,
+		"choices": []any{map[string]any{
+			"index":         0,
+			"message":       map[string]any{"role": "assistant", "content": content},
+			"finish_reason": "stop",
+		}},
+		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": compl, "total_tokens": prompt + compl},
+	}
+	json.NewEncoder(w).Encode(out)
+}
+
+// CountTokens is the server's stand-in for a tokenizer: the number of
+// white-space separated words in s. Deterministic, so usage is the same
+// on every run.
+func CountTokens(s string) int { return len(strings.Fields(s)) }
+
+// writeError writes an OpenAI-style error body.
+func writeError(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "llmtest", "code": status}})
+}
