@@ -396,7 +396,7 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 			if err := e.phase(ctx, runner, v, ver); err != nil {
 				runner.Close()
 				if ctx.Err() != nil {
-					return nil, fmt.Errorf("eval interrupted after %d finished phase(s); resume with: evolve eval --resume %s: %w", len(e.ck.Done), e.dir, err)
+					return nil, &InterruptedError{Dir: e.dir, Phases: len(e.ck.Done), Cause: err}
 				}
 				return nil, err
 			}
@@ -464,17 +464,27 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr}
 		}
 		runner.OnError = func(ee *evaluate.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
+		var putErr error
+		runner.Finished = nil
+		if e.opt.Cache != nil {
+			// Cache each outcome as it is played, so that an interrupted
+			// eval's resume replays what was played before the signal.
+			runner.Finished = func(i int, o envs.Outcome) {
+				if o.Cause == envs.CauseError || putErr != nil { // error episodes are retried, never cached
+					return
+				}
+				putErr = e.opt.Cache.Put(jobs[todo[i]].key, o)
+			}
+		}
 		played, err := runner.Run(ctx, episode, play)
 		if err != nil {
 			return err
 		}
+		if putErr != nil {
+			return putErr
+		}
 		for i, k := range todo {
 			outs[k] = played[i]
-			if e.opt.Cache != nil && played[i].Cause != envs.CauseError { // error episodes are retried, never cached
-				if err := e.opt.Cache.Put(jobs[k].key, played[i]); err != nil {
-					return err
-				}
-			}
 		}
 		e.res.Played += len(todo)
 	}

@@ -18,8 +18,9 @@ const ScoresName = "scores"
 
 // ScoresFigure is the eval's figure: one panel per variant, a box plot of
 // each version's scores (every seed and repeat) in the order given, on one
-// y scale; the baseline (first version) labelled with a '*'.
-func ScoresFigure(res *Result) (results.Figure, error) {
+// y scale; with markFirst the first version (the baseline) labelled with a
+// '*'. Long labels get wider slots.
+func ScoresFigure(res *Result, markFirst bool) (results.Figure, error) {
 	var panels []*plot.Plot
 	lo, hi := 1e308, -1e308
 	for _, variant := range res.Variants {
@@ -34,7 +35,7 @@ func ScoresFigure(res *Result) (results.Figure, error) {
 		for i, v := range res.Versions {
 			x, _, _ := Scores(res.Episodes, variant, v.Label)
 			label := v.Label
-			if i == 0 {
+			if i == 0 && markFirst {
 				label += "*"
 			}
 			names = append(names, label)
@@ -63,9 +64,18 @@ func ScoresFigure(res *Result) (results.Figure, error) {
 	for _, p := range panels {
 		p.Y.Min, p.Y.Max = lo-pad, hi+pad
 	}
-	w := max(vg.Length(len(res.Versions))*0.9*vg.Inch+0.8*vg.Inch, 3*vg.Inch)
+	longest := 0
+	for _, v := range res.Versions {
+		longest = max(longest, len(v.Label))
+	}
+	slot := max(0.9*vg.Inch, vg.Length(longest)*vg.Points(6.5))
+	w := max(vg.Length(len(res.Versions))*slot+0.8*vg.Inch, 3*vg.Inch)
+	title := "Scores per version"
+	if markFirst {
+		title += " (* the baseline)"
+	}
 	return results.Figure{
-		Title:  "Scores per version (* the baseline)",
+		Title:  title,
 		Panels: [][]*plot.Plot{panels},
 		Width:  max(vg.Length(len(panels))*w+0.4*vg.Inch, 4*vg.Inch),
 		Height: 4 * vg.Inch,
@@ -74,8 +84,8 @@ func ScoresFigure(res *Result) (results.Figure, error) {
 
 // PlotScores saves ScoresFigure as dir/plots/scores.{png,svg,pdf} and
 // returns the SVG's bytes (for an HTML report).
-func PlotScores(dir string, res *Result) ([]byte, error) {
-	fig, err := ScoresFigure(res)
+func PlotScores(dir string, res *Result, markFirst bool) ([]byte, error) {
+	fig, err := ScoresFigure(res, markFirst)
 	if err != nil {
 		return nil, err
 	}

@@ -9,11 +9,29 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	"evolve/experiment"
 	"evolve/prompt"
 	"evolve/results"
 )
+
+// InterruptedError is returned by Run and Resume when ctx is cancelled:
+// the eval directory holds the phases finished so far, and the outcomes
+// played before the signal are in the cache (if one is used).
+type InterruptedError struct {
+	Dir    string // the eval directory
+	Phases int    // phases finished and checkpointed
+	Cause  error  // ctx's error
+}
+
+// Error says how many phases finished and where the eval is.
+func (e *InterruptedError) Error() string {
+	return fmt.Sprintf("eval interrupted (%v) after %d finished phase(s) in %s", e.Cause, e.Phases, e.Dir)
+}
+
+// Unwrap returns the context's error.
+func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // ErrFinished is returned (wrapped, naming the directory) by Resume for an
 // eval that has already finished: nothing is played or written.
@@ -35,8 +53,8 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	var ck checkpoint
-	if err := json.Unmarshal(data, &ck); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+	if err := json.Unmarshal(data, &ck); err != nil || ck.ID == "" || !strings.Contains(ck.ID, "-eval-") {
+		return nil, fmt.Errorf("%s is not an eval directory (its %s is not an eval's; a run is resumed with evolve run --resume)", dir, CheckpointFile)
 	}
 	if ck.Finished {
 		return nil, fmt.Errorf("eval %s in %s: %w", ck.ID, dir, ErrFinished)

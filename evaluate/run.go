@@ -37,6 +37,12 @@ type Runner struct {
 	// number done so far and the total. It is called from worker
 	// goroutines, one call at a time.
 	Progress func(done, total int)
+	// Finished, if not nil, receives each episode's outcome as soon as it
+	// is played (i indexes the seeds of Run), before Run returns and even
+	// if Run is then cancelled, so that a caller can keep what was played
+	// (an outcome cache). Called from worker goroutines, one call at a
+	// time, in no particular order.
+	Finished func(i int, o envs.Outcome)
 
 	mu      sync.Mutex
 	players chan slot // idle players; nil until the first Run
@@ -124,6 +130,11 @@ func (r *Runner) Run(ctx context.Context, episode func(seed uint64) envs.Episode
 				}
 			}
 			out[i] = o
+			if r.Finished != nil {
+				callMu.Lock()
+				r.Finished(i, o)
+				callMu.Unlock()
+			}
 			if r.Progress != nil {
 				n := int(done.Add(1))
 				callMu.Lock()

@@ -54,6 +54,9 @@ func (c *Config) EnvVariants(sets []string) ([]EnvVariant, error) {
 		prefix    string
 	}
 	var specs []spec
+	if len(sets) > 0 && len(c.Variants) > 0 {
+		return nil, fmt.Errorf("%s: the config has variants and --set makes others: give one or the other", c.file)
+	}
 	switch {
 	case len(sets) > 0:
 		combos := []spec{{overrides: mapping()}}

@@ -114,6 +114,14 @@ func DefaultConfig() Config {
 	return Config{Alpha: 0.05, Test: TestAuto, Correction: CorrectionHolm}
 }
 
+// Validate returns the error Compare would return for cfg (wrapping
+// ErrConfig), so that a command can refuse a bad config before it plays
+// anything.
+func (cfg Config) Validate() error {
+	_, err := cfg.normalize()
+	return err
+}
+
 // normalize fills defaults and validates cfg.
 func (cfg Config) normalize() (Config, error) {
 	def := DefaultConfig()

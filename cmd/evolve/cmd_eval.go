@@ -37,10 +37,12 @@ func init() {
 Play each PROMPT on a split of the config's seed sets (--split test by
 default) or on a seed file (--seeds), --repeats times per seed, with the
 parallel deterministic runner of 'evolve run', and write an eval directory
-<out>/<name>-eval-<hash>/: manifest.yaml, prompts/ (each version's file),
-episodes.parquet (the schema of a run's, with variant and repeat),
-summary.parquet (n, mean, std, median, IQM and 95% CIs per version and
-variant), report.md and report.html.
+<out>/<name>-eval-<hash>/ (or --dir DIR): manifest.yaml, checkpoint.json,
+prompts/ (each version's file), episodes.parquet (the schema of a run's,
+with variant and repeat), summary.parquet (n, mean, std, median, IQM and
+95% CIs per version and variant), report.md, report.html and plots/ (a box
+plot of the scores, PNG, SVG and PDF). A seed file (--seeds) is recorded
+as split test, with its path and hash in the manifest.
 
 A PROMPT is a prompt YAML file ("embedded" for the embedded base prompt),
 RUN_DIR:VERSION (a version of a run's prompt store), or, with --store DIR,
@@ -49,7 +51,10 @@ SLUG, SLUG@BRANCH or SLUG@vX.Y.Z.
 Each version is compared, within each environment variant, with the
 baseline: the first PROMPT, or with --baseline PATH an earlier eval
 (its directory or episodes.parquet; --baseline-version picks its version,
-by default its first), on the same seeds. The test is one-sided, candidate
+by default its first). A baseline eval directory must have played the same
+environment configuration per variant and the same seeds, and the
+baseline every (seed, repeat) a candidate plays; anything else is refused,
+not compared. The test is one-sided, candidate
 worse (the Wilcoxon signed-rank test paired by seed and repeat when every
 pair is there, else Mann-Whitney U; --test), Holm-adjusted across the
 variant's versions; with --margin D it is the non-inferiority test "worse
@@ -63,9 +68,12 @@ environment.params), or --set environment.params.KEY=V1,V2 (repeatable;
 every combination is a variant).
 
 Outcomes are cached by (environment and its config, seed, prompt content
-hash, evolve's episode semantics): a rerun, a resume, or main's baseline in
-CI plays nothing it has played before (--cache DIR, default the user cache
-dir's evolve/episodes; --no-cache). Error episodes are never cached.
+hash, evolve's episode semantics) as each is played: a rerun, a resume
+after Ctrl-C, or main's baseline in CI plays nothing it has played before
+(--cache DIR, default the user cache dir's evolve/episodes; --no-cache).
+Error episodes are never cached. --resume DIR continues with the eval's
+own prompts, seeds and variants; give the gate, cache and output flags
+again (the interrupt message prints the whole command).
 
 Exit status: 0 ok; 1 failure; 2 bad command line; 3 --fail-on-regression
 and a version regressed; 130/143 interrupted (resume with --resume DIR).
@@ -107,20 +115,70 @@ Examples:
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				given := map[string]bool{}
+				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
 				if *resume == "" && len(args) == 0 {
 					return usagef("no PROMPT to evaluate")
 				}
-				if *resume != "" && len(args) > 0 {
-					return usagef("--resume continues an eval with its own prompts; give no PROMPT")
+				if *resume != "" {
+					if len(args) > 0 {
+						return usagef("--resume continues an eval with its own prompts; give no PROMPT")
+					}
+					for _, f := range []string{"config", "split", "seeds", "repeats", "set", "store", "out", "dir"} {
+						if given[f] {
+							return usagef("--%s cannot be used with --resume (the eval continues with its own settings; give only the gate, cache and output flags)", f)
+						}
+					}
 				}
-				if *repeats < 1 {
+				switch {
+				case *repeats < 1:
 					return usagef("--repeats must be >= 1, got %d", *repeats)
-				}
-				if *margin < 0 || *marginA12 < 0 || *marginA12 >= 0.5 || (*margin > 0 && *marginA12 > 0) {
-					return usagef("--margin must be >= 0 and --margin-a12 in [0, 0.5), not both")
-				}
-				if !(*alpha > 0 && *alpha < 1) {
+				case *workers < 0:
+					return usagef("--workers must be >= 0 (0 = the config's), got %d", *workers)
+				case *margin < 0:
+					return usagef("--margin must be >= 0, got %v", *margin)
+				case *marginA12 < 0 || *marginA12 >= 0.5:
+					return usagef("--margin-a12 must be in [0, 0.5), got %v", *marginA12)
+				case *margin > 0 && *marginA12 > 0:
+					return usagef("--margin and --margin-a12 cannot both be given: a regression is measured in score units or in A12, not both")
+				case !(*alpha > 0 && *alpha < 1):
 					return usagef("--alpha must be in (0, 1), got %v", *alpha)
+				case given["seeds"] && given["split"]:
+					return usagef("--seeds plays a seed file (recorded as split test); --split cannot be used with it")
+				case given["dir"] && given["out"]:
+					return usagef("--dir names the eval directory itself; --out cannot be used with it")
+				case given["cache"] && *noCache:
+					return usagef("--cache and --no-cache cannot both be given")
+				case given["baseline-version"] && *baseline == "":
+					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
+				}
+				gcfg := gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12}
+				if err := gcfg.Validate(); err != nil {
+					return usagef("%v", err)
+				}
+				if *baseline != "" {
+					if err := checkBaselinePath(*baseline); err != nil {
+						return err
+					}
+				}
+				for _, p := range []struct{ flag, path string }{{"--junit", *junit}, {"$GITHUB_STEP_SUMMARY", os.Getenv("GITHUB_STEP_SUMMARY")}} {
+					if p.path == "" {
+						continue
+					}
+					if st, err := os.Stat(filepath.Dir(p.path)); err != nil || !st.IsDir() {
+						return fmt.Errorf("%s %s: its directory does not exist", p.flag, p.path)
+					}
+				}
+				resumeHint := func(dir string) string {
+					cmd := []string{"evolve eval --resume " + dir}
+					fs.Visit(func(f *flag.Flag) {
+						switch f.Name {
+						case "config", "split", "seeds", "repeats", "set", "store", "out", "dir", "resume":
+						default:
+							cmd = append(cmd, "--"+f.Name+"="+f.Value.String())
+						}
+					})
+					return strings.Join(cmd, " ")
 				}
 				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat})
 				if err != nil {
@@ -168,25 +226,26 @@ Examples:
 					fmt.Fprintln(env.stdout, err)
 					return nil
 				}
+				var ie *eval.InterruptedError
+				if errors.As(err, &ie) {
+					return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%v; the episodes played are in the cache; resume with: %s", err, resumeHint(ie.Dir))}
+				}
 				if err != nil {
-					if ctx.Err() != nil {
-						return &exitError{code: interruptCode(ctx), err: err}
-					}
 					return err
 				}
 				if opt.Cache != nil {
 					st := opt.Cache.Stats()
 					disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt)
 				}
-				checks, err := compareEval(res, *baseline, *baselineVersion, gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12})
+				checks, baseDesc, err := compareEval(res, *baseline, *baselineVersion, gcfg)
 				if err != nil {
 					return err
 				}
-				md := evalMarkdown(res, checks)
+				md := evalMarkdown(res, checks, baseDesc)
 				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.md"), []byte(md), 0o644); err != nil {
 					return err
 				}
-				svg, err := eval.PlotScores(res.Dir, res)
+				svg, err := eval.PlotScores(res.Dir, res, *baseline == "")
 				if err != nil {
 					return err
 				}
@@ -251,34 +310,83 @@ func labelVersions(vs []eval.Version) {
 	}
 }
 
+// checkBaselinePath refuses, before anything is played, a --baseline that
+// is neither an episodes Parquet file nor a finished eval directory.
+func checkBaselinePath(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return fmt.Errorf("--baseline: %w", err)
+	}
+	if !st.IsDir() {
+		return nil
+	}
+	m, err := readEvalManifest(path)
+	if err != nil {
+		return err
+	}
+	_ = m
+	return nil
+}
+
+// readEvalManifest reads the manifest of the finished eval in dir.
+func readEvalManifest(dir string) (*eval.Manifest, error) {
+	data, err := os.ReadFile(filepath.Join(dir, eval.ManifestFile))
+	if err != nil {
+		return nil, fmt.Errorf("--baseline %s is not a finished eval directory (no %s): a baseline is the directory evolve eval wrote, or its %s", dir, eval.ManifestFile, eval.EpisodesFile)
+	}
+	var m eval.Manifest
+	if err := yaml.Unmarshal(data, &m); err != nil || !strings.Contains(m.ID, "-eval-") {
+		return nil, fmt.Errorf("--baseline %s: %s is not an eval's manifest (a run directory is not a baseline: evaluate its version with evolve eval RUN_DIR:VERSION)", dir, eval.ManifestFile)
+	}
+	return &m, nil
+}
+
 // compareEval compares the eval's versions with the baseline: its first
-// version, or the version of the eval at path.
-func compareEval(res *eval.Result, path, version string, cfg gate.Config) ([]gate.Check, error) {
+// version, or the version of the eval at path. A baseline eval must be
+// comparable: the same environment configuration per variant, the same
+// seeds and split, and every (seed, repeat) a candidate played. It returns
+// the checks and a description of the baseline for the report.
+func compareEval(res *eval.Result, path, version string, cfg gate.Config) ([]gate.Check, string, error) {
 	var baseRows []results.EpisodeRow
 	cands := res.Versions
+	desc := ""
 	if path == "" {
 		if len(res.Versions) < 2 {
-			return nil, nil
+			return nil, "", nil
 		}
 		version = res.Versions[0].Label
 		baseRows = res.Episodes
 		cands = res.Versions[1:]
+		desc = fmt.Sprintf("%s (%s), the first version of this eval", version, res.Versions[0].Source)
 	} else {
 		file := path
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			file = filepath.Join(path, eval.EpisodesFile)
-			if version == "" {
-				if data, err := os.ReadFile(filepath.Join(path, eval.ManifestFile)); err == nil {
-					var m eval.Manifest
-					if yaml.Unmarshal(data, &m) == nil && len(m.Versions) > 0 {
-						version = m.Versions[0].Label
-					}
+			m, err := readEvalManifest(path)
+			if err != nil {
+				return nil, "", err
+			}
+			mine, err := readEvalManifest(res.Dir)
+			if err != nil {
+				return nil, "", err
+			}
+			for name, id := range mine.Variants {
+				if theirs, ok := m.Variants[name]; !ok {
+					return nil, "", fmt.Errorf("--baseline %s has no variant %q (it has %s)", path, name, variantNames(m.Variants))
+				} else if theirs != id {
+					return nil, "", fmt.Errorf("--baseline %s played variant %q with another environment configuration (%s, this eval %s): the comparison would not be fair", path, name, theirs, id)
 				}
 			}
+			if m.SeedsSHA != mine.SeedsSHA || m.Split != mine.Split {
+				return nil, "", fmt.Errorf("--baseline %s played other seeds (split %s, seeds sha256 %.12s…; this eval: split %s, %.12s…)", path, m.Split, m.SeedsSHA, mine.Split, mine.SeedsSHA)
+			}
+			if version == "" && len(m.Versions) > 0 {
+				version = m.Versions[0].Label
+			}
+			file = filepath.Join(path, eval.EpisodesFile)
 		}
 		rows, _, err := results.ReadEpisodes(file)
 		if err != nil {
-			return nil, fmt.Errorf("--baseline: %w", err)
+			return nil, "", fmt.Errorf("--baseline: %w", err)
 		}
 		var versions []string
 		for _, r := range rows {
@@ -288,33 +396,63 @@ func compareEval(res *eval.Result, path, version string, cfg gate.Config) ([]gat
 		}
 		if version == "" {
 			if len(versions) != 1 {
-				return nil, fmt.Errorf("--baseline %s holds versions %v: name one with --baseline-version", path, versions)
+				return nil, "", fmt.Errorf("--baseline %s holds versions %v: name one with --baseline-version", path, versions)
 			}
 			version = versions[0]
 		}
 		if !slices.Contains(versions, version) {
-			return nil, fmt.Errorf("--baseline %s has no version %q (it has %v)", path, version, versions)
+			return nil, "", fmt.Errorf("--baseline %s has no version %q (it has %v)", path, version, versions)
 		}
 		baseRows = rows
+		desc = fmt.Sprintf("%s of %s", version, path)
 	}
 	var base, cand []gate.Sample
 	for _, variant := range res.Variants {
 		x, s, r := eval.Scores(baseRows, variant, version)
 		if len(x) == 0 {
-			return nil, fmt.Errorf("the baseline %s has no episodes on variant %q", version, variant)
+			return nil, "", fmt.Errorf("the baseline %s has no episodes on %s", version, variantDesc(variant))
+		}
+		have := map[[2]uint64]bool{}
+		for i := range s {
+			have[[2]uint64{s[i], uint64(r[i])}] = true
 		}
 		base = append(base, gate.Sample{Version: version, Variant: variant, Seeds: s, Repeats: r, Scores: x})
 		for _, v := range cands {
 			x, s, r := eval.Scores(res.Episodes, variant, v.Label)
+			for i := range s {
+				if !have[[2]uint64{s[i], uint64(r[i])}] {
+					return nil, "", fmt.Errorf("the baseline %s did not play seed %d (repeat %d) on %s: evaluate both on the same seeds and repeats", version, s[i], r[i], variantDesc(variant))
+				}
+			}
 			cand = append(cand, gate.Sample{Version: v.Label, Variant: variant, Seeds: s, Repeats: r, Scores: x})
 		}
 	}
-	return gate.Compare(base, cand, cfg)
+	checks, err := gate.Compare(base, cand, cfg)
+	return checks, desc, err
+}
+
+func variantDesc(v string) string {
+	if v == "" {
+		return "the configured environment (no variants)"
+	}
+	return fmt.Sprintf("variant %q", v)
+}
+
+func variantNames(m map[string]string) string {
+	var names []string
+	for n := range m {
+		if n == "" {
+			n = "(none)"
+		}
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return strings.Join(names, ", ")
 }
 
 // evalMarkdown is report.md: the settings, the summary per version and
 // variant, and the comparisons.
-func evalMarkdown(res *eval.Result, checks []gate.Check) string {
+func evalMarkdown(res *eval.Result, checks []gate.Check, baseline string) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Evaluation %s\n\n", res.ID)
 	fmt.Fprintf(&b, "%d version(s) on %d variant(s); %d episodes played, %d replayed from the cache.\n\n", len(res.Versions), len(res.Variants), res.Played, res.Cached)
@@ -327,7 +465,7 @@ func evalMarkdown(res *eval.Result, checks []gate.Check) string {
 		fmt.Fprintf(&b, "| %s | %s | %d | %.1f [%.1f, %.1f] | %.1f | %.1f [%.1f, %.1f] | %.1f |\n", variant, s.Version, s.N, s.Mean, s.CILow, s.CIHigh, s.Median, s.IQM, s.IQMCILow, s.IQMCIHigh, s.Std)
 	}
 	if len(checks) > 0 {
-		b.WriteString("\n")
+		b.WriteString("\nBaseline: " + baseline + ".\n\n")
 		b.WriteString(gate.Markdown(checks, "Comparisons with the baseline"))
 	}
 	b.WriteString("\n![Scores per version](plots/scores.png)\n\n## Versions\n\n")

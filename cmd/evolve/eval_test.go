@@ -371,3 +371,96 @@ func TestCIWorkflow(t *testing.T) {
 		t.Errorf("step summary:\n%s", md)
 	}
 }
+
+// A baseline that is not comparable is refused, not compared; bad flag
+// combinations are usage errors before anything is played.
+func TestEvalRefusals(t *testing.T) {
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte("1\n2\n3\n4\n5\n6\n"), 0o644)
+	other := filepath.Join(t.TempDir(), "other.txt")
+	os.WriteFile(other, []byte("7\n8\n9\n10\n11\n12\n"), 0o644)
+	short := filepath.Join(t.TempDir(), "short.yaml")
+	os.WriteFile(short, []byte("name: short\nenvironment:\n  name: dungeon\n  params: {max_turns: 1000}\n"), 0o644)
+	base := filepath.Join(t.TempDir(), "base")
+	if code, _, stderr := evolve(t, "eval", "--quiet", "--no-cache", "--seeds", seeds, "--dir", base, "embedded"); code != exitOK {
+		t.Fatalf("baseline: %d %s", code, stderr)
+	}
+	runs := t.TempDir()
+	os.MkdirAll(filepath.Join(runs, "r", "prompts"), 0o755)
+	os.WriteFile(filepath.Join(runs, "r", "manifest.yaml"), []byte("run_id: r-1234567890\n"), 0o644)
+	for _, tt := range []struct {
+		name string
+		args []string
+		code int
+		want string
+	}{
+		{"other environment config", []string{"--config", short, "--seeds", seeds, "--baseline", base}, exitFailure, "with another environment configuration"},
+		{"other seeds", []string{"--seeds", other, "--baseline", base}, exitFailure, "played other seeds"},
+		{"a run as baseline", []string{"--seeds", seeds, "--baseline", filepath.Join(runs, "r")}, exitFailure, "a run directory is not a baseline"},
+		{"missing baseline", []string{"--seeds", seeds, "--baseline", "/no/such/eval"}, exitFailure, "--baseline"},
+		{"seeds and split", []string{"--seeds", seeds, "--split", "val"}, exitUsage, "--split cannot be used with it"},
+		{"bad test", []string{"--seeds", seeds, "--test", "foo"}, exitUsage, `unknown test "foo"`},
+		{"negative margin", []string{"--seeds", seeds, "--margin", "-1"}, exitUsage, "--margin must be >= 0"},
+		{"both margins", []string{"--seeds", seeds, "--margin", "1", "--margin-a12", "0.1"}, exitUsage, "cannot both be given"},
+		{"version without baseline", []string{"--seeds", seeds, "--baseline-version", "v1.0.0"}, exitUsage, "give --baseline too"},
+		{"negative workers", []string{"--seeds", seeds, "--workers", "-3"}, exitUsage, "--workers must be >= 0"},
+		{"cache and no-cache", []string{"--seeds", seeds, "--cache", t.TempDir(), "--no-cache"}, exitUsage, "cannot both be given"},
+		{"resume with repeats", []string{"--resume", base, "--repeats", "2"}, exitUsage, "--repeats cannot be used with --resume"},
+		{"resume of a run", []string{"--resume", filepath.Join(runs, "r")}, exitFailure, "not a resumable eval directory"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			args := append([]string{"eval", "--quiet", "--no-cache"}, tt.args...)
+			if !slices.Contains(tt.args, "--resume") {
+				args = append(args, "--out", t.TempDir(), "embedded")
+			}
+			code, _, stderr := evolve(t, args...)
+			if code != tt.code || !strings.Contains(stderr, tt.want) {
+				t.Errorf("exit %d, want %d; stderr %q, want %q", code, tt.code, stderr, tt.want)
+			}
+		})
+	}
+}
+
+// Episodes played before Ctrl-C are in the cache: the resume replays them.
+func TestEvalInterruptKeepsPlayed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs evolve")
+	}
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	os.WriteFile(seeds, []byte("1\n2\n3\n4\n5\n6\n7\n8\n9\n10\n"), 0o644)
+	log := filepath.Join(t.TempDir(), "points")
+	ref := filepath.Join(t.TempDir(), "ref")
+	if code, _, stderr := evolveProc(t, []string{atomicfile.FaultLogEnv + "=" + log}, "eval", "--quiet", "--cache", t.TempDir(), "--seeds", seeds, "--dir", ref, "embedded"); code != 0 {
+		t.Fatalf("reference: %d\n%s", code, stderr)
+	}
+	data, _ := os.ReadFile(log)
+	at, entries := 0, 0
+	for i, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		if strings.HasSuffix(l, ".json") && !strings.HasSuffix(l, "checkpoint.json") {
+			if entries++; entries == 4 {
+				at = i + 1 // the fourth cache entry: three are written
+			}
+		}
+	}
+	if at == 0 {
+		t.Fatalf("no cache writes among the points:\n%s", data)
+	}
+	cacheDir, dir := t.TempDir(), filepath.Join(t.TempDir(), "eval")
+	code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(at), atomicfile.FaultActionEnv + "=sigint"},
+		"eval", "--quiet", "--workers", "1", "--cache", cacheDir, "--seeds", seeds, "--dir", dir, "embedded")
+	if code != exitInterrupted || !strings.Contains(stderr, "--resume "+dir+" --cache="+cacheDir) {
+		t.Fatalf("SIGINT: exit %d\n%s", code, stderr)
+	}
+	code, stdout, stderr := evolveProc(t, nil, "eval", "--quiet", "--cache", cacheDir, "--resume", dir)
+	if code != 0 {
+		t.Fatalf("resume: %d\n%s", code, stderr)
+	}
+	if _, cached := playedCached(t, stdout); cached < 3 {
+		t.Errorf("the resume replayed %d episodes from the cache, want the 3 or more played before the signal:\n%s", cached, stdout)
+	}
+	a, _ := os.ReadFile(filepath.Join(ref, "episodes.parquet"))
+	b, _ := os.ReadFile(filepath.Join(dir, "episodes.parquet"))
+	if string(a) != string(b) {
+		t.Error("the resumed eval's episodes.parquet differs from an uninterrupted one")
+	}
+}

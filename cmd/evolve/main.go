@@ -231,7 +231,7 @@ Start with:
 	evolve run                      # evolve the base prompt on the built-in dungeon
 	evolve run --config my.yaml     # your experiment (keys you omit keep their defaults)
 
-Exit status: 0 success, 1 failure, 2 usage error, 3 regression (compare),
+Exit status: 0 success, 1 failure, 2 usage error, 3 regression (compare, eval --fail-on-regression),
 130 interrupted (SIGINT), 143 terminated (SIGTERM).
 `)
 }
