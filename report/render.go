@@ -6,6 +6,7 @@ import (
 	"html"
 	"math"
 	"strconv"
+	"slices"
 	"strings"
 	"time"
 
@@ -179,6 +180,11 @@ func (d *Data) document() []block {
 	add(c)
 	fig(results.CandidatesName)
 
+	if u := d.modelUsage(); u != nil {
+		add(block{kind: heading, level: 2, text: "Model usage"})
+		add(block{kind: para, text: "Per version, over all its episodes (train, val and test): the completions the language-model agent needed (corrections included) and the tokens the server reported; a rerun from the response cache reproduces them."})
+		add(*u)
+	}
 	add(block{kind: heading, level: 2, text: "Methods"})
 	add(block{kind: para, text: d.methods()})
 	add(block{kind: heading, level: 2, text: "Files"})
@@ -455,4 +461,47 @@ func (d *Data) errorEpisodes() int {
 		}
 	}
 	return n
+}
+
+// modelUsage is the table of model calls and tokens per version, or nil if
+// the episodes have no model_calls metric (no language-model agent).
+func (d *Data) modelUsage() *block {
+	col := map[string]int{}
+	for i, m := range d.Metrics {
+		col[m.Name] = i
+	}
+	calls, ok := col["model_calls"]
+	if !ok {
+		return nil
+	}
+	type usage struct{ episodes, calls, prompt, completion float64 }
+	by := map[string]*usage{}
+	var versions []string
+	for _, e := range d.Episodes {
+		u := by[e.Version]
+		if u == nil {
+			u = &usage{}
+			by[e.Version] = u
+			versions = append(versions, e.Version)
+		}
+		u.episodes++
+		get := func(name string) float64 {
+			if i, ok := col[name]; ok && i < len(e.Metrics) && !e.Metrics[i].Null {
+				return e.Metrics[i].Num
+			}
+			return 0
+		}
+		u.calls += e.Metrics[calls].Num
+		u.prompt += get("prompt_tokens")
+		u.completion += get("completion_tokens")
+	}
+	slices.SortFunc(versions, results.CompareVersions)
+	b := block{kind: table, head: []string{"version", "episodes", "model calls", "calls per episode", "prompt tokens", "completion tokens"},
+		right: []bool{false, true, true, true, true, true}}
+	for _, v := range versions {
+		u := by[v]
+		b.rows = append(b.rows, []string{v, fmt.Sprintf("%.0f", u.episodes), fmt.Sprintf("%.0f", u.calls),
+			fmt.Sprintf("%.1f", u.calls/u.episodes), fmt.Sprintf("%.0f", u.prompt), fmt.Sprintf("%.0f", u.completion)})
+	}
+	return &b
 }

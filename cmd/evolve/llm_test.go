@@ -78,6 +78,9 @@ agent:
 	if code != exitOK || !strings.Contains(diff, "+ "+rule) && !strings.Contains(diff, "+"+rule) {
 		t.Errorf("prompt diff does not show the added rule (exit %d):\n%s\n%s", code, diff, stderr)
 	}
+	if md, err := os.ReadFile(filepath.Join(run, "report.md")); err != nil || !strings.Contains(string(md), "## Model usage") || !strings.Contains(string(md), "| prompt tokens |") {
+		t.Errorf("report.md has no model usage table (%v)", err)
+	}
 	out2 := t.TempDir()
 	if code, _, stderr := evolve(t, "run", "--config", cfg, "--out", out2, "--quiet"); code != exitOK {
 		t.Fatalf("second run: exit %d\n%s", code, stderr)
