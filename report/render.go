@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"html"
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
