@@ -88,6 +88,10 @@ type Options struct {
 	// Parquet files, plots and manifest are written (e.g. to write
 	// report.md). Its error fails the run.
 	Report func(dir string) error
+	// LLMCache, if not "", overrides the config's agent.cache for this
+	// process: "off", "read" or "readwrite" (the response cache's mode
+	// never changes results, so it is not part of a run's config).
+	LLMCache string
 }
 
 // Generation summarises one generation of a run.
@@ -206,6 +210,12 @@ func (r *run) prepare() error {
 	}
 	if sb, ok := r.env.(envs.StepBudgeter); ok {
 		sb.SetStepBudget(r.cfg.StepBudget)
+	}
+	if r.opt.LLMCache != "" {
+		if _, err := llm.ParseMode(r.opt.LLMCache); err != nil {
+			return fmt.Errorf("--cache: %w", err)
+		}
+		r.cfg.Agent.Cache = r.opt.LLMCache
 	}
 	if r.llm, err = r.cfg.useAgent(r.env); err != nil {
 		return err

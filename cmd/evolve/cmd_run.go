@@ -85,6 +85,7 @@ Examples:
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			verbose := fs.Bool("verbose", false, "also log the start of every phase")
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
+			llmCache := fs.String("cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -113,7 +114,7 @@ Examples:
 				if err != nil {
 					return usagef("%v", err)
 				}
-				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook}
+				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache}
 				var res *experiment.Result
 				if *resume != "" {
 					res, err = experiment.Resume(ctx, *resume, cfg, opt)

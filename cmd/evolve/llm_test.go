@@ -95,5 +95,14 @@ agent:
 			t.Errorf("%s differs between the two runs", f)
 		}
 	}
+	// --cache read replays with no request; on an empty cache it fails
+	// rather than call the server.
+	if code, _, stderr := evolve(t, "run", "--config", cfg, "--out", t.TempDir(), "--quiet", "--cache", "read"); code != exitOK || srv.Requests() != first {
+		t.Errorf("--cache read: exit %d, %d requests\n%s", code, srv.Requests()-first, stderr)
+	}
+	os.RemoveAll(filepath.Join(dir, "cache"))
+	if code, _, stderr := evolve(t, "run", "--config", cfg, "--out", t.TempDir(), "--quiet", "--cache", "read"); code == exitOK || !strings.Contains(stderr, "not in the cache") || srv.Requests() != first {
+		t.Errorf("--cache read on an empty cache: exit %d, %d requests\n%s", code, srv.Requests()-first, stderr)
+	}
 	t.Logf("%d requests; %s", first, strings.TrimSpace(stdout))
 }
