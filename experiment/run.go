@@ -631,6 +631,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	if r.info.ReadsText && len(r.info.Rules) > 0 {
 		// Text mutations first: they change what the model reads.
 		text := mutate.ProposeRules(gen.Failures, inc.RulesConstraints, r.info.Rules, mcfg.Candidates, guard.Default())
+		text = append(text, mutate.ProposeRuleEdits(gen.Failures, inc.RulesConstraints, r.info.Rules, mcfg.Candidates, guard.Default())...)
 		muts = append(text, muts...)
 		if len(muts) > mcfg.Candidates {
 			muts = muts[:mcfg.Candidates]

@@ -2,6 +2,7 @@ package mutate
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 
@@ -266,5 +267,28 @@ func TestProposeRules(t *testing.T) {
 	ms = ProposeRules(a, nil, lib, 2, guard.Default())
 	if len(ms) != 1 || ms[0].Rules[0] != "Eat when Hungry." {
 		t.Errorf("the screen did not skip an injection: %+v", ms)
+	}
+}
+
+// Rule edits: a library rule that did not make its cause go away is
+// replaced by the next; a rule for a cause with no failures is removed;
+// other rules are never touched.
+func TestProposeRuleEdits(t *testing.T) {
+	lib := agent.DungeonRules
+	rules := []string{"Stay alive.", lib["starvation"][0], lib["entrapment"][0]}
+	a := analysis(map[string]int{"starvation": 12, "injury": 3, "none": 5})
+	ms := ProposeRuleEdits(a, rules, lib, 4, guard.Default())
+	if len(ms) != 2 {
+		t.Fatalf("%d edits: %+v", len(ms), ms)
+	}
+	if m := ms[0]; m.Operator != OpReplaceRule || m.Rules[1] != lib["starvation"][1] || m.Rules[0] != "Stay alive." || len(m.Rules) != 3 ||
+		!strings.Contains(m.Description, "- "+lib["starvation"][0]) || !strings.Contains(m.Description, "+ "+lib["starvation"][1]) {
+		t.Errorf("replace: %+v", m)
+	}
+	if m := ms[1]; m.Operator != OpRemoveRule || len(m.Rules) != 2 || slices.Contains(m.Rules, lib["entrapment"][0]) || m.Rules[0] != "Stay alive." {
+		t.Errorf("remove: %+v", m)
+	}
+	if got := ProposeRuleEdits(a, []string{"Stay alive."}, lib, 4, guard.Default()); len(got) != 0 {
+		t.Errorf("edits of a prompt without library rules: %+v", got)
 	}
 }
