@@ -5,18 +5,15 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
 
 	"evolve/envs"
-	"evolve/internal/atomicfile"
+	"evolve/internal/castore"
 )
 
 // Format is the version of the entry format written in every entry's
@@ -159,13 +156,13 @@ func (c *Cache) Stats() Stats {
 	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
 }
 
-// path returns the entry file of the key with hash h.
-func (c *Cache) path(h string) string {
-	return filepath.Join(c.dir, h[:2], h+".json")
-}
-
 // Path returns the path of k's entry file (which may not exist).
-func (c *Cache) Path(k Key) string { return c.path(k.Hash()) }
+func (c *Cache) Path(k Key) string { return c.store().Path(k.Hash()) }
+
+// store is the entry files' layout (package castore).
+func (c *Cache) store() castore.Store {
+	return castore.Store{Dir: c.dir, What: "episode cache", Sync: c.sync}
+}
 
 // Get returns the outcome stored for k and true, or false on a miss. A
 // missing entry is a miss; so is a corrupt one (see the package
@@ -177,34 +174,14 @@ func (c *Cache) Get(k Key) (envs.Outcome, bool, error) {
 	if err := k.check(); err != nil {
 		return envs.Outcome{}, false, err
 	}
-	p := c.path(k.Hash())
-	f, err := os.Open(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			c.misses.Add(1)
-			return envs.Outcome{}, false, nil
-		}
-		return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
+	h := k.Hash()
+	data, fi, err := c.store().Read(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.misses.Add(1)
+		return envs.Outcome{}, false, nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
-		return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
-	}
-	// Size+1 so that a file that grew since Stat is read to its end.
-	data := make([]byte, 0, fi.Size()+1)
-	for {
-		n, err := f.Read(data[len(data):cap(data)])
-		data = data[:len(data)+n]
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return envs.Outcome{}, false, fmt.Errorf("reading episode cache entry %s: %w", p, err)
-		}
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)]
-		}
+		return envs.Outcome{}, false, err
 	}
 	o, err := decodeEntry(data, k)
 	if err == nil {
@@ -213,15 +190,7 @@ func (c *Cache) Get(k Key) (envs.Outcome, bool, error) {
 	}
 	c.corrupt.Add(1)
 	c.misses.Add(1)
-	// Remove the corrupt file, unless a writer has renamed a new entry
-	// over it since we opened it.
-	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
-		atomicfile.Point(p)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return envs.Outcome{}, false, fmt.Errorf("removing corrupt episode cache entry %s: %w", p, err)
-		}
-	}
-	return envs.Outcome{}, false, nil
+	return envs.Outcome{}, false, c.store().RemoveIfSame(h, fi)
 }
 
 // Put stores o as the outcome of k, replacing any entry k has. The entry
@@ -245,64 +214,11 @@ func (c *Cache) Put(k Key, o envs.Outcome) error {
 	if err != nil {
 		return err
 	}
-	h := k.Hash()
-	p := c.path(h)
-	dir := filepath.Dir(p)
-	f, tmp, err := createTemp(dir, h)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("writing episode cache entry %s: %w", p, err)
-		}
-		f, tmp, err = createTemp(dir, h)
-	}
-	if err != nil {
-		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
-	}
-	if _, err = f.Write(data); err == nil && c.sync {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
-	}
-	atomicfile.Point(p)
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing episode cache entry %s: %w", p, err)
-	}
-	if c.sync {
-		if err := atomicfile.SyncDir(dir); err != nil {
-			return err
-		}
+	if err := c.store().Write(k.Hash(), data); err != nil {
+		return err
 	}
 	c.puts.Add(1)
 	return nil
-}
-
-// tempInfix marks a temporary file: ".HASH.json.tmp-RANDOM".
-const tempInfix = ".tmp-"
-
-// createTemp creates a new temporary file for the entry with hash h in
-// dir, mode 0644 before umask.
-func createTemp(dir, h string) (*os.File, string, error) {
-	for range 100 {
-		name := filepath.Join(dir, "."+h+".json"+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, name, err
-	}
-	return nil, "", fmt.Errorf("creating a temporary file in %s: too many name collisions", dir)
-}
-
-// isTemp reports whether a file name (no directory) is a temporary file
-// of Put.
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
 }
 
 // Clean removes the temporary files that killed writers left behind: those
@@ -313,55 +229,4 @@ func isTemp(name string) bool {
 // fails. It returns how many files it removed; the error names the first
 // path it could not list or remove (Clean goes on past it). Entries are
 // never removed.
-func (c *Cache) Clean(olderThan time.Duration) (int, error) {
-	if olderThan < 0 {
-		return 0, fmt.Errorf("cleaning episode cache %s: negative age %v", c.dir, olderThan)
-	}
-	cutoff := time.Now().Add(-olderThan)
-	subs, err := os.ReadDir(c.dir)
-	if err != nil {
-		return 0, fmt.Errorf("cleaning episode cache %s: %w", c.dir, err)
-	}
-	removed := 0
-	var first error
-	note := func(err error) {
-		if first == nil {
-			first = err
-		}
-	}
-	for _, s := range subs {
-		if !s.IsDir() || len(s.Name()) != 2 {
-			continue
-		}
-		sub := filepath.Join(c.dir, s.Name())
-		ents, err := os.ReadDir(sub)
-		if err != nil {
-			note(fmt.Errorf("cleaning episode cache %s: %w", sub, err))
-			continue
-		}
-		for _, e := range ents {
-			if e.IsDir() || !isTemp(e.Name()) {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					note(fmt.Errorf("cleaning episode cache: %w", err))
-				}
-				continue
-			}
-			if fi.ModTime().After(cutoff) {
-				continue
-			}
-			p := filepath.Join(sub, e.Name())
-			if err := os.Remove(p); err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					note(fmt.Errorf("cleaning episode cache: %w", err))
-				}
-				continue
-			}
-			removed++
-		}
-	}
-	return removed, first
-}
+func (c *Cache) Clean(olderThan time.Duration) (int, error) { return c.store().Clean(olderThan) }

@@ -454,7 +454,7 @@ func verifyAll(t *testing.T, c *Cache) int {
 		if err != nil || d.IsDir() {
 			return err
 		}
-		if isTemp(d.Name()) {
+		if atomicfile.IsTemp(d.Name()) {
 			t.Errorf("temporary file left: %s", p)
 			return nil
 		}
@@ -630,7 +630,7 @@ func TestKilledPut(t *testing.T) {
 	}
 	var temps []string
 	filepath.WalkDir(c.Dir(), func(p string, d os.DirEntry, err error) error {
-		if err == nil && isTemp(d.Name()) {
+		if err == nil && atomicfile.IsTemp(d.Name()) {
 			temps = append(temps, p)
 		}
 		return err

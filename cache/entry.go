@@ -7,10 +7,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"math"
 
 	"evolve/envs"
+	"evolve/internal/castore"
 )
 
 // keyJSON is the "key" field of an entry.
@@ -133,25 +133,11 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
 }
 
-// decodeStrict decodes one JSON value from data into v: unknown fields and
-// trailing data (other than white space) are errors.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the entry")
-	}
-	return nil
-}
-
 // decodeEntry decodes an entry's bytes and checks them against want (see
 // the package doc's Reading). Every error wraps errCorrupt.
 func decodeEntry(data []byte, want Key) (envs.Outcome, error) {
 	var e entryJSON
-	if err := decodeStrict(data, &e); err != nil {
+	if err := castore.DecodeStrict(data, &e); err != nil {
 		return envs.Outcome{}, corrupt("%v", err)
 	}
 	if e.Format != Format {
@@ -175,7 +161,7 @@ func decodeEntry(data []byte, want Key) (envs.Outcome, error) {
 // Every error wraps errCorrupt.
 func decodeOutcome(data []byte, seed uint64) (envs.Outcome, error) {
 	var oi outcomeIn
-	if err := decodeStrict(data, &oi); err != nil {
+	if err := castore.DecodeStrict(data, &oi); err != nil {
 		return envs.Outcome{}, corrupt("outcome: %v", err)
 	}
 	if oi.Seed != seed {

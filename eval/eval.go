@@ -8,11 +8,11 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -137,7 +137,6 @@ type checkpoint struct {
 	Schema   int               `json:"schema"`
 	ID       string            `json:"id"`
 	Config   string            `json:"config"` // the resolved config (YAML)
-	Config0  string            `json:"config_file"`
 	Split    string            `json:"split"`
 	Seeds    []uint64          `json:"seeds"`
 	SeedsSHA string            `json:"seeds_sha256"`
@@ -617,4 +616,4 @@ func (e *eval) writeManifest() error {
 	return atomicfile.WriteFile(filepath.Join(e.dir, ManifestFile), data, 0o644)
 }
 
-func nan() float64 { v, _ := strconv.ParseFloat("NaN", 64); return v }
+func nan() float64 { return math.NaN() }

@@ -515,7 +515,8 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 		return nil, fmt.Errorf("generation %d, %s split, version %s: rendering the prompt: %w", gen, split, version, err)
 	}
 	pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: version, Text: text}
-	if c := p.Clone(); true {
+	if pr.SHA256 = p.ContentSHA256; pr.SHA256 == "" { // a candidate not yet written
+		c := p.Clone()
 		if _, err := prompt.Encode(c); err == nil {
 			pr.SHA256 = c.ContentSHA256
 		}

@@ -1,23 +1,20 @@
 package llm
 
 import (
+	"evolve/internal/castore"
+
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"sync/atomic"
 	"time"
-
-	"evolve/internal/atomicfile"
 )
 
 // Mode says how a Client uses its Cache.
@@ -133,10 +130,13 @@ func (c *Cache) Stats() CacheStats {
 	return CacheStats{Hits: c.hits.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
 }
 
-func (c *Cache) path(h string) string { return filepath.Join(c.dir, h[:2], h+".json") }
+func (c *Cache) path(h string) string { return c.store().Path(h) }
 
 // Path returns the path of req's entry file (which may not exist).
 func (c *Cache) Path(req Request) string { return c.path(req.Hash()) }
+
+// store is the entry files' layout (package castore).
+func (c *Cache) store() castore.Store { return castore.Store{Dir: c.dir, What: "llm cache"} }
 
 // Get returns the reply stored for req, with Cached true, Request set to
 // req's hash, Latency and Requests 0, and true; or false on a miss. A
@@ -149,23 +149,13 @@ func (c *Cache) Get(req Request) (Reply, bool, error) {
 }
 
 func (c *Cache) get(req Request, h string) (Reply, bool, error) {
-	p := c.path(h)
-	f, err := os.Open(p)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			c.misses.Add(1)
-			return Reply{}, false, nil
-		}
-		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
+	data, fi, err := c.store().Read(h)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.misses.Add(1)
+		return Reply{}, false, nil
 	}
-	defer f.Close()
-	fi, err := f.Stat()
 	if err != nil {
-		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
-	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return Reply{}, false, fmt.Errorf("reading llm cache entry %s: %w", p, err)
+		return Reply{}, false, err
 	}
 	r, err := decodeEntry(data, req)
 	if err == nil {
@@ -175,15 +165,7 @@ func (c *Cache) get(req Request, h string) (Reply, bool, error) {
 	}
 	c.corrupt.Add(1)
 	c.misses.Add(1)
-	// Remove the corrupt file, unless a writer has renamed a new entry
-	// over it since we opened it.
-	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
-		atomicfile.Point(p)
-		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Reply{}, false, fmt.Errorf("removing corrupt llm cache entry %s: %w", p, err)
-		}
-	}
-	return Reply{}, false, nil
+	return Reply{}, false, c.store().RemoveIfSame(h, fi)
 }
 
 // Put stores r's Content, FinishReason and token counts as the reply to
@@ -200,56 +182,11 @@ func (c *Cache) put(req Request, h string, r Reply) error {
 	if err != nil {
 		return fmt.Errorf("llm request %s: %w", h[:12], err)
 	}
-	p := c.path(h)
-	dir := filepath.Dir(p)
-	f, tmp, err := createTemp(dir, h)
-	if errors.Is(err, fs.ErrNotExist) {
-		if err = os.MkdirAll(dir, 0o755); err != nil {
-			return fmt.Errorf("writing llm cache entry %s: %w", p, err)
-		}
-		f, tmp, err = createTemp(dir, h)
-	}
-	if err != nil {
-		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
-	}
-	_, err = f.Write(data)
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
-	}
-	atomicfile.Point(p)
-	if err := os.Rename(tmp, p); err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("writing llm cache entry %s: %w", p, err)
+	if err := c.store().Write(h, data); err != nil {
+		return err
 	}
 	c.puts.Add(1)
 	return nil
-}
-
-// tempInfix marks a temporary file: ".HASH.json.tmp-RANDOM".
-const tempInfix = ".tmp-"
-
-// createTemp creates a new temporary file for the entry with hash h in
-// dir, mode 0644 before umask. Its random name only has to differ from
-// other writers' (O_EXCL makes a collision a retry), so the global
-// generator is fine here: it decides no result.
-func createTemp(dir, h string) (*os.File, string, error) {
-	for range 100 {
-		name := filepath.Join(dir, "."+h+".json"+tempInfix+strconv.FormatUint(rand.Uint64(), 36))
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
-		return f, name, err
-	}
-	return nil, "", fmt.Errorf("creating a temporary file in %s: too many name collisions", dir)
-}
-
-func isTemp(name string) bool {
-	return strings.HasPrefix(name, ".") && strings.Contains(name, tempInfix)
 }
 
 // Clean removes the temporary files that killed writers left behind:
@@ -258,55 +195,7 @@ func isTemp(name string) bool {
 // removes a live one. It returns how many files it removed; the error
 // names the first path it could not list or remove (Clean goes on past
 // it), or the negative olderThan. Entries are never removed.
-func (c *Cache) Clean(olderThan time.Duration) (int, error) {
-	if olderThan < 0 {
-		return 0, fmt.Errorf("cleaning llm cache %s: negative age %v", c.dir, olderThan)
-	}
-	cutoff := time.Now().Add(-olderThan)
-	subs, err := os.ReadDir(c.dir)
-	if err != nil {
-		return 0, fmt.Errorf("cleaning llm cache %s: %w", c.dir, err)
-	}
-	removed := 0
-	var first error
-	for _, s := range subs {
-		if !s.IsDir() || len(s.Name()) != 2 {
-			continue
-		}
-		sub := filepath.Join(c.dir, s.Name())
-		ents, err := os.ReadDir(sub)
-		if err != nil {
-			first = cmp(first, fmt.Errorf("cleaning llm cache %s: %w", sub, err))
-			continue
-		}
-		for _, e := range ents {
-			if e.IsDir() || !isTemp(e.Name()) {
-				continue
-			}
-			fi, err := e.Info()
-			if err != nil || fi.ModTime().After(cutoff) {
-				continue
-			}
-			p := filepath.Join(sub, e.Name())
-			if err := os.Remove(p); err != nil {
-				if !errors.Is(err, fs.ErrNotExist) {
-					first = cmp(first, fmt.Errorf("cleaning llm cache: %w", err))
-				}
-				continue
-			}
-			removed++
-		}
-	}
-	return removed, first
-}
-
-// cmp returns first if it is set, else err.
-func cmp(first, err error) error {
-	if first != nil {
-		return first
-	}
-	return err
-}
+func (c *Cache) Clean(olderThan time.Duration) (int, error) { return c.store().Clean(olderThan) }
 
 // replyJSON is an entry's "reply" field.
 type replyJSON struct {
@@ -372,25 +261,11 @@ func corrupt(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errCorrupt, fmt.Sprintf(format, args...))
 }
 
-// decodeStrict decodes one JSON value from data into v: unknown fields and
-// trailing data other than white space are errors.
-func decodeStrict(data []byte, v any) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(v); err != nil {
-		return err
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return errors.New("data after the entry")
-	}
-	return nil
-}
-
 // decodeEntry decodes an entry's bytes and checks them against want.
 // Every error wraps errCorrupt.
 func decodeEntry(data []byte, want Request) (Reply, error) {
 	var e entryJSON
-	if err := decodeStrict(data, &e); err != nil {
+	if err := castore.DecodeStrict(data, &e); err != nil {
 		return Reply{}, corrupt("%v", err)
 	}
 	if e.Format != CacheFormat {
@@ -407,7 +282,7 @@ func decodeEntry(data []byte, want Request) (Reply, error) {
 		return Reply{}, corrupt("reply checksum mismatch")
 	}
 	var rj replyJSON
-	if err := decodeStrict(e.Reply, &rj); err != nil {
+	if err := castore.DecodeStrict(e.Reply, &rj); err != nil {
 		return Reply{}, corrupt("reply: %v", err)
 	}
 	if rj.Content == "" || rj.PromptTokens < 0 || rj.CompletionTokens < 0 {

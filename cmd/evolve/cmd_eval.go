@@ -320,12 +320,8 @@ func checkBaselinePath(path string) error {
 	if !st.IsDir() {
 		return nil
 	}
-	m, err := readEvalManifest(path)
-	if err != nil {
-		return err
-	}
-	_ = m
-	return nil
+	_, err = readEvalManifest(path)
+	return err
 }
 
 // readEvalManifest reads the manifest of the finished eval in dir.

@@ -1,0 +1,204 @@
+// Package castore is the file layout shared by evolve's content-addressed
+// caches (the episode-outcome cache, package cache, and the LLM response
+// cache, package llm): one file per entry at DIR/ab/HASH.json (the first
+// two hex digits of the hash as a subdirectory), written to a temporary
+// file ".HASH.json.tmp-RANDOM" created with O_EXCL in the same
+// subdirectory and renamed into place, so that readers in any process see
+// no entry or a complete one and concurrent writers of one hash are
+// harmless (the last rename wins). What an entry holds, and how it is
+// verified, is the caller's.
+package castore
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"evolve/internal/atomicfile"
+)
+
+// Store is a directory of entries. What names the store in errors
+// ("episode cache", "llm cache"): "reading episode cache entry PATH: ...".
+// Sync, if set, fsyncs each entry and its directory (slower; see the
+// callers' documentation for why they do not).
+type Store struct {
+	Dir  string
+	What string
+	Sync bool
+}
+
+// Path returns the entry file of hash h (64 hex digits).
+func (s Store) Path(h string) string { return filepath.Join(s.Dir, h[:2], h+".json") }
+
+// Read returns the bytes of h's entry and the file's info (for
+// RemoveIfSame). A missing entry is an error wrapping fs.ErrNotExist; any
+// other error names the path.
+func (s Store) Read(h string) ([]byte, fs.FileInfo, error) {
+	p := s.Path(h)
+	f, err := os.Open(p)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil, nil, err
+		}
+		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+	}
+	data, err := io.ReadAll(f)
+	if err != nil {
+		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+	}
+	return data, fi, nil
+}
+
+// RemoveIfSame removes h's entry, found corrupt by its reader, unless a
+// writer has renamed a new entry over it since it was read (fi, from
+// Read). It is a write point of the atomicfile fault hook.
+func (s Store) RemoveIfSame(h string, fi fs.FileInfo) error {
+	p := s.Path(h)
+	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
+		atomicfile.Point(p)
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("removing corrupt %s entry %s: %w", s.What, p, err)
+		}
+	}
+	return nil
+}
+
+// Write stores data as h's entry, replacing any: a temporary file in the
+// entry's subdirectory (created if needed), then a rename, which is a
+// write point of the atomicfile fault hook. Errors name the path; on
+// error no temporary file is left.
+func (s Store) Write(h string, data []byte) error {
+	p := s.Path(h)
+	dir := filepath.Dir(p)
+	f, tmp, err := createTemp(dir, h)
+	if errors.Is(err, fs.ErrNotExist) {
+		if err = os.MkdirAll(dir, 0o755); err != nil {
+			return fmt.Errorf("writing %s entry %s: %w", s.What, p, err)
+		}
+		f, tmp, err = createTemp(dir, h)
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s entry %s: %w", s.What, p, err)
+	}
+	if _, err = f.Write(data); err == nil && s.Sync {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s entry %s: %w", s.What, p, err)
+	}
+	atomicfile.Point(p)
+	if err := os.Rename(tmp, p); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("writing %s entry %s: %w", s.What, p, err)
+	}
+	if s.Sync {
+		return atomicfile.SyncDir(dir)
+	}
+	return nil
+}
+
+// createTemp creates a new temporary file for the entry with hash h in
+// dir, mode 0644 before umask. Its random name only has to differ from
+// other writers' (O_EXCL makes a collision a retry), so the global
+// generator is fine here: it decides no result.
+func createTemp(dir, h string) (*os.File, string, error) {
+	for range 100 {
+		name := filepath.Join(dir, "."+h+".json.tmp-"+strconv.FormatUint(rand.Uint64(), 36))
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		return f, name, err
+	}
+	return nil, "", fmt.Errorf("creating a temporary file in %s: too many name collisions", dir)
+}
+
+// Clean removes the temporary files that killed writers left behind:
+// those last modified more than olderThan ago (by the file system's
+// clock). A Write holds its temporary file for well under a second, so an
+// olderThan of a minute or more never removes a live one; olderThan 0
+// removes every temporary file. It returns how many it removed; the error
+// names the first path it could not list or remove (Clean goes on past
+// it), or the negative olderThan. Entries are never removed.
+func (s Store) Clean(olderThan time.Duration) (int, error) {
+	if olderThan < 0 {
+		return 0, fmt.Errorf("cleaning %s %s: negative age %v", s.What, s.Dir, olderThan)
+	}
+	cutoff := time.Now().Add(-olderThan)
+	subs, err := os.ReadDir(s.Dir)
+	if err != nil {
+		return 0, fmt.Errorf("cleaning %s %s: %w", s.What, s.Dir, err)
+	}
+	removed := 0
+	var first error
+	note := func(err error) {
+		if first == nil {
+			first = err
+		}
+	}
+	for _, sd := range subs {
+		if !sd.IsDir() || len(sd.Name()) != 2 {
+			continue
+		}
+		sub := filepath.Join(s.Dir, sd.Name())
+		ents, err := os.ReadDir(sub)
+		if err != nil {
+			note(fmt.Errorf("cleaning %s %s: %w", s.What, sub, err))
+			continue
+		}
+		for _, e := range ents {
+			if e.IsDir() || !atomicfile.IsTemp(e.Name()) {
+				continue
+			}
+			fi, err := e.Info()
+			if err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					note(fmt.Errorf("cleaning %s: %w", s.What, err))
+				}
+				continue
+			}
+			if fi.ModTime().After(cutoff) {
+				continue
+			}
+			if err := os.Remove(filepath.Join(sub, e.Name())); err != nil {
+				if !errors.Is(err, fs.ErrNotExist) {
+					note(fmt.Errorf("cleaning %s: %w", s.What, err))
+				}
+				continue
+			}
+			removed++
+		}
+	}
+	return removed, first
+}
+
+// DecodeStrict decodes one JSON value from data into v: unknown fields
+// and trailing data other than white space are errors.
+func DecodeStrict(data []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		return errors.New("data after the entry")
+	}
+	return nil
+}
