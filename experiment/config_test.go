@@ -102,6 +102,10 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:1: max_generations: "1.2" is not an integer (it has a fractional part)`},
 		{"fraction below range is one problem", "max_generations: 0.5\n",
 			`exp.yaml:1: max_generations: "0.5" is not an integer (it has a fractional part)`},
+		{"negative history", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  history: -1\n",
+			`exp.yaml:4: agent.history: -1 is out of range, allowed [0, 100]`},
+		{"negative max_prompt_tokens", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  max_prompt_tokens: -5\n",
+			`exp.yaml:4: agent.max_prompt_tokens: -5 is out of range, allowed [0, 10000000] (0: no limit)`},
 		{"infinite workers", "workers: -.inf\n",
 			`exp.yaml:1: workers: "-.inf" is not an integer`},
 	}
