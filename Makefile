@@ -38,5 +38,10 @@ fuzz:
 	  done; \
 	done
 
+## load-serve: load test of evolve serve on loopback: 1,000 concurrent clients issue 100,000 select+observe pairs; checks no lost update (weights.json = replay of the observation log) and prints p50/p99 latency and requests/s
+.PHONY: load-serve
+load-serve: build
+	$(GO) run ./cmd/evolve/internal/loadtest --evolve bin/evolve --clients 1000 --pairs 100000
+
 clean:
 	rm -rf bin bench.txt

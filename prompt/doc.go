@@ -18,6 +18,8 @@
 //	versions.json             the index: every version and every edge (schema 2)
 //	versions.lock             the writers' lock (flock)
 //	SLUG/vX.Y.Z.yaml          one immutable file per version
+//	observations.jsonl        the online observation log (append-only; see Store.Observe)
+//	weights.json              every version's online weight and rollback detector, replayed from the log
 //
 // Versions of a slug are unique across its branches. Edges relate them:
 // supersedes (a version became HEAD of its branch in place of the previous
@@ -31,7 +33,9 @@
 // Writes: Write (a version at a given version number, e.g. a candidate of
 // an evolution run), Append (the next version of a branch, allocated
 // under the lock by BumpFor and NextVersion, made HEAD), Supersede (accept
-// a candidate), Branch, Rollback and Migrate. Each runs under an exclusive
+// a candidate), Branch, Rollback, Promote, Migrate and Observe (online
+// observations: EMA weights, and an automatic rollback of a HEAD whose
+// scores drop, under the same lock). Each runs under an exclusive
 // flock, creates files without ever replacing one, and replaces the index
 // atomically, so concurrent processes never corrupt the index or write a
 // version twice. A failed write removes the files it created. Every text

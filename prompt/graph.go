@@ -182,14 +182,18 @@ type LogEntry struct {
 	Record *MutationRecord `json:"record,omitempty"`
 	// Edges are the graph edges from or to the version, in Seq order.
 	Edges []Edge `json:"edges"`
+	// Online is the version's online state (weight, observations,
+	// detector, last alarm; see Store.Observe); nil if never observed.
+	Online *VersionWeight `json:"online,omitempty"`
 }
 
 // Log returns the lineage of (slug, branch): its chain from HEAD back to
 // its first version (see Graph.Chain), or, with all, every version of
 // slug on every branch (rejected candidates too) in the order written.
 // Each entry carries its index entry, its last mutation record read from
-// its file, and its edges. Errors: ErrNoBranch (or ErrNoVersion for an
-// unknown slug); a file that does not verify.
+// its file, its edges and its online state (see Store.Weights). Errors:
+// ErrNoBranch (or ErrNoVersion for an unknown slug); a file that does not
+// verify; weights that do not read (ErrObservationLog).
 func (s *Store) Log(slug, branch string, all bool) ([]LogEntry, error) {
 	ix, err := s.readIndex()
 	if err != nil {
@@ -199,6 +203,10 @@ func (s *Store) Log(slug, branch string, all bool) ([]LogEntry, error) {
 		return nil, s.errorf("%w", err)
 	}
 	g := &Graph{Versions: ix.Versions, Edges: ix.Edges}
+	weights, err := s.Weights()
+	if err != nil {
+		return nil, err
+	}
 	var versions []VersionInfo
 	if all {
 		versions = g.VersionsOf(slug, "")
@@ -215,7 +223,7 @@ func (s *Store) Log(slug, branch string, all bool) ([]LogEntry, error) {
 			return nil, err
 		}
 		head, _ := g.Head(slug, vi.Branch)
-		e := LogEntry{VersionInfo: vi, Head: head == vi.Version, Edges: g.EdgesOf(slug, vi.Version)}
+		e := LogEntry{VersionInfo: vi, Head: head == vi.Version, Edges: g.EdgesOf(slug, vi.Version), Online: weights.Of(slug, vi.Version)}
 		if n := len(p.MutationHistory); n > 0 && p.MutationHistory[n-1].Version == vi.Version {
 			r := p.MutationHistory[n-1]
 			e.Record = &r

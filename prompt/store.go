@@ -88,6 +88,9 @@ type Edge struct {
 	Branch string    `json:"branch,omitempty"` // the branch whose HEAD the edge moved; "" for inherits_from
 	Time   time.Time `json:"time"`             // when it was recorded (UTC)
 	Reason string    `json:"reason,omitempty"` // rolled_back: why
+	// Evidence is an automatic rolled_back edge's statistical evidence
+	// (see Store.Observe); nil for every other edge.
+	Evidence *RollbackEvidence `json:"evidence,omitempty"`
 }
 
 // index is versions.json.
@@ -508,15 +511,33 @@ func (s *Store) Rollback(slug, branch string, to Version, reason string) (Versio
 // succeeds the index is written back atomically; if it fails, the files f
 // created are removed and the index is left as it was.
 func (s *Store) update(f func(tx *txn) error) error {
+	unlock, err := s.lock()
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	return s.updateLocked(f)
+}
+
+// lock takes the store's exclusive lock (flock on versions.lock) and
+// returns its release.
+func (s *Store) lock() (unlock func(), err error) {
 	lock, err := os.OpenFile(filepath.Join(s.dir, "versions.lock"), os.O_CREATE|os.O_RDWR, 0o644)
 	if err != nil {
-		return s.errorf("%w", err)
+		return nil, s.errorf("%w", err)
 	}
-	defer lock.Close()
 	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
-		return s.errorf("locking: %w", err)
+		lock.Close()
+		return nil, s.errorf("locking: %w", err)
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	return func() {
+		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		lock.Close()
+	}, nil
+}
+
+// updateLocked is update's read-modify-write; the caller holds the lock.
+func (s *Store) updateLocked(f func(tx *txn) error) error {
 	ix, err := s.readIndex()
 	if err != nil {
 		return err

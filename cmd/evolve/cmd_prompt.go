@@ -22,8 +22,8 @@ import (
 func init() {
 	register(&command{
 		name:     "prompt",
-		synopsis: "inspect and manage a prompt store: list, show, render, log, diff, branch, rollback, migrate, validate",
-		usage:    "<list|show|render|log|diff|branch|rollback|migrate|validate> [flags] [arguments]",
+		synopsis: "inspect and manage a prompt store: list, show, render, log, diff, branch, rollback, promote, migrate, validate",
+		usage:    "<list|show|render|log|diff|branch|rollback|promote|migrate|validate> [flags] [arguments]",
 		help:     promptHelp(),
 		// evolve prompt --store DIR SUB ...: flags after SUB are SUB's.
 		subcommands: true,
@@ -91,10 +91,11 @@ Subcommands (evolve prompt SUBCOMMAND --help for each):
 	list                      every prompt and branch with its HEAD
 	show REF                  a version's YAML (--resolved: with inheritance applied; --render: as text)
 	render REF                the messages a model reads: layers, XML sections, placeholders, tokens
-	log [REF]                 the lineage: versions, edges, mutations, acceptance evidence
+	log [REF]                 the lineage: versions, edges, mutations, acceptance evidence, online weights and rollbacks
 	diff A B                  structured differences of parameters and sections
 	branch REF NAME           fork a version into a new branch
 	rollback REF              move a branch's HEAD back (to the previous or --to a named version)
+	promote SLUG@VERSION      make a version HEAD of its branch by hand (e.g. after an automatic rollback)
 	migrate FILE              bulk import from JSON or YAML, all or nothing (--dry-run)
 	validate FILE...          check prompt and migration files, texts included
 
@@ -384,9 +385,12 @@ newest first. Each version shows when it was made, how (mutation operator
 and description, or branch, migration, edit), the statistical evidence of
 its evaluation (test, p, adjusted p, A12, val means and n, generation,
 accepted), and its edges (supersedes, superseded by, branched from,
-rolled back, inherits from). --all lists every version of the prompt on
-every branch, candidates that were not accepted too, in the order written.
---json prints the same as a list of objects.`,
+rolled back, inherits from; an automatic rollback with its evidence), and
+its online state if evolve serve observed it (weight, observations, mean
+score, the last auto-rollback alarm). --all lists every version of the
+prompt on every branch, candidates that were not accepted too, in the
+order written. --json prints the same as a list of objects (online state
+under "online", rollback evidence under the edge's "evidence").`,
 		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
 			all := fs.Bool("all", false, "every version of the prompt (all branches, rejected candidates), in the order written")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
@@ -485,10 +489,29 @@ func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
 		default:
 			line = "inherited by " + ed.From.String()
 		}
-		if ed.Reason != "" {
+		switch {
+		case ed.Evidence != nil:
+			ev := ed.Evidence
+			line += fmt.Sprintf(" automatically: window of %d mean %.4f < baseline (%d) mean %.4f - %g sigma (%.4f) sqrt(1/%d + 1/%d) = %.4f, after %d observations (log event %d)",
+				ev.Window, ev.RecentMean, ev.Baseline, ev.BaselineMean, ev.K, ev.Sigma, ev.Window, ev.Baseline, ev.Threshold, ev.Observations, ev.LogSeq)
+		case ed.Reason != "":
 			line += fmt.Sprintf(" (%q)", ed.Reason)
 		}
 		fmt.Fprintf(w, "    %s  %s\n", line, fmtTime(ed.Time))
+	}
+	if o := e.Online; o != nil {
+		fmt.Fprintf(w, "    online: weight %.4f, %d observations, mean score %.4f", o.Weight, o.Observations, o.MeanScore())
+		if o.Resets > 0 {
+			fmt.Fprintf(w, ", detector reset %d times", o.Resets)
+		}
+		fmt.Fprintln(w)
+		if a := o.Alarm; a != nil {
+			what := a.Note
+			if a.RolledBackTo != nil {
+				what = "HEAD of " + a.Branch + " rolled back to " + a.RolledBackTo.String()
+			}
+			fmt.Fprintf(w, "    alarm at observation %d: window mean %.4f < %.4f: %s  %s\n", a.Evidence.Observations, a.Evidence.RecentMean, a.Evidence.Threshold, what, fmtTime(a.Time))
+		}
 	}
 }
 
