@@ -26,13 +26,13 @@ import (
 // SlurmJob is one job array the Slurm executor submitted, as the manifest
 // lists it.
 type SlurmJob struct {
-	Phase   string    `yaml:"phase" json:"phase"`               // the phase directory under <run>/slurm/
-	JobID   string    `yaml:"job_id" json:"job_id"`             // Slurm's job ID (IDs restart with the controller: the phase names the work)
-	Tasks   []int     `yaml:"tasks" json:"tasks"`               // the array indices (shards) it ran
-	Nodes   []string  `yaml:"nodes,omitempty" json:"nodes"`     // the nodes its finished tasks ran on, sorted
-	Retry   int       `yaml:"retry" json:"retry"`               // 0 for the first submission of these shards, n for the n-th resubmission
-	Submit  time.Time `yaml:"submitted" json:"submitted"`       // when sbatch returned (UTC)
-	Seconds float64   `yaml:"seconds,omitempty" json:"seconds"` // submission to the last of its shards merged, 0 if it did not end so
+	Phase   string    `yaml:"phase" json:"phase"`                // the phase directory under <run>/slurm/
+	JobID   string    `yaml:"job_id" json:"job_id"`              // Slurm's job ID (IDs restart with the controller: the phase names the work)
+	Tasks   []int     `yaml:"tasks,flow" json:"tasks"`           // the array indices (shards) it ran
+	Nodes   []string  `yaml:"nodes,flow,omitempty" json:"nodes"` // the nodes its finished tasks ran on, sorted
+	Retry   int       `yaml:"retry" json:"retry"`                // 0 for the first submission of these shards, n for the n-th resubmission
+	Submit  time.Time `yaml:"submitted" json:"submitted"`        // when sbatch returned (UTC)
+	Seconds float64   `yaml:"seconds,omitempty" json:"seconds"`  // submission to the last of its shards merged, 0 if it did not end so
 }
 
 // slurmExecutor is the Slurm executor: each phase goes to the cluster as
