@@ -345,6 +345,11 @@ func (x *slurmExecutor) submit(ctx context.Context, p *phaseRun, tasks []int, re
 	return nil
 }
 
+// nfsGrace is how long a task Slurm reports COMPLETED may take to show
+// its files to the controller before it counts as failed: NFS clients
+// cache directory lookups for up to 30 s by default (acdirmin..acdirmax).
+const nfsGrace = 30 * time.Second
+
 // poll asks Slurm about the phase's live jobs, collects the shards that
 // finished, and resubmits the ones that failed or vanished (up to
 // Retries), returning an error naming the task, its node and the tail of
@@ -382,6 +387,12 @@ func (x *slurmExecutor) poll(ctx context.Context, p *phaseRun) error {
 		case known && !slurm.Terminal(st.State):
 			p.missing[i] = 0
 			continue // pending, running, requeued
+		case known && st.State == "COMPLETED" && time.Duration(p.missing[i])*x.cfg.PollInterval < nfsGrace:
+			// Ended well but its files are not visible yet: a shared
+			// filesystem (NFS) may show a new file on another host only
+			// after its attribute cache expires.
+			p.missing[i]++
+			continue
 		case known:
 			why = fmt.Sprintf("ended %s (%s, exit code %d) without writing its shard", st.State, st.Reason, st.ExitCode)
 		default:
