@@ -57,3 +57,32 @@ func FuzzParseAction(f *testing.F) {
 		}
 	})
 }
+
+// ParseChoice with another vocabulary: exact names first, then a name
+// in any case when only one matches so.
+func TestParseChoice(t *testing.T) {
+	names := []string{"right", "wait", "jump-up", "N", "n"}
+	for _, tt := range []struct {
+		reply string
+		want  int
+		err   string
+	}{
+		{"Right", 0, ""},
+		{"I will step.\nACTION: **wait**", 1, ""},
+		{"action: jump-up.", 2, ""},
+		{"ACTION: N", 3, ""},
+		{"ACTION: n", 4, ""},
+		{"ACTION: JUMP-UP", 2, ""},
+		{"ACTION: left", 0, `"left" is not an action (want one of right, wait, jump-up, N, n)`},
+		{"ACTION: right\naction: wait", 0, "names 2 actions (right, wait)"},
+		{"go right", 0, `no line "ACTION: <name>"`},
+	} {
+		got, err := ParseChoice(tt.reply, names)
+		if tt.err == "" && (err != nil || got != tt.want) || tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("ParseChoice(%q) = %d, %v; want %d %q", tt.reply, got, err, tt.want, tt.err)
+		}
+	}
+	if c := CorrectionFor(errSample(), names); !strings.HasSuffix(c, "one of: right, wait, jump-up, N, n.") {
+		t.Errorf("correction %q", c)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"evolve/envs"
 	"evolve/envs/dungeon"
 	"evolve/llm"
+	"evolve/prompt/render"
 )
 
 // LLMModel adapts an llm.Client (an OpenAI-compatible endpoint with its
@@ -41,14 +42,43 @@ type llmPlayer struct {
 	ep    dungeon.Episode
 	model ChatModel
 	opt   LLMOptions
+	rc    RendererCache
 }
 
 func (pl *llmPlayer) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error) {
-	system := ""
-	if ep.Prompt != nil {
-		system = ep.Prompt.Text
+	rd, err := pl.rc.Get(ep.Prompt, pl.opt.MaxPromptTokens)
+	if err != nil {
+		return envs.Outcome{}, err
 	}
-	return LLMEpisode(ctx, pl.ep, pl.model, system, ep.Seed, pl.opt)
+	return llmEpisode(ctx, pl.ep, pl.model, rd, ep.Seed, pl.opt)
+}
+
+// RendererCache keeps a player's renderer of the last system prompt it
+// played (a version's episodes come one after another), so that the
+// system prompt's tokens are counted once per version and the history's
+// counts are reused. The zero RendererCache is ready to use.
+type RendererCache struct {
+	system string
+	rd     *render.Renderer
+}
+
+// Get returns the renderer (render.ForSystem) of p's text ("" for a nil
+// p) under a budget of max tokens (0: none), the last one if p's text is
+// the last one's. Errors as render.ForSystem.
+func (c *RendererCache) Get(p *envs.Prompt, max int) (*render.Renderer, error) {
+	system := ""
+	if p != nil {
+		system = p.Text
+	}
+	if c.rd != nil && c.system == system {
+		return c.rd, nil
+	}
+	rd, err := render.ForSystem(system, max)
+	if err != nil {
+		return nil, err
+	}
+	c.system, c.rd = system, rd
+	return rd, nil
 }
 
 func (pl *llmPlayer) Close() error { return nil }

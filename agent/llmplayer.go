@@ -7,6 +7,7 @@ import (
 
 	"evolve/envs"
 	"evolve/envs/dungeon"
+	"evolve/prompt/render"
 )
 
 // ChatMessage is one message of a chat with a language model.
@@ -46,28 +47,140 @@ type LLMOptions struct {
 	// timeout (0: the dungeon's own limit). Model calls are slow: keep it
 	// small.
 	MaxTurns int
+	// History is how many previous turns (each the turn's user message
+	// and the model's reply) are sent before the turn's message; 0 sends
+	// none.
+	History int
+	// MaxPromptTokens is the most cl100k_base tokens a request's messages
+	// may cost (render.CountMessages); 0 means no limit. Every request is
+	// rendered by render.Renderer.Turn under it: history dropped oldest
+	// first, then the turn's message cut. A system prompt that alone does
+	// not fit ends the episode with render.ErrOverBudget.
+	MaxPromptTokens int
 }
 
-// LLMMetrics are the metric columns an LLM agent adds to the dungeon's,
-// per episode. They are what a replay from the response cache reproduces
-// exactly (so that a rerun writes byte-identical Parquet): the model calls
-// the episode needed, whether the server or the cache answered them, and
-// the tokens the server reported for them. HTTP requests, cache hits and
-// latency depend on the cache's state and go to the run's log and
-// manifest instead.
+// LLMMetrics are the metric columns an LLM agent adds to the
+// environment's, per episode. They are what a replay from the response
+// cache reproduces exactly (so that a rerun writes byte-identical
+// Parquet): the model calls the episode needed, the tokens the server
+// reported for them, the fallbacks, and the cl100k_base tokens of the
+// requests as evolve rendered them (render.Renderer.Turn). HTTP requests,
+// cache hits and latency depend on the cache's state and go to the run's
+// log and manifest instead.
 var LLMMetrics = []envs.Metric{
 	{Name: "model_calls", Type: envs.Int, Unit: "calls", Description: "chat completions the episode needed (corrections included)"},
 	{Name: "prompt_tokens", Type: envs.Int, Unit: "tokens", Description: "prompt tokens, as the model reported them"},
 	{Name: "completion_tokens", Type: envs.Int, Unit: "tokens", Description: "completion tokens"},
 	{Name: "fallbacks", Type: envs.Int, Unit: "turns", Description: "turns whose replies named no action, so the fallback was taken"},
+	{Name: "rendered_tokens", Type: envs.Int, Unit: "tokens", Description: "cl100k_base tokens of all the episode's requests as rendered (render.CountMessages)"},
+	{Name: "rendered_tokens_max", Type: envs.Int, Unit: "tokens", Description: "cl100k_base tokens of the episode's largest request; at most max_prompt_tokens when that is set"},
+	{Name: "history_dropped", Type: envs.Int, Unit: "messages", Description: "history messages the token budget dropped, summed over requests"},
+	{Name: "truncated_turns", Type: envs.Int, Unit: "requests", Description: "requests whose turn message the token budget cut"},
 }
 
-// LLMEpisode plays one dungeon episode with a language model choosing each
-// turn's action from the system prompt (the rendered prompt version) and
-// the text view of the turn (dungeon.Texter). It returns the dungeon
-// outcome with DungeonInfo's metrics followed by LLMMetrics. An error of
-// the model (after its own retries) ends the episode with that error.
-func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system string, seed uint64, opt LLMOptions) (envs.Outcome, error) {
+// Session is one episode's conversation with a model: the renderer of
+// its system prompt, the history of previous turns, and the counts that
+// become LLMMetrics. It is what LLMEpisode plays the dungeon with, and
+// what an environment with its own action vocabulary (a process
+// environment in step mode) plays with. It is not safe for concurrent
+// use.
+type Session struct {
+	model ChatModel
+	rd    *render.Renderer
+	opt   LLMOptions
+	hist  []render.Message // previous turns, oldest first: user, assistant, ...
+
+	calls, ptok, ctok, fallbacks          int
+	rendered, renderedMax, dropped, trunc int
+}
+
+// NewSession returns an episode's session with model under rd
+// (render.ForSystem of the episode's system prompt); of opt it uses
+// MaxTries (default 3) and History.
+func NewSession(model ChatModel, rd *render.Renderer, opt LLMOptions) *Session {
+	if opt.MaxTries <= 0 {
+		opt.MaxTries = 3
+	}
+	return &Session{model: model, rd: rd, opt: opt}
+}
+
+// Choose asks the model for turn's action given the turn's text
+// observation obs: each request is rendered by rd.Turn (history, then the
+// runtime message) within the token budget; a reply parse rejects gets
+// the correction (as the next runtime message, the rejected exchange
+// going to the request's history) and a retry, up to opt.MaxTries
+// replies. It returns the action parse gave and true, or false when no
+// reply named one (the fallback is counted). The turn's first user
+// message and last reply join the history, of which the last opt.History
+// turns are kept. Errors: the model's (after its own retries) and the
+// renderer's (render.ErrOverBudget), naming the turn.
+func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(string) (int, error), correction func(error) string) (int, bool, error) {
+	rt := render.Runtime{Turn: turn, Observation: obs, History: s.hist}
+	var first render.Message
+	var reply string
+	for try := 0; try < s.opt.MaxTries; try++ {
+		out, err := s.rd.Turn(rt)
+		if err != nil {
+			return 0, false, fmt.Errorf("turn %d: rendering the prompt: %w", turn, err)
+		}
+		s.rendered += out.Tokens
+		s.renderedMax = max(s.renderedMax, out.Tokens)
+		s.dropped += out.Dropped
+		if out.Truncated {
+			s.trunc++
+		}
+		user := out.Messages[len(out.Messages)-1]
+		if try == 0 {
+			first = user
+		}
+		msgs := make([]ChatMessage, len(out.Messages))
+		for i, m := range out.Messages {
+			msgs[i] = ChatMessage{Role: m.Role, Content: m.Content}
+		}
+		r, err := s.model.Chat(ctx, msgs)
+		if err != nil {
+			return 0, false, fmt.Errorf("turn %d: %w", turn, err)
+		}
+		s.calls++
+		s.ptok, s.ctok = s.ptok+r.PromptTokens, s.ctok+r.CompletionTokens
+		reply = r.Content
+		a, perr := parse(r.Content)
+		if perr == nil {
+			s.remember(first, reply)
+			return a, true, nil
+		}
+		rt.History = append(append([]render.Message(nil), out.Messages[1:]...), render.Message{Role: "assistant", Content: r.Content})
+		rt.Observation = correction(perr)
+	}
+	s.fallbacks++
+	s.remember(first, reply)
+	return 0, false, nil
+}
+
+// remember appends a turn's exchange to the history, keeping the last
+// opt.History turns.
+func (s *Session) remember(user render.Message, reply string) {
+	if s.opt.History <= 0 {
+		return
+	}
+	h := append(s.hist, user, render.Message{Role: "assistant", Content: reply})
+	if n := 2 * s.opt.History; len(h) > n {
+		h = append([]render.Message(nil), h[len(h)-n:]...)
+	}
+	s.hist = h
+}
+
+// Metrics returns the session's counts so far, in LLMMetrics order.
+func (s *Session) Metrics() []envs.MetricValue {
+	out := make([]envs.MetricValue, 0, len(LLMMetrics))
+	for _, x := range []int{s.calls, s.ptok, s.ctok, s.fallbacks, s.rendered, s.renderedMax, s.dropped, s.trunc} {
+		out = append(out, envs.MetricValue{Num: float64(x)})
+	}
+	return out
+}
+
+// defaults fills opt's zero fields for the dungeon.
+func (opt LLMOptions) defaults() LLMOptions {
 	if opt.Radius <= 0 {
 		opt.Radius = 6
 	}
@@ -77,31 +190,44 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 	if opt.Fallback == 0 {
 		opt.Fallback = dungeon.ActExplore
 	}
+	return opt
+}
+
+// LLMEpisode plays one dungeon episode with a language model choosing each
+// turn's action from the system prompt (the rendered prompt version) and
+// the text view of the turn (dungeon.Texter): each request is the system
+// prompt, up to opt.History previous turns, and the turn's message
+// (render.RuntimeTemplate), within opt.MaxPromptTokens (see
+// render.ForSystem). It returns the dungeon outcome with DungeonInfo's
+// metrics followed by LLMMetrics. An error of the model (after its own
+// retries) or of the renderer (a system prompt over the budget) ends the
+// episode with that error.
+func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system string, seed uint64, opt LLMOptions) (envs.Outcome, error) {
+	rd, err := render.ForSystem(system, opt.MaxPromptTokens)
+	if err != nil {
+		return envs.Outcome{}, err
+	}
+	return llmEpisode(ctx, ep, model, rd, seed, opt)
+}
+
+// llmEpisode is LLMEpisode with the system prompt's renderer built.
+func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *render.Renderer, seed uint64, opt LLMOptions) (envs.Outcome, error) {
+	opt = opt.defaults()
 	tx, ok := ep.(dungeon.Texter)
 	if !ok {
 		return envs.Outcome{}, fmt.Errorf("agent: the episode has no text view")
 	}
-	var calls, ptok, ctok, fallbacks int
+	s := NewSession(model, rd, opt)
+	parse := func(reply string) (int, error) { a, err := ParseAction(reply); return int(a), err }
 	ep.Reset(seed)
 	for turn := 1; ; turn++ {
-		msgs := []ChatMessage{{Role: "system", Content: system}, {Role: "user", Content: tx.Text(opt.Radius)}}
-		action, found := opt.Fallback, false
-		for try := 0; try < opt.MaxTries; try++ {
-			r, err := model.Chat(ctx, msgs)
-			if err != nil {
-				return envs.Outcome{}, fmt.Errorf("turn %d: %w", turn, err)
-			}
-			calls++
-			ptok, ctok = ptok+r.PromptTokens, ctok+r.CompletionTokens
-			a, perr := ParseAction(r.Content)
-			if perr == nil {
-				action, found = a, true
-				break
-			}
-			msgs = append(msgs, ChatMessage{Role: "assistant", Content: r.Content}, ChatMessage{Role: "user", Content: Correction(perr)})
+		a, found, err := s.Choose(ctx, turn, tx.Text(opt.Radius), parse, Correction)
+		if err != nil {
+			return envs.Outcome{}, err
 		}
+		action := dungeon.Action(a)
 		if !found {
-			fallbacks++
+			action = opt.Fallback
 		}
 		if ep.Step(action) {
 			break
@@ -113,7 +239,6 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 	}
 	o := ep.Outcome()
 	out := DungeonOutcome(&o)
-	num := func(x float64) envs.MetricValue { return envs.MetricValue{Num: x} }
-	out.Metrics = append(out.Metrics, num(float64(calls)), num(float64(ptok)), num(float64(ctok)), num(float64(fallbacks)))
+	out.Metrics = append(out.Metrics, s.Metrics()...)
 	return out, nil
 }

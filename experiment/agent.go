@@ -21,6 +21,8 @@ const (
 //	  llm: {base_url: http://localhost:8000, model: Qwen/Qwen2.5-7B-Instruct, api_key_env: OPENAI_API_KEY, temperature: 0, seed: 1, max_tokens: 64, concurrency: 64}
 //	  cache: readwrite          # off | read | readwrite: the response cache (never the API key)
 //	  max_turns: 200            # per episode: model calls are slow
+//	  history: 2                # previous turns sent with each turn
+//	  max_prompt_tokens: 4096   # cl100k_base tokens per request (0: no limit)
 type AgentConfig struct {
 	// Kind is AgentScripted ("" means it) or AgentLLM.
 	Kind string `yaml:"kind"`
@@ -41,6 +43,14 @@ type AgentConfig struct {
 	MaxTries int `yaml:"max_tries"`
 	// Radius is the map window shown around the hero, default 6.
 	Radius int `yaml:"radius"`
+	// History is the previous turns (the turn's message and the model's
+	// reply each) sent with every turn, in [0, 100], default 2.
+	History int `yaml:"history"`
+	// MaxPromptTokens is the most cl100k_base tokens one request may
+	// cost, in [0, 10,000,000], 0 for no limit, default 4096: over it the
+	// history is dropped oldest first, then the turn's message is cut
+	// (see render.Renderer.Turn).
+	MaxPromptTokens int `yaml:"max_prompt_tokens"`
 }
 
 // agentOut is the part of AgentConfig that shapes results (not the cache).
@@ -50,11 +60,20 @@ type agentOut struct {
 	MaxTurns int        `yaml:"max_turns"`
 	MaxTries int        `yaml:"max_tries"`
 	Radius   int        `yaml:"radius"`
+	History  int        `yaml:"history"`
+	MaxPT    int        `yaml:"max_prompt_tokens"`
+}
+
+// out returns the part of a that shapes results.
+func (a AgentConfig) out() *agentOut {
+	return &agentOut{Kind: a.Kind, LLM: a.LLM, MaxTurns: a.MaxTurns, MaxTries: a.MaxTries, Radius: a.Radius,
+		History: a.History, MaxPT: a.MaxPromptTokens}
 }
 
 // defaultAgent returns the agent section's defaults.
 func defaultAgent() AgentConfig {
-	return AgentConfig{Kind: AgentScripted, LLM: llm.DefaultConfig(), Cache: "readwrite", MaxTurns: 200, MaxTries: 3, Radius: 6}
+	return AgentConfig{Kind: AgentScripted, LLM: llm.DefaultConfig(), Cache: "readwrite", MaxTurns: 200, MaxTries: 3, Radius: 6,
+		History: 2, MaxPromptTokens: 4096}
 }
 
 // validate checks the agent section; the error names the field.
@@ -79,6 +98,10 @@ func (a AgentConfig) validate() error {
 		return fmt.Errorf("max_tries: %d is out of range, allowed [1, 10]", a.MaxTries)
 	case a.Radius < 1 || a.Radius > 40:
 		return fmt.Errorf("radius: %d is out of range, allowed [1, 40]", a.Radius)
+	case a.History < 0 || a.History > 100:
+		return fmt.Errorf("history: %d is out of range, allowed [0, 100]", a.History)
+	case a.MaxPromptTokens < 0 || a.MaxPromptTokens > 10_000_000:
+		return fmt.Errorf("max_prompt_tokens: %d is out of range, allowed [0, 10000000] (0: no limit)", a.MaxPromptTokens)
 	}
 	return nil
 }
@@ -97,6 +120,11 @@ func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
 	})
 	if !ok {
 		return nil, fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
+	}
+	if ck, ok := env.(interface{ CheckLLM() error }); ok {
+		if err := ck.CheckLLM(); err != nil {
+			return nil, fmt.Errorf("agent: kind llm: %w", err)
+		}
 	}
 	mode, err := llm.ParseMode(c.Agent.Cache)
 	if err != nil {
@@ -118,6 +146,7 @@ func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns})
+	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
+		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens})
 	return client, nil
 }

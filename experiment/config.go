@@ -446,7 +446,7 @@ func (c *Config) resolved(seedsPath, basePrompt string) ([]byte, error) {
 	}
 	var ag *agentOut
 	if c.Agent.Kind == AgentLLM { // the scripted default adds nothing: run IDs keep
-		ag = &agentOut{Kind: c.Agent.Kind, LLM: c.Agent.LLM, MaxTurns: c.Agent.MaxTurns, MaxTries: c.Agent.MaxTries, Radius: c.Agent.Radius}
+		ag = c.Agent.out()
 	}
 	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, seedsPath, basePrompt,
 		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic, ag})

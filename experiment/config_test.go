@@ -114,6 +114,10 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:2: executor.extra_args[0]: "--array=0-3" is set by evolve itself`},
 		{"extra arg not an option", "executor:\n  extra_args: [debug]\n",
 			`exp.yaml:2: executor.extra_args[0]: "debug" is not an option (write --name=value as one item)`},
+		{"negative history", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  history: -1\n",
+			`exp.yaml:4: agent.history: -1 is out of range, allowed [0, 100]`},
+		{"negative max_prompt_tokens", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  max_prompt_tokens: -5\n",
+			`exp.yaml:4: agent.max_prompt_tokens: -5 is out of range, allowed [0, 10000000] (0: no limit)`},
 		{"infinite workers", "workers: -.inf\n",
 			`exp.yaml:1: workers: "-.inf" is not an integer`},
 	}

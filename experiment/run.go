@@ -677,8 +677,10 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	}
 	if r.info.ReadsText && len(r.info.Rules) > 0 {
 		// Text mutations first: they change what the model reads.
-		text := mutate.ProposeRules(gen.Failures, inc.RulesConstraints, r.info.Rules, mcfg.Candidates, guard.Default())
-		text = append(text, mutate.ProposeRuleEdits(gen.Failures, inc.RulesConstraints, r.info.Rules, mcfg.Candidates, guard.Default())...)
+		text, err := mutate.ProposeText(gen.Failures, inc, r.info.Rules, mcfg.Candidates, guard.Default())
+		if err != nil {
+			return gen, nil, nil, fmt.Errorf("generation %d: proposing text mutations: %w", g, err)
+		}
 		muts = append(text, muts...)
 		if len(muts) > mcfg.Candidates {
 			muts = muts[:mcfg.Candidates]
@@ -702,7 +704,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 		bump := prompt.BumpPatch
 		switch {
 		case m.TextEdit:
-			bump = prompt.BumpMajor // rules_constraints are a frozen part (prompt.BumpFor)
+			bump = prompt.BumpMajor // rules_constraints and sections are frozen parts (prompt.BumpFor)
 		case m.Reorder:
 			bump = prompt.BumpMinor
 		}
@@ -853,13 +855,13 @@ func (r *run) export(ctx context.Context, res *Result) error {
 func GoVersion() string { return runtime.Version() }
 
 // derive is inc's child of mutation m: its parameters, or for a text
-// mutation its rules, replaced.
+// mutation its text (mutate.ApplyText).
 func derive(inc *prompt.Prompt, v prompt.Version, m mutate.Mutation, rec prompt.MutationRecord, ts time.Time) *prompt.Prompt {
 	if !m.TextEdit {
 		return inc.Derive(v, m.Params, rec, ts)
 	}
 	c := inc.Derive(v, inc.PolicyParameters, rec, ts)
-	c.RulesConstraints = append([]string(nil), m.Rules...)
+	mutate.ApplyText(m, c)
 	return c
 }
 

@@ -3,8 +3,14 @@
 // params): a Number or Integer moves by its step within its range, an
 // Enum to its next or previous item, an Ordering has an item moved to the
 // front or back or is rotated. Each is a deterministic function from
-// parameters to new parameters and a human-readable description; no
-// operator writes free text into a prompt.
+// parameters to new parameters and a human-readable description.
+//
+// For an agent that reads text, the text operators (ProposeText) edit
+// the words a model reads: a rule line from a library keyed by failure
+// cause added, replaced or removed (in rules_constraints or in the
+// cause's home section), and a section moved earlier in the declared
+// order. They write only library text, screened by the guard, and never
+// change a frozen section (render.FrozenSections).
 //
 // Which operator answers which failure cause is a table, not code: a
 // config's mutation.remedies, or the environment's default

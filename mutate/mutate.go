@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"evolve/params"
+	"evolve/prompt"
+	"evolve/prompt/render"
 )
 
 // Operator names, as recorded in a prompt's mutation history and in
@@ -40,12 +42,20 @@ type Mutation struct {
 	// Cause is the failure cause this mutation addresses ("injury", ...),
 	// or "" when it was proposed to fill up the candidates.
 	Cause string
-	// TextEdit is true for a text mutation (ProposeRules): Rules holds the
-	// prompt's complete new rules_constraints, Params is nil (the
-	// parameters are unchanged), and a candidate version gets a major bump
-	// (a frozen part changed, see prompt.BumpFor).
+	// TextEdit is true for a text mutation (ProposeText, ProposeRules):
+	// Rules holds the prompt's complete new rules_constraints, Params is
+	// nil (the parameters are unchanged), and a candidate version gets a
+	// major bump (a frozen part changed, see prompt.BumpFor). ApplyText
+	// makes a prompt what it proposes.
 	TextEdit bool
 	Rules    []string
+	// Sections are the prompt's complete new sections for a text mutation
+	// of ProposeText (nil: unchanged); never a frozen section changed.
+	Sections prompt.Sections
+	// SectionOrder is the new declared order of the sections for
+	// OpReorderSections (every section of render.SectionSpecs, with its
+	// kind), nil otherwise.
+	SectionOrder []render.SectionSpec
 }
 
 // The remedy operations.

@@ -124,6 +124,11 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		rep.Violations = append(rep.Violations, fmt.Errorf("handshake: %w", err))
 		return rep, rep.print(out)
 	}
+	if env.hello.Mode == ModeStep && env.agent == nil { // it declares actions: a language model could play it, the check cannot
+		err := env.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode step needs an agent process: pass --agent CMD (e.g. --agent 'python3 agent.py')", err: errNoAgent})
+		rep.Violations = append(rep.Violations, fmt.Errorf("handshake: %w", err))
+		return rep, rep.print(out)
+	}
 	rep.Info, rep.Mode = env.Info(), env.Mode()
 	for _, h := range []*hello{env.hello, env.agent} {
 		if h != nil {

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -77,6 +78,9 @@ type Env struct {
 	info  envs.Info
 	hello *hello // the environment process's hello
 	agent *hello // the agent process's hello (step mode), else nil
+
+	model  agent.ChatModel // set by UseLLM: a language model is the agent of step mode
+	llmOpt agent.LLMOptions
 }
 
 // New validates cfg, starts the environment process (and in step mode the
@@ -108,13 +112,13 @@ func New(cfg Config) (*Env, error) {
 		return nil, e.declErr(RoleEnvironment, cfg.Command, protocolf("provides %q: the command must provide environment", h.Provides))
 	}
 	switch {
-	case h.Mode == ModeStep && len(cfg.Agent) == 0:
-		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode step needs an agent process: set agent: [COMMAND, ARGS...] in the environment config", err: errNoAgent})
+	case h.Mode == ModeStep && len(cfg.Agent) == 0 && len(h.Actions) == 0:
+		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode step needs an agent process: set agent: [COMMAND, ARGS...] in the environment config (or declare actions in the hello and use agent kind llm)", err: errNoAgent})
 	case h.Mode == ModeEpisode && len(cfg.Agent) > 0:
 		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode episode: the process plays its own agent; remove agent from the environment config", err: errExtraAgent})
 	}
 	e.info = envs.Info{Name: h.Name, Causes: h.Causes, Metrics: h.Metrics, Params: h.Parameters, Remedies: h.Remedies, Fill: h.Fill}
-	if h.Mode == ModeStep {
+	if h.Mode == ModeStep && len(cfg.Agent) > 0 {
 		a, ah, err := e.startHello(cfg.Agent, RoleAgent, logPath)
 		if err != nil {
 			return nil, err
@@ -254,8 +258,18 @@ func memoryHint(status, stderr string) bool {
 	return false
 }
 
-// Info returns the declarations of the process's hello (see New).
-func (e *Env) Info() envs.Info { return e.info }
+// Info returns the declarations of the process's hello (see New); with a
+// language-model agent (UseLLM), also agent.LLMMetrics after the
+// environment's metrics and ReadsText.
+func (e *Env) Info() envs.Info {
+	if e.model == nil {
+		return e.info
+	}
+	info := e.info
+	info.Metrics = append(slices.Clone(info.Metrics), agent.LLMMetrics...)
+	info.ReadsText = true
+	return info
+}
 
 // Config returns the configuration e was made with.
 func (e *Env) Config() Config { return e.cfg }
@@ -273,6 +287,10 @@ func (e *Env) SetLogDir(dir string) { e.cfg.StderrDir = dir }
 // its hello declares what the first process's did. The error is an
 // *Error.
 func (e *Env) NewPlayer(w int) (envs.Player, error) {
+	if e.hello.Mode == ModeStep && e.agent == nil && e.model == nil {
+		return nil, &Error{Role: RoleAgent, Argv: e.cfg.Command, Request: "hello", Err: &wrapped{
+			msg: "mode step without an agent: set agent: [COMMAND, ARGS...] in the environment config, or use a language model (agent: {kind: llm}) to choose among the declared actions", err: errNoAgent}}
+	}
 	p := &Player{env: e, worker: w}
 	if err := p.start(); err != nil {
 		return nil, err
@@ -290,6 +308,7 @@ type Player struct {
 	r      reply
 	trace  *trace // set by Check
 	closed bool
+	rc     agent.RendererCache // the language-model agent's renderer (UseLLM)
 }
 
 func (p *Player) logPath(role string) string {
@@ -312,7 +331,7 @@ func (p *Player) start() error {
 		}
 		p.ep = pr
 	}
-	if p.env.agent != nil && p.ag == nil {
+	if p.env.agent != nil && p.env.model == nil && p.ag == nil {
 		pr, err := p.startOne(p.env.cfg.Agent, RoleAgent, p.env.agent)
 		if err != nil {
 			return err
@@ -365,9 +384,12 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	epDeadline := time.Now().Add(time.Duration(p.env.cfg.EpisodeTimeout))
 	var out envs.Outcome
 	var err error
-	if p.env.hello.Mode == ModeEpisode {
+	switch {
+	case p.env.hello.Mode == ModeEpisode:
 		out, err = p.playEpisode(ep, epDeadline)
-	} else {
+	case p.env.model != nil:
+		out, err = p.playLLM(ctx, ep, epDeadline)
+	default:
 		out, err = p.playSteps(ep, epDeadline)
 	}
 	if !stop() { // ctx was cancelled: the processes are (being) killed

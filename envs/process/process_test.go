@@ -199,10 +199,15 @@ func TestStepMode(t *testing.T) {
 	if len(causes) < 2 {
 		t.Errorf("causes over 20 seeds: %v, want at least two kinds", causes)
 	}
-	// Without an agent command, step mode is refused.
+	// Without an agent command, step mode has no player (unless a
+	// language model plays: step_env.py declares actions).
 	cfg.Agent = nil
-	if _, err := New(cfg); err == nil || !strings.Contains(err.Error(), "mode step needs an agent process") {
-		t.Errorf("New without agent: %v", err)
+	e2, err := New(cfg)
+	if err != nil {
+		t.Fatalf("New without agent, actions declared: %v", err)
+	}
+	if _, err := e2.NewPlayer(0); err == nil || !strings.Contains(err.Error(), "mode step without an agent") {
+		t.Errorf("NewPlayer without agent: %v", err)
 	}
 }
 

@@ -65,6 +65,10 @@ type hello struct {
 	Metrics    []envs.Metric       `json:"metrics"`
 	Remedies   map[string][]string `json:"remedies,omitempty"`
 	Fill       []string            `json:"fill,omitempty"`
+	// Actions is the action vocabulary of a step-mode environment (each
+	// action a JSON string in a step request), for an agent that names
+	// its action in text (agent kind llm); nil if not declared.
+	Actions []string `json:"actions,omitempty"`
 
 	raw []byte // the response line, for Check
 }
@@ -302,6 +306,9 @@ func checkHello(line []byte) (*hello, error) {
 	if h.Mode == ModeEpisode && !(slices.Contains(h.Provides, RoleEnvironment) && slices.Contains(h.Provides, RoleAgent)) {
 		return nil, protocolf("mode episode needs a process that provides both environment and agent, got provides %q", h.Provides)
 	}
+	if err := checkActions(&h); err != nil {
+		return nil, err
+	}
 	return &h, nil
 }
 
@@ -400,4 +407,34 @@ func metricValue(t envs.MetricType, raw json.RawMessage, present bool) (envs.Met
 		return envs.MetricValue{Str: str}, nil
 	}
 	return envs.MetricValue{}, fmt.Errorf("unknown metric type %q", t)
+}
+
+// MaxActions is the most actions a hello may declare.
+const MaxActions = 256
+
+// checkActions checks a hello's actions: only the environment of step
+// mode declares them; 1 to MaxActions names of 1 to 100 bytes of
+// printable text without surrounding space, distinct in any case (a
+// model's reply is matched to them case-insensitively).
+func checkActions(h *hello) error {
+	if h.Actions == nil {
+		return nil
+	}
+	if h.Mode != ModeStep || !slices.Equal(h.Provides, []string{RoleEnvironment}) {
+		return protocolf("actions: only the environment process of step mode declares actions (this one provides %q in mode %s)", h.Provides, h.Mode)
+	}
+	if len(h.Actions) == 0 || len(h.Actions) > MaxActions {
+		return protocolf("actions: %d actions, want 1 to %d", len(h.Actions), MaxActions)
+	}
+	seen := map[string]int{}
+	for i, a := range h.Actions {
+		if a == "" || len(a) > 100 || strings.TrimSpace(a) != a || strings.ContainsFunc(a, func(r rune) bool { return r < ' ' || r == 0x7f }) {
+			return protocolf("actions[%d]: %q: want 1 to 100 bytes of printable text without surrounding space", i, a)
+		}
+		if j, dup := seen[strings.ToLower(a)]; dup {
+			return protocolf("actions[%d]: %q repeats actions[%d] %q (actions must differ in more than case)", i, a, j, h.Actions[j])
+		}
+		seen[strings.ToLower(a)] = i
+	}
+	return nil
 }

@@ -6,7 +6,8 @@ last cell within TURNS turns. Each turn it may "wait" or "right"; stepping
 right onto a cell that is hazardous at that moment ends the episode.
 
 Observation: {"position": int, "turn": int, "hazard_ahead": bool}.
-Action: "right" or "wait".
+Action: "right" or "wait" (declared as "actions" in the hello, so that a
+language model can be the agent instead of step_agent.py).
 Score: 100 - turns taken when the goal is reached, else 5 per cell gained.
 
 The environment declares no parameters of its own; it declares the failure
@@ -30,6 +31,9 @@ METRICS = [
     {"name": "waits", "type": "int", "unit": "turns", "description": "turns spent waiting"},
 ]
 REMEDIES = {"fell": ["caution+"], "timeout": ["caution-", "max_waits-"]}
+# The action vocabulary, for an agent that names its action in text (a
+# language model: agent kind llm in the experiment config, no agent process).
+ACTIONS = ["right", "wait"]
 
 
 class Episode:
@@ -46,7 +50,7 @@ class Episode:
         return {"position": self.pos, "turn": self.turn, "hazard_ahead": self.hazard[self.pos + 1]}
 
     def step(self, action):
-        if action not in ("right", "wait"):
+        if action not in ACTIONS:
             raise ValueError(f"action {action!r}: want \"right\" or \"wait\"")
         self.turn += 1
         if action == "wait":
@@ -82,7 +86,8 @@ def main():
         try:
             if t == "hello":
                 resp = {"type": "hello", "protocol": 1, "name": "python-corridor", "provides": ["environment"],
-                        "mode": "step", "parameters": [], "causes": CAUSES, "metrics": METRICS, "remedies": REMEDIES}
+                        "mode": "step", "parameters": [], "causes": CAUSES, "metrics": METRICS, "remedies": REMEDIES,
+                        "actions": ACTIONS}
             elif t == "reset":
                 episode = Episode(msg["seed"])
                 resp = {"type": "observation", "observation": episode.observe()}

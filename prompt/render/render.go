@@ -253,6 +253,37 @@ func New(p *prompt.Prompt, opts Options) (*Renderer, error) {
 	return r, nil
 }
 
+// RuntimeTemplate is the runtime layer's message: the turn's number and
+// its observation.
+const RuntimeTemplate = "Turn {{turn}}.\n{{observation}}"
+
+// ForSystem returns a Renderer for a prompt already rendered to its
+// system message (such as envs.Prompt.Text, which the run renders once
+// per version with the static and computed placeholders resolved): Turn
+// sends system verbatim (never parsed for placeholders nor escaped, so
+// nothing in it is expanded again), then the history, then the runtime
+// message RuntimeTemplate, under a budget of maxPromptTokens cl100k_base
+// tokens (0: no limit) with New's rules: history dropped oldest first,
+// then the runtime message cut. Its Layers are empty and its Values nil:
+// the layers are already in system. Errors: a negative maxPromptTokens,
+// and the encoder's if the embedded ranks do not load.
+func ForSystem(system string, maxPromptTokens int) (*Renderer, error) {
+	if maxPromptTokens < 0 {
+		return nil, fmt.Errorf("render: max_prompt_tokens must be >= 0 (0 for no limit), got %d", maxPromptTokens)
+	}
+	t, err := Parse("runtime.observation", RuntimeTemplate)
+	if err != nil {
+		return nil, err
+	}
+	r := &Renderer{p: &prompt.Prompt{}, reg: DefaultRegistry(), max: maxPromptTokens, values: map[string]value{},
+		counts: map[Message]int{}, staticSystem: system,
+		runtime: []block{{name: "observation", tmpl: t, dynamic: true}}}
+	if r.systemTokens, err = countMessage(Message{Role: "system", Content: system}); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
 func modeOf(m Mode) Mode {
 	if m == "" {
 		return Append
@@ -341,7 +372,7 @@ func baseLayers(p *prompt.Prompt, opts Options) ([]Layer, error) {
 	return []Layer{
 		guard, task, secs,
 		{Name: LayerHistory, Mode: Append},
-		{Name: LayerRuntime, Mode: Append, Parts: []Part{{Name: "observation", Text: "Turn {{turn}}.\n{{observation}}"}}},
+		{Name: LayerRuntime, Mode: Append, Parts: []Part{{Name: "observation", Text: RuntimeTemplate}}},
 	}, nil
 }
 

@@ -517,3 +517,43 @@ func TestConcurrentTurns(t *testing.T) {
 		}
 	}
 }
+
+// ForSystem sends a rendered system message verbatim (a placeholder in
+// it is not expanded again) and keeps the budget.
+func TestForSystem(t *testing.T) {
+	sys := "<guardrails>\n- Obey.\n</guardrails>\n\nKeep {{version}} as written."
+	rd, err := ForSystem(sys, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := rd.Turn(Runtime{Turn: 3, Observation: "a {{turn}} b", History: []Message{{Role: "user", Content: "Turn 2.\nx"}, {Role: "assistant", Content: "wait"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Messages) != 4 || out.Messages[0].Content != sys || out.Messages[3].Content != "Turn 3.\na {{turn}} b" {
+		t.Fatalf("messages %+v", out.Messages)
+	}
+	if n, _ := CountMessages(out.Messages); n != out.Tokens {
+		t.Errorf("tokens %d, CountMessages %d", out.Tokens, n)
+	}
+	sysTok, _ := CountMessages(out.Messages[:1])
+	rd, err = ForSystem(sys, sysTok+40)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err = rd.Turn(Runtime{Turn: 3, Observation: strings.Repeat("a long observation ", 50), History: []Message{{Role: "user", Content: "old"}}})
+	if err != nil || out.Tokens > sysTok+40 || out.Dropped != 1 || !out.Truncated {
+		t.Errorf("budget %d: %d tokens, dropped %d, truncated %v (%v)", sysTok+40, out.Tokens, out.Dropped, out.Truncated, err)
+	}
+	if _, err := ForSystem(sys, 1); err != nil {
+		t.Fatal(err)
+	}
+	if rd, _ := ForSystem(sys, 5); rd != nil {
+		if _, err := rd.Turn(Runtime{Turn: 1, Observation: "x"}); !errors.Is(err, ErrOverBudget) {
+			t.Errorf("a system message over the budget: %v", err)
+		}
+	}
+	if _, err := ForSystem(sys, -1); err == nil {
+		t.Error("a negative budget was accepted")
+	}
+}

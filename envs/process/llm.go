@@ -1,0 +1,171 @@
+package process
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"evolve/agent"
+	"evolve/envs"
+)
+
+// UseLLM makes a language model the agent of a step-mode environment
+// that declares its actions (hello "actions"), in place of an agent
+// process: each turn it reads the prompt version's text (the system
+// message), the previous turns and the observation as text
+// (ObservationText), and names one action, parsed strictly
+// (agent.ParseChoice) with a correction and a retry, and after
+// opt.MaxTries the first declared action as the fallback. Info then
+// declares agent.LLMMetrics after the environment's metrics, and
+// ReadsText. Of opt, MaxTurns, Radius and Fallback are not used: the
+// environment ends its episodes and writes its observations. Call it
+// before NewPlayer, after CheckLLM.
+func (e *Env) UseLLM(model agent.ChatModel, opt agent.LLMOptions) {
+	e.model, e.llmOpt = model, opt
+}
+
+// CheckLLM returns an error unless a language model can be e's agent:
+// the environment must be in step mode, declare actions in its hello,
+// have no agent command (the model replaces it), and declare no metric
+// named like one of agent.LLMMetrics.
+func (e *Env) CheckLLM() error {
+	switch {
+	case e.hello.Mode != ModeStep:
+		return fmt.Errorf("the process environment %q is in episode mode, where it plays its own agent; a language-model agent needs step mode", e.info.Name)
+	case len(e.hello.Actions) == 0:
+		return fmt.Errorf("the process environment %q declares no actions in its hello: a language-model agent names one of them each turn", e.info.Name)
+	case len(e.cfg.Agent) > 0:
+		return fmt.Errorf("the language model replaces the agent process: remove agent: %q from the environment config", e.cfg.Agent)
+	}
+	for _, m := range agent.LLMMetrics {
+		if slices.ContainsFunc(e.info.Metrics, func(x envs.Metric) bool { return x.Name == m.Name }) {
+			return fmt.Errorf("the process environment %q declares metric %q, a column of the language-model agent", e.info.Name, m.Name)
+		}
+	}
+	return nil
+}
+
+// Actions returns the actions the environment declared (nil if none).
+func (e *Env) Actions() []string { return slices.Clone(e.hello.Actions) }
+
+// ObservationText writes an observation (any JSON value) as the text a
+// model reads, deterministically: an object as one "key: value" line per
+// key in byte order of the keys, a string value as its text, any other
+// value as compact JSON with the keys of its objects sorted; anything but
+// an object as its compact JSON alone. Then, on its own line, "Actions: "
+// and the actions. Numbers keep their JSON text. The error is for raw
+// that is not JSON.
+func ObservationText(raw json.RawMessage, actions []string) (string, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return "", fmt.Errorf("the observation is not JSON: %w", err)
+	}
+	var b strings.Builder
+	if m, ok := v.(map[string]any); ok && len(m) > 0 {
+		keys := make([]string, 0, len(m))
+		for k := range m {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			b.WriteString(k + ": ")
+			if s, ok := m[k].(string); ok {
+				b.WriteString(s)
+			} else {
+				b.WriteString(compact(m[k]))
+			}
+			b.WriteByte('\n')
+		}
+	} else {
+		b.WriteString(compact(v) + "\n")
+	}
+	b.WriteString("Actions: " + strings.Join(actions, ", "))
+	return b.String(), nil
+}
+
+// compact returns v as compact JSON (json.Marshal sorts map keys and
+// writes json.Number as is); nil is null.
+func compact(v any) string {
+	out, err := json.Marshal(v)
+	if err != nil { // a decoded JSON value always encodes
+		return fmt.Sprint(v)
+	}
+	return string(out)
+}
+
+// playLLM plays ep with the language model as the agent: reset on the
+// environment process, then each turn the model's action (Session.Choose)
+// sent as a step, until done. Time spent waiting on the model does not
+// count toward episode_timeout. The outcome's metrics are the
+// environment's followed by agent.LLMMetrics.
+func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
+	env, e := p.ep, p.env
+	rd, err := p.rc.Get(ep.Prompt, e.llmOpt.MaxPromptTokens)
+	if err != nil {
+		return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
+	}
+	if env.req, err = appendSeeded(env.req[:0], env.id, "reset", ep.Seed, ep.Params); err != nil {
+		return envs.Outcome{}, fmt.Errorf("seed %d: reset: %w", ep.Seed, err)
+	}
+	env.req = append(env.req, "}\n"...)
+	if err := p.call(env, ep.Seed, "reset", "observation", epDeadline); err != nil {
+		return envs.Outcome{}, err
+	}
+	if p.r.Observation == nil {
+		return envs.Outcome{}, env.fail(ep.Seed, "reset", protocolf("the observation response has no observation"), time.Time{}, time.Time{}, "")
+	}
+	actions := e.hello.Actions
+	s := agent.NewSession(e.model, rd, e.llmOpt)
+	parse := func(reply string) (int, error) { return agent.ParseChoice(reply, actions) }
+	correct := func(err error) string { return agent.CorrectionFor(err, actions) }
+	obs := p.r.Observation
+	for step := 1; ; step++ {
+		text, err := ObservationText(obs, actions)
+		if err != nil {
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: %v", step, err), time.Time{}, time.Time{}, "")
+		}
+		start := time.Now()
+		a, _, err := s.Choose(ctx, step, text, parse, correct)
+		if err != nil {
+			return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
+		}
+		epDeadline = epDeadline.Add(time.Since(start)) // the model's time is not the environment's
+		env.req = append(appendHead(env.req[:0], env.id, "step"), `,"action":`...)
+		env.req = append(strconv.AppendQuote(env.req, actions[a]), "}\n"...)
+		if err := p.call(env, ep.Seed, "step", "step", epDeadline); err != nil {
+			return envs.Outcome{}, err
+		}
+		r := &p.r
+		switch {
+		case r.Observation == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no observation", step), time.Time{}, time.Time{}, "")
+		case r.Reward == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no reward", step), time.Time{}, time.Time{}, "")
+		case r.Done == nil:
+			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: the step response has no done", step), time.Time{}, time.Time{}, "")
+		}
+		if *r.Done {
+			if r.Outcome == nil {
+				return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: done is true but the response has no outcome (the last step carries the episode's outcome)", step), time.Time{}, time.Time{}, "")
+			}
+			out, err := p.outcome(env, ep.Seed, "step", r.Outcome)
+			if err != nil {
+				return out, err
+			}
+			for len(out.Metrics) < len(e.info.Metrics) { // a short list (an error episode's) is padded with nulls
+				out.Metrics = append(out.Metrics, envs.MetricValue{Null: true})
+			}
+			out.Metrics = append(out.Metrics, s.Metrics()...)
+			return out, nil
+		}
+		obs = r.Observation
+	}
+}
