@@ -148,7 +148,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
 		`exp.yaml:12: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`,
 		`exp.yaml:13: patience: 0 is out of range, allowed [1, 100]`,
-		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`,
+		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`,
 	}
 	_, err := Parse("exp.yaml", []byte(data))
 	if err == nil {
