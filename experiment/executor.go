@@ -98,7 +98,7 @@ func (e ExecutorConfig) validate() error {
 		if !strings.HasPrefix(a, "-") {
 			return fmt.Errorf("extra_args[%d]: %q is not an option (write --name=value as one item)", i, a)
 		}
-		for _, own := range []string{"--array", "-a", "--parsable", "--output", "-o", "--job-name", "-J", "--wait", "-W"} {
+		for _, own := range []string{"--array", "-a", "--parsable", "--output", "-o", "--job-name", "-J", "--wait", "-W", "--chdir", "-D"} {
 			if a == own || strings.HasPrefix(a, own+"=") {
 				return fmt.Errorf("extra_args[%d]: %q is set by evolve itself", i, a)
 			}

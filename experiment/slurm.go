@@ -130,6 +130,8 @@ type phaseRun struct {
 	missing  []int    // consecutive polls that found its task neither in squeue nor done
 	jobs     []jobFile
 	finished int // episodes merged
+	// squeueFailing is when squeue began to fail, zero while it answers.
+	squeueFailing time.Time
 }
 
 // jobFile is one entry of a phase's jobs.json.
@@ -272,6 +274,13 @@ func (x *slurmExecutor) attach(ctx context.Context, p *phaseRun) error {
 				p.tries[t]++
 			}
 		}
+		// Job IDs restart when a controller starts cold: the ID must
+		// still name this phase's job.
+		if name, err := x.client.JobName(ctx, j.JobID); err != nil {
+			return err
+		} else if name != p.jobName() {
+			continue
+		}
 		states, err := x.client.ArrayStatus(ctx, j.JobID)
 		if err != nil {
 			return err
@@ -350,6 +359,10 @@ func (x *slurmExecutor) submit(ctx context.Context, p *phaseRun, tasks []int, re
 // cache directory lookups for up to 30 s by default (acdirmin..acdirmax).
 const nfsGrace = 30 * time.Second
 
+// squeueGrace is how long squeue may keep failing (a controller that
+// restarts, a slurmctld too busy to answer) before the phase fails.
+const squeueGrace = 2 * time.Minute
+
 // poll asks Slurm about the phase's live jobs, collects the shards that
 // finished, and resubmits the ones that failed or vanished (up to
 // Retries), returning an error naming the task, its node and the tail of
@@ -362,10 +375,23 @@ func (x *slurmExecutor) poll(ctx context.Context, p *phaseRun) error {
 		}
 		st, err := x.client.ArrayStatus(ctx, id)
 		if err != nil {
-			return err
+			// A controller restarting or overloaded: try again at the
+			// next poll, for up to squeueGrace.
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			if p.squeueFailing.IsZero() {
+				p.squeueFailing = time.Now()
+			}
+			if time.Since(p.squeueFailing) > squeueGrace {
+				return fmt.Errorf("slurm: phase %s: squeue has failed for %v: %w", p.name, squeueGrace, err)
+			}
+			x.logger.Warn("squeue failed; retrying at the next poll", "phase", p.name, "err", err)
+			return nil
 		}
 		states[id] = st
 	}
+	p.squeueFailing = time.Time{}
 	var retry []int
 	maxRetry := 0
 	for i, id := range p.task {
@@ -414,6 +440,13 @@ func (x *slurmExecutor) poll(ctx context.Context, p *phaseRun) error {
 				p.name, i, id, i, orNone(node), p.tries[i], why, x.logPath(p, i, id), tail(x.logPath(p, i, id), 20))
 		}
 		x.logger.Warn("slurm task failed; resubmitting", "phase", p.name, "task", i, "job", id, "node", node, "why", why, "try", p.tries[i])
+		if known {
+			// A task held after a requeue (REQUEUE_HOLD) would run again
+			// if released: cancel it before its replacement is submitted.
+			if err := x.client.Cancel(ctx, id, i); err != nil {
+				x.logger.Warn("scancel failed", "job", id, "task", i, "err", err)
+			}
+		}
 		os.Remove(shardExitFile(p.dir, i))
 		retry = append(retry, i)
 		if p.tries[i] > maxRetry {

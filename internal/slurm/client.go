@@ -292,3 +292,24 @@ func alreadyGone(stderr string) bool {
 	}
 	return true
 }
+
+// JobName returns the name (--job-name) of job jobID, from
+// `squeue -j ID -h -o %j`, or "" if Slurm does not know the job. Job IDs
+// restart at 1 when a controller starts cold, so a caller that kept an ID
+// across a restart checks the name before acting on the job. A malformed
+// jobID is an error; a failing squeue is a *CommandError.
+func (c *Client) JobName(ctx context.Context, jobID string) (string, error) {
+	if !jobIDRe.MatchString(jobID) {
+		return "", fmt.Errorf("slurm: JobName: job ID must be digits: %q", jobID)
+	}
+	out, err := c.run(ctx, "squeue", "-j", jobID, "-h", "-t", "all", "-o", "%j")
+	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && ce.ExitCode > 0 && strings.Contains(ce.Stderr, "Invalid job id specified") {
+			return "", nil
+		}
+		return "", err
+	}
+	name, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+	return strings.TrimSpace(name), nil
+}

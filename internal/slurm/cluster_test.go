@@ -110,6 +110,9 @@ func TestSlurmArray(t *testing.T) {
 			t.Errorf("out/%d = %q, %v; want %q", task, b, err, fmt.Sprintf("%d\n", task))
 		}
 	}
+	if name, err := c.JobName(context.Background(), job); err != nil || name != "evolve-test-array" {
+		t.Errorf("JobName(%s) = %q, %v; want evolve-test-array", job, name, err)
+	}
 	script, err := os.ReadFile(filepath.Join(dir, "evolve-test-array.sbatch"))
 	if err != nil || !strings.HasPrefix(string(script), "#!/bin/sh\n") || !strings.Contains(string(script), "\nexec 'sh' '-c' ") {
 		t.Errorf("batch script: %q, %v", script, err)
@@ -183,6 +186,9 @@ func TestSlurmUnknownJob(t *testing.T) {
 	}
 	if err := c.Cancel(context.Background(), "987654321"); err != nil {
 		t.Errorf("Cancel(unknown job) = %v", err)
+	}
+	if name, err := c.JobName(context.Background(), "987654321"); err != nil || name != "" {
+		t.Errorf("JobName(unknown job) = %q, %v; want \"\" and no error", name, err)
 	}
 }
 
