@@ -45,3 +45,28 @@ load-serve: build
 
 clean:
 	rm -rf bin bench.txt
+
+.PHONY: test-slurm bench-slurm
+
+# with_slurm runs its argument (a shell command) with the single-node Slurm
+# cluster of scripts/slurm-dev-cluster up and SLURM_CONF pointing at it. A
+# cluster already up is used and left up; one this target starts is
+# stopped when the command ends (or is interrupted).
+define with_slurm
+	@if ! scripts/slurm-dev-cluster status >/dev/null 2>&1; then \
+	  scripts/slurm-dev-cluster start || exit 1; \
+	  trap 'scripts/slurm-dev-cluster stop' EXIT; trap 'exit 130' INT TERM; \
+	fi; \
+	eval "$$(scripts/slurm-dev-cluster env)"; \
+	$(1)
+endef
+
+## test-slurm: the Slurm tests alone (go test -run Slurm) on the dev cluster of scripts/slurm-dev-cluster (needs root or sudo; installs Debian's slurm-wlm and munge if missing); a site's cluster: go test -count=1 -run Slurm ./...
+test-slurm:
+	$(call with_slurm,$(GO) test -count=1 -run Slurm $(PKGS))
+
+SLURM_BENCH ?= $${TMPDIR:-/tmp}/evolve-bench-slurm.txt
+## bench-slurm: sbatch and squeue latency and an 8-task array from submission to done, on the dev cluster, as a table (in SLURM_BENCH)
+bench-slurm:
+	$(call with_slurm,$(GO) test -run '^$$' -bench Slurm -benchtime 10x -count 6 ./internal/slurm | tee $(SLURM_BENCH))
+	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(SLURM_BENCH)

@@ -46,6 +46,9 @@ type checkpoint struct {
 	Started     time.Time         `json:"started"`   // when the run was first started (UTC)
 	Finished    time.Time         `json:"finished,omitzero"`
 	Sessions    []Session         `json:"sessions,omitempty"` // the processes that ran it, in order
+	// Executor is the Slurm executor's config of a run played on Slurm
+	// (nil for the local executor), so that --resume goes on there.
+	Executor *ExecutorConfig `json:"executor,omitempty"`
 }
 
 // Session is one process's part of a run, from its start or resume to its
@@ -163,6 +166,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	if err != nil {
 		return nil, err
 	}
+	given := cfg != nil
 	if cfg == nil {
 		cfg = recorded
 	} else {
@@ -175,11 +179,11 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 				dir, strings.Join(configDiff([]byte(ck.Config), a), "; "))
 		}
 	}
-	r := &run{cfg: cfg, opt: opt, dir: dir, ck: ck}
+	r := &run{cfg: cfg, opt: opt, dir: dir, ck: ck, cfgGiven: given}
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
-	defer r.runner.Close() // ends the players' processes, if any
+	defer r.exec.Close() // ends the players' processes or cancels live jobs, if any
 	for _, s := range seeds.Splits {
 		if got, want := r.seeds.Hashes[s], ck.SeedSHA256[string(s)]; got != want {
 			return nil, fmt.Errorf("cannot resume %s: seed file %s changed: sha256 was %s, is now %s", dir, s.File(), want, got)

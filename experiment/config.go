@@ -57,6 +57,10 @@ type Config struct {
 	// "error"), logs the panic to episode_errors.jsonl in the run
 	// directory, and goes on.
 	OnEpisodePanic string `yaml:"on_episode_panic"`
+	// Executor chooses where episodes are played: this machine (the
+	// default) or a Slurm cluster (see ExecutorConfig). It never changes
+	// a result, so it is not part of the run's ID.
+	Executor ExecutorConfig `yaml:"executor"`
 	// Agent chooses who plays an environment that offers a choice: its
 	// own agent (the dungeon's scripted agent, the default) or a language
 	// model through an OpenAI-compatible endpoint (see AgentConfig).
@@ -243,7 +247,7 @@ func Parse(file string, data []byte) (*Config, error) {
 // not a YAML mapping (its problems say why), else decoded as far as it
 // could be (a field with a problem keeps its default).
 func parse(file string, data []byte) (*Config, []*strictyaml.Error) {
-	c := &Config{Agent: defaultAgent()}
+	c := &Config{Agent: defaultAgent(), Executor: defaultExecutor()}
 	if file != embeddedFile {
 		c = DefaultConfig()
 		c.Environment.Params = yaml.Node{}
@@ -347,6 +351,9 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	}
 	if c.StepBudget < 0 {
 		bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
+	}
+	if err := c.Executor.validate(); err != nil {
+		add(strictyaml.FieldError(file, "executor", nodeAt(root, "executor"), err))
 	}
 	if err := c.Agent.validate(); err != nil {
 		add(strictyaml.FieldError(file, "agent", nodeAt(root, "agent"), err))

@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "name: x\nmax_generation: 3\n",
-			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`},
+			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`},
 		{"unknown nested key", "acceptance:\n  alpah: 0.1\n",
 			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, correction, test)`},
 		{"unknown env param", "environment:\n  name: dungeon\n  params:\n    max_turn: 10\n",
@@ -102,6 +102,18 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:1: max_generations: "1.2" is not an integer (it has a fractional part)`},
 		{"fraction below range is one problem", "max_generations: 0.5\n",
 			`exp.yaml:1: max_generations: "0.5" is not an integer (it has a fractional part)`},
+		{"bad executor kind", "executor:\n  kind: kubernetes\n",
+			`exp.yaml:2: executor.kind: "kubernetes" is not local or slurm`},
+		{"array too large", "executor:\n  kind: slurm\n  array_size: 5000\n",
+			`exp.yaml:3: executor.array_size: 5000 is out of range, allowed [1, 1000]`},
+		{"bad time limit", "executor:\n  time_limit: 1h\n",
+			`exp.yaml:2: executor.time_limit: "1h" is not a Slurm time (MM, MM:SS, HH:MM:SS, D-HH, D-HH:MM, D-HH:MM:SS)`},
+		{"poll too fast", "executor:\n  poll_interval: 1ms\n",
+			`exp.yaml:2: executor.poll_interval: 1ms is out of range, allowed [100ms, 10m]`},
+		{"extra arg owned", "executor:\n  extra_args: [--array=0-3]\n",
+			`exp.yaml:2: executor.extra_args[0]: "--array=0-3" is set by evolve itself`},
+		{"extra arg not an option", "executor:\n  extra_args: [debug]\n",
+			`exp.yaml:2: executor.extra_args[0]: "debug" is not an option (write --name=value as one item)`},
 		{"negative history", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  history: -1\n",
 			`exp.yaml:4: agent.history: -1 is out of range, allowed [0, 100]`},
 		{"negative max_prompt_tokens", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  max_prompt_tokens: -5\n",
@@ -136,7 +148,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
 		`exp.yaml:12: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`,
 		`exp.yaml:13: patience: 0 is out of range, allowed [1, 100]`,
-		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`,
+		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`,
 	}
 	_, err := Parse("exp.yaml", []byte(data))
 	if err == nil {

@@ -22,7 +22,8 @@ type Manifest struct {
 	Started      time.Time         `yaml:"started"`        // when the run was first started, UTC (a resume keeps it)
 	Finished     time.Time         `yaml:"finished"`       // when the run finished, UTC
 	Sessions     []Session         `yaml:"sessions"`
-	LLM          *llm.Stats        `yaml:"llm,omitempty"` // the language-model agent's calls, HTTP requests, retries, cache hits and tokens (this process's)       // each process that ran it: start, end, generation, how it ended (finished, SIGINT, SIGTERM, crash)
+	LLM          *llm.Stats        `yaml:"llm,omitempty"` // the language-model agent's calls, HTTP requests, retries, cache hits and tokens (this process's)
+	Executor     ExecutorManifest  `yaml:"executor"`      // where the episodes were played
 	Config       yaml.Node         `yaml:"config"`        // the resolved config: defaults merged with the file's keys
 	Seeds        map[string]string `yaml:"seed_sha256"`   // split name -> hex SHA-256 of its seed file
 	SeedCounts   map[string]int    `yaml:"seed_counts"`   // split name -> number of seeds
@@ -44,6 +45,16 @@ type Manifest struct {
 	// BaseContentSHA256 is the base version's content_sha256: the hash of
 	// its canonical encoding, as its file in the run's store records.
 	BaseContentSHA256 string `yaml:"base_content_sha256"`
+}
+
+// ExecutorManifest is where a run's episodes were played, as the manifest
+// records it: the executor's kind and, for Slurm, its settings and every
+// job array submitted (over all sessions), with their nodes.
+type ExecutorManifest struct {
+	Kind      string     `yaml:"kind"`                // "local" or "slurm"
+	Partition string     `yaml:"partition,omitempty"` // Slurm partition, "" for the default
+	ArraySize int        `yaml:"array_size,omitempty"`
+	Jobs      []SlurmJob `yaml:"jobs,omitempty"` // in submission order
 }
 
 // SummaryYAML is a stats.Summary as written in the manifest.
@@ -87,6 +98,10 @@ func (r *run) writeManifest(res *Result) error {
 	m.BaseContentSHA256 = r.base.ContentSHA256
 	if r.inputs != nil {
 		m.BasePromptSHA256 = r.inputs.BaseFileSHA256
+	}
+	m.Executor.Kind = ExecutorLocal
+	if r.slurm != nil {
+		m.Executor = ExecutorManifest{Kind: ExecutorSlurm, Partition: r.slurm.cfg.Partition, ArraySize: r.slurm.cfg.ArraySize, Jobs: r.slurm.allJobs(r.dir)}
 	}
 	if r.llm != nil {
 		st := r.llm.Stats()

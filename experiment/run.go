@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -92,6 +93,13 @@ type Options struct {
 	// process: "off", "read" or "readwrite" (the response cache's mode
 	// never changes results, so it is not part of a run's config).
 	LLMCache string
+	// Executor, if not "", overrides the kind of the config's executor
+	// for this process: "local" or "slurm" (where episodes are played
+	// never changes results, so it is not part of a run's config).
+	Executor string
+	// Logger receives the executor's events (Slurm jobs submitted,
+	// re-attached, resubmitted, cancelled); nil means none.
+	Logger *slog.Logger
 }
 
 // Generation summarises one generation of a run.
@@ -155,11 +163,16 @@ type run struct {
 	seeds  *seeds.Set
 	base   *prompt.Prompt
 	store  *prompt.Store
-	runner *evaluate.Runner
+	runner *evaluate.Runner  // the local executor (also builds players for nothing else)
+	exec   evaluate.Executor // where phases are played: runner, or slurm
+	slurm  *slurmExecutor    // the Slurm executor, nil for local
 	gate   evaluate.Gate
 	inputs *Inputs // what prepare read and checked (the manifest records its paths and hashes)
 	now    func() time.Time
 	ck     checkpoint
+	// cfgGiven is false on a resume that read the config from the
+	// checkpoint (its executor then comes from there too).
+	cfgGiven bool
 
 	episodes    []results.EpisodeRow
 	candidates  []results.CandidateRow
@@ -173,11 +186,11 @@ type run struct {
 // checkpointed at every generation boundary; when ctx is cancelled Run
 // returns an *InterruptedError and Resume continues the run.
 func Run(ctx context.Context, cfg *Config, opt Options) (*Result, error) {
-	r := &run{cfg: cfg, opt: opt}
+	r := &run{cfg: cfg, opt: opt, cfgGiven: true}
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}
-	defer r.runner.Close() // ends the players' processes, if any
+	defer r.exec.Close() // ends the players' processes or cancels live jobs, if any
 	if err := r.create(); err != nil {
 		return nil, err
 	}
@@ -233,8 +246,42 @@ func (r *run) prepare() error {
 			r.now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 		}
 	}
-	r.id, err = contentID(r.cfg, r.seeds, r.base)
-	return err
+	if r.id, err = contentID(r.cfg, r.seeds, r.base); err != nil {
+		return err
+	}
+	return r.useExecutor()
+}
+
+// useExecutor chooses where phases are played: the config's executor (or
+// the checkpoint's, on a resume without a config), with its kind
+// overridden by Options.Executor.
+func (r *run) useExecutor() error {
+	ec := r.cfg.Executor
+	if r.ck.Executor != nil && !r.cfgGiven {
+		ec = *r.ck.Executor
+	}
+	switch r.opt.Executor {
+	case "":
+	case ExecutorLocal, ExecutorSlurm:
+		ec.Kind = r.opt.Executor
+	default:
+		return fmt.Errorf("--executor: %q is not local or slurm", r.opt.Executor)
+	}
+	r.exec = r.runner
+	r.ck.Executor = nil
+	if ec.Kind != ExecutorSlurm {
+		return nil
+	}
+	resolved, err := r.cfg.Resolved()
+	if err != nil {
+		return err
+	}
+	x, err := newSlurmExecutor(ec, r.id, resolved, r.opt.LLMCache, func() string { return r.dir }, r.opt.Logger)
+	if err != nil {
+		return err
+	}
+	r.exec, r.slurm, r.ck.Executor = x, x, &ec
+	return nil
 }
 
 // create makes and locks a new run directory and writes the base version.
@@ -275,7 +322,7 @@ func (r *run) create() error {
 		SeedSHA256: r.seedHashes(), BaseSHA256: r.base.ContentSHA256,
 		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
 		Versions: []string{r.base.Version.String()}, Started: started,
-		Sessions: []Session{{Started: started}},
+		Sessions: []Session{{Started: started}}, Executor: r.ck.Executor,
 	}
 	// The checkpoint comes first, so that a crash at any later write
 	// leaves a directory that --resume continues.
@@ -505,10 +552,10 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 	obs := r.opt.Observer
 	start := time.Now()
 	version := p.Version.String()
-	r.runner.OnError = func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }
+	ph := evaluate.Phase{Generation: gen, Split: split, OnError: func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }}
 	if obs != nil {
 		obs.PhaseStart(gen, split, version, len(seedList))
-		r.runner.Progress = obs.EpisodeDone
+		ph.Progress = obs.EpisodeDone
 	}
 	text, err := r.systemText(p)
 	if err != nil {
@@ -521,9 +568,8 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 			pr.SHA256 = c.ContentSHA256
 		}
 	}
-	ps := p.PolicyParameters
-	episode := func(seed uint64) envs.Episode { return envs.Episode{Seed: seed, Params: ps, Prompt: pr} }
-	outs, err := r.runner.Run(ctx, episode, seedList)
+	ph.Params, ph.Prompt = p.PolicyParameters, pr
+	outs, err := r.exec.Play(ctx, ph, seedList)
 	if err != nil {
 		var ee *evaluate.EpisodeError
 		if errors.As(err, &ee) {

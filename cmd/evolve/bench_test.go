@@ -12,11 +12,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"evolve/internal/slurm/slurmtest"
 	"evolve/seeds"
 )
 
@@ -166,6 +168,61 @@ func BenchmarkRunLargeTestSplit(b *testing.B) {
 				b.ReportMetric(float64(ru.Maxrss)/1024, "maxrss-MB")
 				b.ReportMetric(float64(ru.Maxrss)*1024/float64(2*n), "maxrss-B/test-episode")
 			}
+		})
+	}
+}
+
+// phaseDone matches the log line of a finished phase.
+var phaseDone = regexp.MustCompile(`msg="phase done" .* episodes=(\d+)`)
+
+// BenchmarkExecutor runs the default evolution run (18 phases, 6,500
+// episodes) on the local executor and on the Slurm cluster slurmtest finds
+// (array_size 8, poll_interval 200ms; skipped without one), and reports
+// episodes/s and seconds per phase. On Slurm, s/phase is the overhead of
+// a phase from submission to merged shards, the dungeon's episodes taking
+// about 0.1 s of it.
+func BenchmarkExecutor(b *testing.B) {
+	for _, kind := range []string{"local", "slurm"} {
+		b.Run("executor="+kind, func(b *testing.B) {
+			dir := b.TempDir()
+			cfg := filepath.Join(dir, "exp.yaml")
+			yml := "name: default\n"
+			if kind == "slurm" {
+				slurmtest.Client(b)
+				for _, kv := range slurmtest.Env() {
+					k, v, _ := strings.Cut(kv, "=")
+					b.Setenv(k, v)
+				}
+				b.Setenv("EVOLVE_TEST_MAIN", "1") // the tasks run this binary as evolve
+				yml += fmt.Sprintf("executor:\n  kind: slurm\n  array_size: 8\n  poll_interval: 200ms\n  command: [%q]\n", os.Args[0])
+			}
+			if err := os.WriteFile(cfg, []byte(yml), 0o644); err != nil {
+				b.Fatal(err)
+			}
+			var elapsed time.Duration
+			phases, episodes := 0, 0
+			for b.Loop() {
+				out := b.TempDir()
+				var stdout, errb bytes.Buffer
+				start := time.Now()
+				if code := run(context.Background(), &stdout, &errb, []string{"run", "--config", cfg, "--out", out}); code != 0 {
+					b.Fatalf("run: exit %d: %s", code, errb.String())
+				}
+				elapsed += time.Since(start)
+				m := runDirLine.FindStringSubmatch(stdout.String())
+				if m == nil {
+					b.Fatalf("no run directory in:\n%s", stdout.String())
+				}
+				for _, m := range phaseDone.FindAllStringSubmatch(errb.String(), -1) {
+					n, _ := strconv.Atoi(m[1])
+					phases, episodes = phases+1, episodes+n
+				}
+			}
+			if phases == 0 {
+				b.Fatal("no phase logged")
+			}
+			b.ReportMetric(float64(episodes)/elapsed.Seconds(), "episodes/s")
+			b.ReportMetric(elapsed.Seconds()/float64(phases), "s/phase")
 		})
 	}
 }

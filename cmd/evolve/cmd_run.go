@@ -18,7 +18,7 @@ func init() {
 	register(&command{
 		name:     "run",
 		synopsis: "evolve a prompt: train, propose, gate on val, report on test",
-		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--quiet|--verbose] [--log-format text|json]",
+		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--executor local|slurm] [--quiet|--verbose] [--log-format text|json]",
 		help: `
 Run an evolution experiment. Without --config it runs the embedded default:
 the base prompt v1.0.0 on the built-in dungeon, over the embedded frozen seed
@@ -65,6 +65,18 @@ blindly. manifest.yaml keeps the original start time and lists every
 session (start, end, generation, and whether it finished, was interrupted
 by a signal or crashed).
 
+Where episodes are played never changes a result. By default they are
+played here, --workers at a time. With --executor slurm (or executor: {kind:
+slurm, ...} in the config) each phase (a version on a split) is cut into
+shards of seeds and submitted to a Slurm cluster as one job array of
+'evolve shard' tasks; the run directory must be on a filesystem the nodes
+share. The controller polls squeue, resubmits a failed or vanished task
+(executor.retries times), merges the shards in seed order, and scancels its
+jobs on Ctrl-C; --resume re-attaches to jobs still running and reuses
+finished shards. The run writes the same Parquet, prompt files and report
+tables as a local run; manifest.yaml lists the job IDs and nodes. See
+docs/slurm.md.
+
 Progress goes to stderr: live bars with rate and ETA on a terminal, and one
 log line per phase and per generation (log/slog, --log-format text or
 json). Results go to stdout.
@@ -74,6 +86,7 @@ Examples:
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
 	evolve run --resume runs/default-f9d1953275
+	evolve run --executor slurm --out /shared/runs
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
@@ -85,6 +98,7 @@ Examples:
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			verbose := fs.Bool("verbose", false, "also log the start of every phase")
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
+			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind)")
 			llmCache := fs.String("cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
@@ -95,6 +109,9 @@ Examples:
 				}
 				if *logFormat != "text" && *logFormat != "json" {
 					return usagef("--log-format must be text or json, got %q", *logFormat)
+				}
+				if *executor != "" && *executor != "local" && *executor != "slurm" {
+					return usagef("--executor must be local or slurm, got %q", *executor)
 				}
 				if *resume != "" && *out != "" {
 					return usagef("--out cannot be used with --resume (the run continues in its own directory)")
@@ -114,7 +131,7 @@ Examples:
 				if err != nil {
 					return usagef("%v", err)
 				}
-				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache}
+				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache, Executor: *executor, Logger: disp.Logger()}
 				var res *experiment.Result
 				if *resume != "" {
 					res, err = experiment.Resume(ctx, *resume, cfg, opt)

@@ -1,0 +1,68 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"evolve/experiment"
+)
+
+func init() {
+	register(&command{
+		name:     "shard",
+		synopsis: "play one shard of a phase on a cluster node (run by the Slurm executor)",
+		usage:    "--phase DIR [--task N] [--workers N]",
+		help: `
+Play one shard of a phase that 'evolve run --executor slurm' handed to the
+cluster, and write its outcomes. The Slurm executor submits each phase (a
+version on a split) as a job array whose tasks run this command; you run it
+by hand only to debug a task.
+
+DIR is the phase's directory under <run>/slurm/: phase.json says what is
+played (the run's resolved config, the version's policy parameters and
+prompt, and the seeds of every shard). Task N (default: $SLURM_ARRAY_TASK_ID)
+plays shard N and writes shard-NNNN.out (its outcomes) and then
+shard-NNNN.exit (its exit record: exit code, node, episodes, seconds), each
+atomically, so a task that is requeued and runs twice writes the same bytes
+again and a half-written shard is never read. On failure it writes
+shard-NNNN.exit with exit 1 and the error, and exits 1.
+
+Exit status: 0 the shard is written, 1 it failed, 2 usage error.
+
+Examples:
+
+	evolve shard --phase runs/default-f9d1953275/slurm/g000-train-v1.0.0-3f2a9c1b0d4e --task 0`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			phase := fs.String("phase", "", "the phase directory `DIR` (holding phase.json)")
+			task := fs.Int("task", -1, "the shard `N` to play (default: $SLURM_ARRAY_TASK_ID)")
+			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: $SLURM_CPUS_PER_TASK, else 1; a language-model agent: its concurrency)")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				if len(args) > 0 {
+					return usagef("unexpected argument %q", args[0])
+				}
+				if *phase == "" {
+					return usagef("--phase DIR is required")
+				}
+				if *workers < 0 {
+					return usagef("--workers must be >= 0, got %d", *workers)
+				}
+				n := *task
+				if n < 0 {
+					var err error
+					if n, err = experiment.TaskFromEnv(); err != nil {
+						return usagef("%v", err)
+					}
+				}
+				w := *workers
+				if w == 0 {
+					w = cpusPerTask()
+				}
+				if err := experiment.PlayShard(ctx, *phase, n, w); err != nil {
+					return fmt.Errorf("shard %d of %s: %w", n, *phase, err)
+				}
+				return nil
+			}
+		},
+	})
+}
