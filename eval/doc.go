@@ -7,10 +7,13 @@
 // The steps of an eval, in order:
 //  1. resolve each PROMPT (a prompt file, a store ref, RUN_DIR:VERSION) to
 //     a version with its content hash (ResolvePrompt);
-//  2. build the environment variants (experiment.Config.EnvVariants) and
+//  2. build the environment variants (experiment.Config.EnvVariants), give
+//     each the config's agent (for a language model, one client with its
+//     response cache: experiment.Config.NewLLMClient, AttachAgent), and
 //     check every version's parameters against the environment's schema;
 //  3. for each variant and version (a phase), look every (seed, repeat) up
-//     in the cache, play the misses, store their outcomes; checkpoint;
+//     in the cache (keyed by environment, seed, prompt content and agent),
+//     play the misses, store their outcomes; checkpoint;
 //  4. write summary.parquet (n, mean, std, median, IQM and CIs per version
 //     and variant) and manifest.yaml.
 //

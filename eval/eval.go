@@ -24,6 +24,7 @@ import (
 	"evolve/evaluate"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
+	"evolve/llm"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/seeds"
@@ -110,6 +111,11 @@ type Options struct {
 	Observer Observer
 	// Version is the evolve version recorded in the manifest.
 	Version string
+	// LLMCache, if not "", overrides the config's agent.cache for this
+	// process: "off", "read" (replay only: a reply not in the response
+	// cache is an error, and nothing is sent) or "readwrite". It is not
+	// part of the eval's identity (replies are the same either way).
+	LLMCache string
 }
 
 // Result is what an eval wrote.
@@ -129,6 +135,10 @@ type Result struct {
 	// Played and Cached count the episodes played and replayed from the
 	// cache by this process.
 	Played, Cached int
+	// LLM is the language-model agent's client statistics of this
+	// process (calls, HTTP requests, response cache hits, tokens); nil for
+	// the scripted agent.
+	LLM *llm.Stats
 }
 
 // checkpoint records the phases (variant × version) an eval has finished,
@@ -146,6 +156,11 @@ type checkpoint struct {
 	Done     []string          `json:"done"` // "VARIANT\x00LABEL" of finished phases
 	Finished bool              `json:"finished"`
 	Started  time.Time         `json:"started"`
+	// LLMCacheDir is the language model's response cache directory
+	// (agent.cache_dir made absolute; "" for the default or the scripted
+	// agent), which the resolved config does not hold, so that a resume
+	// replays from the same cache.
+	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
 }
 
 type checkpointEntry struct {
@@ -181,6 +196,8 @@ type eval struct {
 	ck       checkpoint
 	dir      string
 	lock     *os.File
+	llm      *llm.Client // the language-model agent's client, nil for the scripted agent
+	agent    string      // experiment.Config.AgentIdentity: the outcome cache's Agent
 	episodes []results.EpisodeRow
 	res      *Result
 }
@@ -207,6 +224,9 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 	e := &eval{opt: opt, cfg: opt.Config, versions: versions}
 	var err error
 	if e.variants, err = e.cfg.EnvVariants(opt.Sets); err != nil {
+		return nil, err
+	}
+	if err := e.useAgent(); err != nil {
 		return nil, err
 	}
 	for _, v := range e.variants {
@@ -262,10 +282,18 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 	}
 	e.ck = checkpoint{Schema: 1, Config: string(resolved), Split: e.opt.Split, Seeds: e.seeds, SeedsSHA: seedsSHA,
 		Repeats: opt.Repeats, Sets: opt.Sets, Started: time.Now().UTC().Truncate(time.Second)}
+	if e.llm != nil && e.cfg.Agent.CacheDir != "" {
+		if e.ck.LLMCacheDir, err = filepath.Abs(e.cfg.Agent.CacheDir); err != nil {
+			return nil, err
+		}
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "eval %d\nsplit %s\nseeds %s\nrepeats %d\n", SemanticsVersion, e.opt.Split, seedsSHA, opt.Repeats)
 	for _, v := range e.variants {
 		fmt.Fprintf(h, "variant %s %s\n", v.Name, v.Identity)
+	}
+	if e.agent != "" { // the scripted agent adds nothing: eval IDs keep
+		fmt.Fprintf(h, "agent %s\n", e.agent)
 	}
 	for _, v := range versions {
 		fmt.Fprintf(h, "version %s %s\n", v.Label, v.Prompt.ContentSHA256)
@@ -274,6 +302,29 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 	}
 	e.ck.ID = e.cfg.Name + "-eval-" + hex.EncodeToString(h.Sum(nil))[:10]
 	return e, nil
+}
+
+// useAgent makes every variant play with the config's agent: for a
+// language model, one client (experiment.Config.NewLLMClient, with
+// opt.LLMCache's mode) shared by the variants.
+func (e *eval) useAgent() error {
+	if e.opt.LLMCache != "" {
+		if _, err := llm.ParseMode(e.opt.LLMCache); err != nil {
+			return fmt.Errorf("--llm-cache: %w", err)
+		}
+		e.cfg.Agent.Cache = e.opt.LLMCache
+	}
+	client, err := e.cfg.NewLLMClient()
+	if err != nil || client == nil {
+		return err
+	}
+	for _, v := range e.variants {
+		if err := e.cfg.AttachAgent(v.Env, client); err != nil {
+			return err
+		}
+	}
+	e.llm, e.agent = client, e.cfg.AgentIdentity()
+	return nil
 }
 
 // fileName is label with every character a file name may not hold as '_'.
@@ -379,6 +430,10 @@ func phaseKey(variant, label string) string { return variant + "\x00" + label }
 func (e *eval) loop(ctx context.Context) (*Result, error) {
 	e.res = &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions}
 	workers := e.cfg.Workers
+	if e.llm != nil {
+		workers = e.cfg.Agent.LLM.Concurrency // episodes wait on the model, not on the CPU
+		defer e.llm.Close()
+	}
 	if e.opt.Workers > 0 {
 		workers = e.opt.Workers
 	}
@@ -407,6 +462,10 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 		}
 		runner.Close()
 	}
+	if e.llm != nil {
+		st := e.llm.Stats()
+		e.res.LLM = &st
+	}
 	if err := e.finish(); err != nil {
 		return nil, err
 	}
@@ -428,7 +487,7 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 	for i, s := range e.seeds {
 		for r := 0; r < e.opt.Repeats; r++ {
 			k := i*e.opt.Repeats + r
-			jobs[k] = job{seed: s, repeat: r, key: cache.Key{Env: v.Identity, Seed: EpisodeSeed(s, r), Prompt: ver.Prompt.ContentSHA256, Semantics: SemanticsVersion}}
+			jobs[k] = job{seed: s, repeat: r, key: cache.Key{Env: v.Identity, Seed: EpisodeSeed(s, r), Prompt: ver.Prompt.ContentSHA256, Agent: e.agent, Semantics: SemanticsVersion}}
 			if e.opt.Cache != nil {
 				o, ok, err := e.opt.Cache.Get(jobs[k].key)
 				if err != nil {
@@ -458,7 +517,11 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 			play[i] = jobs[k].key.Seed
 		}
 		p := ver.Prompt
-		pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: p.Version.String(), Text: p.Render(), SHA256: p.ContentSHA256}
+		text, err := experiment.SystemText(v.Env.Info(), p)
+		if err != nil {
+			return fmt.Errorf("version %s: rendering the prompt: %w", ver.Label, err)
+		}
+		pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: p.Version.String(), Text: text, SHA256: p.ContentSHA256}
 		episode := func(seed uint64) envs.Episode {
 			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr}
 		}
@@ -582,6 +645,13 @@ type Manifest struct {
 	Repeats   int               `yaml:"repeats"`
 	Variants  map[string]string `yaml:"variants"` // name -> environment identity
 	Versions  []ManifestVersion `yaml:"versions"`
+	// Agent is the agent's identity (experiment.Config.AgentIdentity),
+	// omitted for the scripted agent.
+	Agent string `yaml:"agent,omitempty"`
+	// LLM is the language-model agent's calls, HTTP requests, retries,
+	// response cache hits and tokens of the process that finished the
+	// eval; omitted for the scripted agent.
+	LLM *llm.Stats `yaml:"llm,omitempty"`
 }
 
 // ManifestVersion is one version of an eval's manifest.
@@ -609,6 +679,7 @@ func (e *eval) writeManifest() error {
 	for _, v := range e.ck.Versions {
 		m.Versions = append(m.Versions, ManifestVersion{Label: v.Label, Source: v.Source, File: v.File, SHA256: v.SHA256})
 	}
+	m.Agent, m.LLM = e.agent, e.res.LLM
 	data, err := yaml.Marshal(&m)
 	if err != nil {
 		return err

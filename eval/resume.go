@@ -84,6 +84,10 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	if e.variants, err = cfg.EnvVariants(ck.Sets); err != nil {
 		return nil, err
 	}
+	cfg.Agent.CacheDir = ck.LLMCacheDir
+	if err := e.useAgent(); err != nil {
+		return nil, err
+	}
 	if err := e.lockDir(); err != nil {
 		return nil, err
 	}

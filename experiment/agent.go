@@ -1,11 +1,17 @@
 package experiment
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
+
+	"gopkg.in/yaml.v3"
 
 	"evolve/agent"
 	"evolve/envs"
 	"evolve/llm"
+	"evolve/prompt"
+	"evolve/prompt/render"
 )
 
 // Agent kinds.
@@ -51,6 +57,12 @@ type AgentConfig struct {
 	// history is dropped oldest first, then the turn's message is cut
 	// (see render.Renderer.Turn).
 	MaxPromptTokens int `yaml:"max_prompt_tokens"`
+	// ProposeRules, for AgentLLM only, makes each generation ask the
+	// model for one new rule line written from the failure analysis
+	// (mutate.ProposeLLMRule, operator "llm_rule"), through the same
+	// client and response cache as the episodes; the rule is screened by
+	// the guard and gated like every candidate. Default false.
+	ProposeRules bool `yaml:"propose_rules"`
 }
 
 // agentOut is the part of AgentConfig that shapes results (not the cache).
@@ -62,12 +74,13 @@ type agentOut struct {
 	Radius   int        `yaml:"radius"`
 	History  int        `yaml:"history"`
 	MaxPT    int        `yaml:"max_prompt_tokens"`
+	Propose  bool       `yaml:"propose_rules,omitempty"` // omitted when off: run IDs of earlier configs keep
 }
 
 // out returns the part of a that shapes results.
 func (a AgentConfig) out() *agentOut {
 	return &agentOut{Kind: a.Kind, LLM: a.LLM, MaxTurns: a.MaxTurns, MaxTries: a.MaxTries, Radius: a.Radius,
-		History: a.History, MaxPT: a.MaxPromptTokens}
+		History: a.History, MaxPT: a.MaxPromptTokens, Propose: a.ProposeRules}
 }
 
 // defaultAgent returns the agent section's defaults.
@@ -80,6 +93,9 @@ func defaultAgent() AgentConfig {
 func (a AgentConfig) validate() error {
 	switch a.Kind {
 	case "", AgentScripted:
+		if a.ProposeRules {
+			return fmt.Errorf("propose_rules: true needs kind: llm (the rule proposer asks the agent's language model)")
+		}
 		return nil
 	case AgentLLM:
 	default:
@@ -106,25 +122,29 @@ func (a AgentConfig) validate() error {
 	return nil
 }
 
-// useAgent makes env play with the configured agent: for AgentLLM it
-// opens the response cache and the client and hands them to the
-// environment (an environment without a language-model agent is an
-// error). It returns the client (nil for the scripted agent) so that the
-// run can report its statistics.
+// useAgent makes env play with the configured agent (NewLLMClient, then
+// AttachAgent) and returns the client, nil for the scripted agent, so
+// that the run can report its statistics.
 func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
+	client, err := c.NewLLMClient()
+	if err != nil || client == nil {
+		return nil, err
+	}
+	if err := c.AttachAgent(env, client); err != nil {
+		return nil, err
+	}
+	return client, nil
+}
+
+// NewLLMClient returns the client of the language-model agent, nil (and
+// no error) for the scripted agent: the response cache opened in mode
+// agent.cache at agent.cache_dir (the user cache dir's evolve/llm when
+// ""), and the endpoint of agent.llm. Errors: a bad cache mode, a cache
+// directory that cannot be made, and llm.New's (an API key variable
+// named but unset).
+func (c *Config) NewLLMClient() (*llm.Client, error) {
 	if c.Agent.Kind != AgentLLM {
 		return nil, nil
-	}
-	e, ok := env.(interface {
-		UseLLM(agent.ChatModel, agent.LLMOptions)
-	})
-	if !ok {
-		return nil, fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
-	}
-	if ck, ok := env.(interface{ CheckLLM() error }); ok {
-		if err := ck.CheckLLM(); err != nil {
-			return nil, fmt.Errorf("agent: kind llm: %w", err)
-		}
 	}
 	mode, err := llm.ParseMode(c.Agent.Cache)
 	if err != nil {
@@ -142,11 +162,70 @@ func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
 			return nil, err
 		}
 	}
-	client, err := llm.New(c.Agent.LLM, opts)
-	if err != nil {
-		return nil, err
+	return llm.New(c.Agent.LLM, opts)
+}
+
+// AttachAgent makes env ask client (NewLLMClient's; one client may serve
+// several environments, as the variants of an eval) for every turn's
+// action, with the agent section's radius, tries, turns, history and
+// token budget. It does nothing for the scripted agent. Errors: an
+// environment without a language-model agent (a process environment in
+// episode mode brings its own), or one that cannot use it (its CheckLLM).
+func (c *Config) AttachAgent(env envs.Environment, client *llm.Client) error {
+	if c.Agent.Kind != AgentLLM {
+		return nil
+	}
+	e, ok := env.(interface {
+		UseLLM(agent.ChatModel, agent.LLMOptions)
+	})
+	if !ok {
+		return fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
+	}
+	if ck, ok := env.(interface{ CheckLLM() error }); ok {
+		if err := ck.CheckLLM(); err != nil {
+			return fmt.Errorf("agent: kind llm: %w", err)
+		}
 	}
 	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
 		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens})
-	return client, nil
+	return nil
+}
+
+// AgentIdentity names the agent that plays the episodes, for caches of
+// outcomes (cache.Key.Agent): "" for the scripted agent (the environment
+// plays its own), else "llm sha256:HEX", the SHA-256 of the YAML of the
+// agent settings that shape an episode (kind, llm, max_turns, max_tries,
+// radius, history, max_prompt_tokens, propose_rules; never the cache
+// mode, its directory or the API key's value).
+func (c *Config) AgentIdentity() string {
+	if c.Agent.Kind != AgentLLM {
+		return ""
+	}
+	data, err := yaml.Marshal(c.Agent.out())
+	if err != nil {
+		panic("experiment: encoding the agent section: " + err.Error()) // plain structs always encode
+	}
+	sum := sha256.Sum256(data)
+	return AgentLLM + " sha256:" + hex.EncodeToString(sum[:])
+}
+
+// SystemText is the text an agent that reads the prompt is given, for an
+// environment that declares info: when info.ReadsText, the layers of
+// prompt/render (guardrails first, the task and rules, the sections as
+// XML blocks) with the static and computed placeholders resolved; else
+// p's plain rendering (prompt.Prompt.Render). Errors are render.New's and
+// Preview's (bad section declarations, an unresolved placeholder).
+func SystemText(info envs.Info, p *prompt.Prompt) (string, error) {
+	if !info.ReadsText {
+		return p.Render(), nil
+	}
+	rd, err := render.New(p, render.Options{Env: render.Env{Name: info.Name, Causes: info.CauseNames()}})
+	if err != nil {
+		return "", err
+	}
+	out, err := rd.Preview(render.PhaseComputed)
+	if err != nil {
+		return "", err
+	}
+	return out.System, nil
 }

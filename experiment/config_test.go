@@ -118,6 +118,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:4: agent.history: -1 is out of range, allowed [0, 100]`},
 		{"negative max_prompt_tokens", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  max_prompt_tokens: -5\n",
 			`exp.yaml:4: agent.max_prompt_tokens: -5 is out of range, allowed [0, 10000000] (0: no limit)`},
+		{"propose_rules without a model", "agent:\n  propose_rules: true\n",
+			`exp.yaml:2: agent.propose_rules: true needs kind: llm (the rule proposer asks the agent's language model)`},
 		{"infinite workers", "workers: -.inf\n",
 			`exp.yaml:1: workers: "-.inf" is not an integer`},
 	}

@@ -20,7 +20,6 @@ import (
 	"evolve/mutate"
 	"evolve/prompt"
 	"evolve/prompt/guard"
-	"evolve/prompt/render"
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/stats"
@@ -686,6 +685,11 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			muts = muts[:mcfg.Candidates]
 		}
 	}
+	if r.llm != nil && r.cfg.Agent.ProposeRules && r.info.ReadsText {
+		if muts, err = r.withLLMRule(ctx, g, gen.Failures, inc, muts, r.cfg.Mutation.Candidates, mcfg.Candidates); err != nil {
+			return gen, nil, nil, err
+		}
+	}
 	if skip := r.cfg.Mutation.Candidates * stall; skip < len(muts) {
 		muts = muts[skip:]
 	} else {
@@ -865,22 +869,5 @@ func derive(inc *prompt.Prompt, v prompt.Version, m mutate.Mutation, rec prompt.
 	return c
 }
 
-// systemText is the text an agent that reads the prompt is given: for an
-// environment whose agent reads text, the layers of prompt/render
-// (guardrails first, the task and rules, the sections as XML blocks) with
-// the static and computed placeholders resolved; else the prompt's plain
-// rendering.
-func (r *run) systemText(p *prompt.Prompt) (string, error) {
-	if !r.info.ReadsText {
-		return p.Render(), nil
-	}
-	rd, err := render.New(p, render.Options{Env: render.Env{Name: r.info.Name, Causes: r.info.CauseNames()}})
-	if err != nil {
-		return "", err
-	}
-	out, err := rd.Preview(render.PhaseComputed)
-	if err != nil {
-		return "", err
-	}
-	return out.System, nil
-}
+// systemText is the text the run's agent is given (SystemText).
+func (r *run) systemText(p *prompt.Prompt) (string, error) { return SystemText(r.info, p) }

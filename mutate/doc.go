@@ -10,7 +10,10 @@
 // cause added, replaced or removed (in rules_constraints or in the
 // cause's home section), and a section moved earlier in the declared
 // order. They write only library text, screened by the guard, and never
-// change a frozen section (render.FrozenSections).
+// change a frozen section (render.FrozenSections). ProposeLLMRule asks a
+// language model for one rule line from the failure analysis instead of
+// the library (operator OpLLMRule); its reply is cleaned, screened by the
+// same guard and placed like a library rule.
 //
 // Which operator answers which failure cause is a table, not code: a
 // config's mutation.remedies, or the environment's default

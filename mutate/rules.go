@@ -233,33 +233,13 @@ func (d *doc) add(a failure.Analysis, library map[string][]string, k int, policy
 				if _, has := d.find(rule); has {
 					continue
 				}
-				m := Mutation{Operator: OpAddRule, Remedy: "add_rule " + cause, Rules: slices.Clone(d.rules), Sections: slices.Clone(d.secs),
-					TextEdit: true, Cause: cause}
-				if h := d.home(cause, lib); h != "" && d.kind(h) != render.Frozen {
-					if !screened(policy, "sections."+h, rule) {
-						continue
-					}
-					var line string
-					m.Sections = d.withSection(h, func(lines []string) []string {
-						for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
-							lines = lines[:len(lines)-1]
-						}
-						marker := ""
-						if len(lines) > 0 {
-							marker, _ = splitMarker(lines[len(lines)-1])
-						}
-						line = marker + rule
-						return append(lines, line)
-					})
-					m.Description = fmt.Sprintf("Added rule for %s to section %s:\n+ %s", cause, h, line)
-				} else {
-					if !screened(policy, "rules_constraints", rule) {
-						continue
-					}
-					m.Rules = append(m.Rules, rule)
-					m.Description = fmt.Sprintf("Added rule for %s:\n+ %s", cause, rule)
+				m, ok := d.place(cause, rule, lib, policy)
+				if !ok {
+					continue
 				}
-				out = append(out, m)
+				m.Operator, m.Remedy = OpAddRule, "add_rule "+cause
+				m.Description = fmt.Sprintf("Added rule for %s%s:\n+ %s", cause, m.Description, m.line)
+				out = append(out, m.Mutation)
 				progress = true
 				break
 			}
@@ -269,6 +249,45 @@ func (d *doc) add(a failure.Analysis, library map[string][]string, k int, policy
 		}
 	}
 	return out
+}
+
+// placed is a rule addition made by doc.place: the mutation (without its
+// operator and remedy) and the line as written.
+type placed struct {
+	Mutation
+	line string // the line added, with its section's list marker
+}
+
+// place returns the mutation that appends rule for cause: to cause's
+// home section (see ProposeText) in its list style when that section is
+// not frozen, else to rules_constraints. Its Description is "" or " to
+// section NAME". ok is false when policy rejects the rule in its field.
+func (d *doc) place(cause, rule string, lib []string, policy guard.Policy) (m placed, ok bool) {
+	m.Mutation = Mutation{Rules: slices.Clone(d.rules), Sections: slices.Clone(d.secs), TextEdit: true, Cause: cause}
+	if h := d.home(cause, lib); h != "" && d.kind(h) != render.Frozen {
+		if !screened(policy, "sections."+h, rule) {
+			return m, false
+		}
+		m.Sections = d.withSection(h, func(lines []string) []string {
+			for len(lines) > 0 && strings.TrimSpace(lines[len(lines)-1]) == "" {
+				lines = lines[:len(lines)-1]
+			}
+			marker := ""
+			if len(lines) > 0 {
+				marker, _ = splitMarker(lines[len(lines)-1])
+			}
+			m.line = marker + rule
+			return append(lines, m.line)
+		})
+		m.Description = " to section " + h
+		return m, true
+	}
+	if !screened(policy, "rules_constraints", rule) {
+		return m, false
+	}
+	m.Rules = append(m.Rules, rule)
+	m.line = rule
+	return m, true
 }
 
 // replaced returns a mutation with the rule at l replaced by rule (or

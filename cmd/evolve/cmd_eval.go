@@ -71,7 +71,17 @@ Outcomes are cached by (environment and its config, seed, prompt content
 hash, evolve's episode semantics) as each is played: a rerun, a resume
 after Ctrl-C, or main's baseline in CI plays nothing it has played before
 (--cache DIR, default the user cache dir's evolve/episodes; --no-cache).
-Error episodes are never cached. --resume DIR continues with the eval's
+Error episodes are never cached.
+
+With a language model as the agent (the config's agent: {kind: llm, ...};
+see docs/llm.md) every variant plays through one client, with
+agent.llm.concurrency episodes at once unless --workers is given. The
+outcome cache keys on the agent's settings too, and the model's replies
+are kept in its response cache (agent.cache_dir), so an eval of the same
+versions with --no-cache replays every reply and makes no request.
+--llm-cache off|read|readwrite overrides agent.cache for this process
+(read: replay only, nothing is sent, a missing reply is an error), as
+'evolve run --cache' does. --resume DIR continues with the eval's
 own prompts, seeds and variants; give the gate, cache and output flags
 again (the interrupt message prints the whole command).
 
@@ -111,7 +121,8 @@ Examples:
 			junit := fs.String("junit", "", "write JUnit XML to `FILE`")
 			jsonOut := fs.Bool("json", false, "print the comparisons as JSON on stdout")
 			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
-			noCache := fs.Bool("no-cache", false, "play every episode; read and write no cache")
+			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
+			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
@@ -149,6 +160,8 @@ Examples:
 					return usagef("--dir names the eval directory itself; --out cannot be used with it")
 				case given["cache"] && *noCache:
 					return usagef("--cache and --no-cache cannot both be given")
+				case *llmCache != "" && *llmCache != "off" && *llmCache != "read" && *llmCache != "readwrite":
+					return usagef("--llm-cache must be off, read or readwrite, got %q", *llmCache)
 				case given["baseline-version"] && *baseline == "":
 					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
 				}
@@ -185,7 +198,7 @@ Examples:
 					return usagef("%v", err)
 				}
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
-					Workers: *workers, Observer: disp, Version: Version()}
+					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache}
 				if !*noCache {
 					dir := *cacheDir
 					if dir == "" {
@@ -236,6 +249,10 @@ Examples:
 				if opt.Cache != nil {
 					st := opt.Cache.Stats()
 					disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt)
+				}
+				if res.LLM != nil {
+					disp.Logger().Info("model calls", "calls", res.LLM.Calls, "requests", res.LLM.Requests, "cache_hits", res.LLM.CacheHits,
+						"prompt_tokens", res.LLM.PromptTokens, "completion_tokens", res.LLM.CompletionTokens)
 				}
 				checks, baseDesc, err := compareEval(res, *baseline, *baselineVersion, gcfg)
 				if err != nil {

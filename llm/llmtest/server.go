@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"evolve/llm"
+	"evolve/mutate"
 )
 
 // Policy answers a conversation: it returns the assistant's reply to
@@ -422,4 +423,50 @@ func writeError(w http.ResponseWriter, status int, msg string) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"message": msg, "type": "llmtest", "code": status}})
+}
+
+// ProposedRules are the rules RuleProposer writes by default, per failure
+// cause of the dungeon; none is a rule of the dungeon's rule library, so
+// that each makes a new candidate.
+var ProposedRules = map[string]string{
+	"injury":      "Step back into an explored corridor and wait whenever HP is below 40 percent of its maximum.",
+	"starvation":  "Keep one food ration in reserve and eat it the first turn the status line shows Hungry.",
+	"combat_loss": "Fight in corridors, where only one monster at a time can reach you.",
+	"entrapment":  "When no new tile has appeared for 20 turns, walk to the nearest staircase and take it.",
+}
+
+// DefaultProposedRule is RuleProposer's rule for a cause ProposedRules
+// does not hold.
+const DefaultProposedRule = "Before every action, read the status line and act on what it shows."
+
+// proposerCause is the line that ends the rule proposer's request and
+// names the cause (mutate.RuleProposerRequest).
+const proposerCause = "Write one new rule for the failure cause "
+
+// RuleProposer returns a Policy that answers the requests of evolve's
+// rule proposer (mutate.ProposeLLMRule: those whose first message is
+// mutate.RuleProposerSystem) with rule(cause), the cause read from the
+// request's last line ("Write one new rule for the failure cause
+// CAUSE."; "" if it has none), and every other request with next. A nil
+// rule answers ProposedRules[cause], else DefaultProposedRule.
+func RuleProposer(next Policy, rule func(cause string) string) Policy {
+	if rule == nil {
+		rule = func(cause string) string {
+			if r, ok := ProposedRules[cause]; ok {
+				return r
+			}
+			return DefaultProposedRule
+		}
+	}
+	return func(messages []llm.Message) string {
+		if len(messages) < 2 || messages[0].Role != llm.RoleSystem || messages[0].Content != mutate.RuleProposerSystem {
+			return next(messages)
+		}
+		last := messages[len(messages)-1].Content
+		cause := ""
+		if i := strings.LastIndex(last, proposerCause); i >= 0 {
+			cause = strings.TrimSuffix(strings.TrimSpace(last[i+len(proposerCause):]), ".")
+		}
+		return rule(cause)
+	}
 }
