@@ -49,6 +49,10 @@ type checkpoint struct {
 	// Executor is the Slurm executor's config of a run played on Slurm
 	// (nil for the local executor), so that --resume goes on there.
 	Executor *ExecutorConfig `json:"executor,omitempty"`
+	// LLMCacheDir is the config's agent.cache_dir, which the resolved
+	// config leaves out, so that a resume without --config replays from
+	// the same response cache ("" for the default directory).
+	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
 }
 
 // Session is one process's part of a run, from its start or resume to its
@@ -168,6 +172,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	}
 	given := cfg != nil
 	if cfg == nil {
+		recorded.Agent.CacheDir = ck.LLMCacheDir
 		cfg = recorded
 	} else {
 		a, err := cfg.Resolved()

@@ -275,7 +275,7 @@ func (r *run) useExecutor() error {
 	if err != nil {
 		return err
 	}
-	x, err := newSlurmExecutor(ec, r.id, resolved, r.opt.LLMCache, func() string { return r.dir }, r.opt.Logger)
+	x, err := newSlurmExecutor(ec, r.id, resolved, r.opt.LLMCache, r.cfg.Agent.CacheDir, func() string { return r.dir }, r.opt.Logger)
 	if err != nil {
 		return err
 	}
@@ -321,7 +321,7 @@ func (r *run) create() error {
 		SeedSHA256: r.seedHashes(), BaseSHA256: r.base.ContentSHA256,
 		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
 		Versions: []string{r.base.Version.String()}, Started: started,
-		Sessions: []Session{{Started: started}}, Executor: r.ck.Executor,
+		Sessions: []Session{{Started: started}}, Executor: r.ck.Executor, LLMCacheDir: r.cfg.Agent.CacheDir,
 	}
 	// The checkpoint comes first, so that a crash at any later write
 	// leaves a directory that --resume continues.

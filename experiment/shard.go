@@ -25,17 +25,20 @@ const shardSchema = 1
 // shardSpec is a phase handed to a cluster: phase.json in the phase's
 // directory. Every task of the phase reads it and plays Shards[task].
 type shardSpec struct {
-	Schema     int          `json:"schema"`
-	RunID      string       `json:"run_id"`
-	Phase      string       `json:"phase"` // the phase directory's name
-	Generation int          `json:"generation"`
-	Split      string       `json:"split"`
-	Config     string       `json:"config"`    // the run's resolved config (YAML)
-	Workdir    string       `json:"workdir"`   // the controller's working directory
-	LLMCache   string       `json:"llm_cache"` // --cache of the controller, "" for the config's
-	Params     params.Set   `json:"params"`
-	Prompt     *envs.Prompt `json:"prompt,omitempty"`
-	Shards     [][]uint64   `json:"shards"` // contiguous runs of the phase's seeds, in order
+	Schema     int    `json:"schema"`
+	RunID      string `json:"run_id"`
+	Phase      string `json:"phase"` // the phase directory's name
+	Generation int    `json:"generation"`
+	Split      string `json:"split"`
+	Config     string `json:"config"`    // the run's resolved config (YAML)
+	Workdir    string `json:"workdir"`   // the controller's working directory
+	LLMCache   string `json:"llm_cache"` // --cache of the controller, "" for the config's
+	// LLMCacheDir is the config's agent.cache_dir ("" for the default),
+	// which the resolved config leaves out.
+	LLMCacheDir string       `json:"llm_cache_dir,omitempty"`
+	Params      params.Set   `json:"params"`
+	Prompt      *envs.Prompt `json:"prompt,omitempty"`
+	Shards      [][]uint64   `json:"shards"` // contiguous runs of the phase's seeds, in order
 }
 
 // shardResult is what a task writes to shard-NNNN.out (gob): the outcomes
@@ -150,6 +153,7 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 	if spec.LLMCache != "" {
 		cfg.Agent.Cache = spec.LLMCache
 	}
+	cfg.Agent.CacheDir = spec.LLMCacheDir
 	client, err := cfg.useAgent(env)
 	if err != nil {
 		return err

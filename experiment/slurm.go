@@ -64,7 +64,7 @@ type slurmExecutor struct {
 
 // newSlurmExecutor returns the Slurm executor of cfg for the run with the
 // given ID and resolved config.
-func newSlurmExecutor(cfg ExecutorConfig, runID string, resolved []byte, llmCache string, dir func() string, logger *slog.Logger) (*slurmExecutor, error) {
+func newSlurmExecutor(cfg ExecutorConfig, runID string, resolved []byte, llmCache, llmCacheDir string, dir func() string, logger *slog.Logger) (*slurmExecutor, error) {
 	cmd := cfg.Command
 	if len(cmd) == 0 {
 		exe, err := os.Executable()
@@ -84,7 +84,7 @@ func newSlurmExecutor(cfg ExecutorConfig, runID string, resolved []byte, llmCach
 		cfg:     cfg,
 		client:  &slurm.Client{Partition: cfg.Partition, Account: cfg.Account, TimeLimit: cfg.TimeLimit, ExtraArgs: cfg.ExtraArgs},
 		command: cmd,
-		spec:    shardSpec{Schema: shardSchema, RunID: runID, Config: string(resolved), Workdir: wd, LLMCache: llmCache},
+		spec:    shardSpec{Schema: shardSchema, RunID: runID, Config: string(resolved), Workdir: wd, LLMCache: llmCache, LLMCacheDir: llmCacheDir},
 		dir:     dir,
 		logger:  logger,
 		live:    map[string]bool{},

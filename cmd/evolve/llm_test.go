@@ -81,6 +81,11 @@ agent:
 	if md, err := os.ReadFile(filepath.Join(run, "report.md")); err != nil || !strings.Contains(string(md), "## Model usage") || !strings.Contains(string(md), "| prompt tokens |") {
 		t.Errorf("report.md has no model usage table (%v)", err)
 	}
+	// The checkpoint keeps agent.cache_dir (the resolved config leaves
+	// it out), so a resume without --config replays from the same cache.
+	if ck, err := os.ReadFile(filepath.Join(run, "checkpoint.json")); err != nil || !strings.Contains(string(ck), `"llm_cache_dir": "cache"`) && !strings.Contains(string(ck), `"llm_cache_dir":"cache"`) {
+		t.Errorf("checkpoint.json does not record the response cache's directory (%v):\n%s", err, ck)
+	}
 	out2 := t.TempDir()
 	if code, _, stderr := evolve(t, "run", "--config", cfg, "--out", out2, "--quiet"); code != exitOK {
 		t.Fatalf("second run: exit %d\n%s", code, stderr)
