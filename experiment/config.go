@@ -352,7 +352,7 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	if c.StepBudget < 0 {
 		bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
 	}
-	if err := c.Executor.validate(); err != nil {
+	for _, err := range c.Executor.validate() {
 		add(strictyaml.FieldError(file, "executor", nodeAt(root, "executor"), err))
 	}
 	if err := c.Agent.validate(); err != nil {

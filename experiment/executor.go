@@ -73,38 +73,46 @@ func defaultExecutor() ExecutorConfig {
 
 var timeLimitForms = []string{"MM", "MM:SS", "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS"}
 
-// validate checks the executor section; the error names the field and
-// value.
-func (e ExecutorConfig) validate() error {
+// validate checks the executor section and returns every problem, each
+// naming the field and value ("array_size: 0 is out of range, ...").
+func (e ExecutorConfig) validate() []error {
+	var errs []error
+	bad := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
 	switch e.Kind {
 	case "", ExecutorLocal, ExecutorSlurm:
 	default:
-		return fmt.Errorf("kind: %q is not local or slurm", e.Kind)
+		bad("kind: %q is not local or slurm", e.Kind)
 	}
-	switch {
-	case e.ArraySize < 1 || e.ArraySize > 1000:
-		return fmt.Errorf("array_size: %d is out of range, allowed [1, 1000]", e.ArraySize)
-	case e.MaxParallel < 0 || e.MaxParallel > 100000:
-		return fmt.Errorf("max_parallel: %d is out of range, allowed [0, 100000] (0 = no limit)", e.MaxParallel)
-	case e.Retries < 0 || e.Retries > 100:
-		return fmt.Errorf("retries: %d is out of range, allowed [0, 100]", e.Retries)
-	case e.PollInterval < 100*time.Millisecond || e.PollInterval > 10*time.Minute:
-		return fmt.Errorf("poll_interval: %v is out of range, allowed [100ms, 10m]", e.PollInterval)
+	if e.ArraySize < 1 || e.ArraySize > 1000 {
+		bad("array_size: %d is out of range, allowed [1, 1000]", e.ArraySize)
+	}
+	if e.MaxParallel < 0 || e.MaxParallel > 100000 {
+		bad("max_parallel: %d is out of range, allowed [0, 100000] (0 = no limit)", e.MaxParallel)
+	}
+	if e.Retries < 0 || e.Retries > 100 {
+		bad("retries: %d is out of range, allowed [0, 100]", e.Retries)
+	}
+	if e.PollInterval < 100*time.Millisecond || e.PollInterval > 10*time.Minute {
+		bad("poll_interval: %v is out of range, allowed [100ms, 10m]", e.PollInterval)
 	}
 	if e.TimeLimit != "" && !validTimeLimit(e.TimeLimit) {
-		return fmt.Errorf("time_limit: %q is not a Slurm time (%s)", e.TimeLimit, strings.Join(timeLimitForms, ", "))
+		bad("time_limit: %q is not a Slurm time (%s)", e.TimeLimit, strings.Join(timeLimitForms, ", "))
 	}
 	for i, a := range e.ExtraArgs {
 		if !strings.HasPrefix(a, "-") {
-			return fmt.Errorf("extra_args[%d]: %q is not an option (write --name=value as one item)", i, a)
+			bad("extra_args[%d]: %q is not an option (write --name=value as one item)", i, a)
+			continue
 		}
 		for _, own := range []string{"--array", "-a", "--parsable", "--output", "-o", "--job-name", "-J", "--wait", "-W", "--chdir", "-D"} {
-			if a == own || strings.HasPrefix(a, own+"=") {
-				return fmt.Errorf("extra_args[%d]: %q is set by evolve itself", i, a)
+			long := strings.HasPrefix(own, "--") && strings.HasPrefix(a, own+"=")
+			short := !strings.HasPrefix(own, "--") && strings.HasPrefix(a, own) // -D/tmp, -J name
+			if a == own || long || short {
+				bad("extra_args[%d]: %q is set by evolve itself", i, a)
+				break
 			}
 		}
 	}
-	return nil
+	return errs
 }
 
 // validTimeLimit reports whether s is one of Slurm's time forms (or
