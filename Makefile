@@ -18,7 +18,7 @@ build:
 
 ## test: what CI runs: vet, then every test (a few minutes on 2 cores)
 test: vet
-	$(GO) test -count=1 $(PKGS)
+	$(GO) test -count=1 -timeout 20m $(PKGS)
 
 vet:
 	$(GO) vet $(PKGS)
