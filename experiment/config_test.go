@@ -114,6 +114,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:2: executor.extra_args[0]: "--array=0-3" is set by evolve itself`},
 		{"extra arg owned, short form", "executor:\n  extra_args: [-D/tmp]\n",
 			`exp.yaml:2: executor.extra_args[0]: "-D/tmp" is set by evolve itself`},
+		{"extra arg with a space", "executor:\n  extra_args: [--mem 8G]\n",
+			`exp.yaml:2: executor.extra_args[0]: "--mem 8G" is not an option (write --name=value as one item)`},
 		{"extra arg not an option", "executor:\n  extra_args: [debug]\n",
 			`exp.yaml:2: executor.extra_args[0]: "debug" is not an option (write --name=value as one item)`},
 		{"negative history", "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n  history: -1\n",

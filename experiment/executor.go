@@ -99,7 +99,7 @@ func (e ExecutorConfig) validate() []error {
 		bad("time_limit: %q is not a Slurm time (%s)", e.TimeLimit, strings.Join(timeLimitForms, ", "))
 	}
 	for i, a := range e.ExtraArgs {
-		if !strings.HasPrefix(a, "-") {
+		if !strings.HasPrefix(a, "-") || strings.ContainsAny(a, " \t\n") {
 			bad("extra_args[%d]: %q is not an option (write --name=value as one item)", i, a)
 			continue
 		}

@@ -116,23 +116,21 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 	start := time.Now()
 	host, _ := os.Hostname()
 	exit := shardExit{Node: host, Job: os.Getenv("SLURM_ARRAY_JOB_ID")}
+	spec, err := readShardSpec(dir)
+	if err != nil {
+		return err // not a phase directory: write nothing there
+	}
+	if task < 0 || task >= len(spec.Shards) {
+		return fmt.Errorf("%s: task %d is out of range: the phase has %d shards (0-%d)", dir, task, len(spec.Shards), len(spec.Shards)-1)
+	}
 	defer func() {
 		if err == nil || ctx.Err() != nil {
 			return
 		}
 		exit.Exit, exit.Error, exit.Seconds = 1, err.Error(), time.Since(start).Seconds()
-		if task >= 0 {
-			data, _ := json.Marshal(exit)
-			atomicfile.WriteFile(shardExitFile(dir, task), append(data, '\n'), 0o644)
-		}
+		data, _ := json.Marshal(exit)
+		atomicfile.WriteFile(shardExitFile(dir, task), append(data, '\n'), 0o644)
 	}()
-	spec, err := readShardSpec(dir)
-	if err != nil {
-		return err
-	}
-	if task < 0 || task >= len(spec.Shards) {
-		return fmt.Errorf("%s: task %d is out of range: the phase has %d shards (0-%d)", dir, task, len(spec.Shards), len(spec.Shards)-1)
-	}
 	if spec.Workdir != "" {
 		if err := os.Chdir(spec.Workdir); err != nil {
 			return fmt.Errorf("%s: the controller's working directory: %w", dir, err)

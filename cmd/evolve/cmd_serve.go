@@ -149,6 +149,30 @@ Examples:
 				if err != nil {
 					return err
 				}
+				// A store's observation log keeps the alpha and rollback
+				// rule it started with: take them unless a flag says
+				// otherwise, and refuse a flag that contradicts them.
+				if w, err := s.Weights(); err != nil {
+					return err
+				} else if w.Events > 0 {
+					given := map[string]bool{}
+					fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
+					have := w.Config
+					var clash []string
+					check := func(name string, want, got any) {
+						if given[name] && want != got {
+							clash = append(clash, fmt.Sprintf("--%s %v (the store's is %v)", name, want, got))
+						}
+					}
+					check("alpha", cfg.Alpha, have.Alpha)
+					check("rollback-baseline", cfg.Rule.Baseline, have.Rule.Baseline)
+					check("rollback-window", cfg.Rule.Window, have.Rule.Window)
+					check("rollback-k", cfg.Rule.K, have.Rule.K)
+					if len(clash) > 0 {
+						return usagef("%s: the observation log of %s fixes alpha and the rollback rule once it starts; leave these flags out or serve a new store", strings.Join(clash, ", "), dir)
+					}
+					cfg = have
+				}
 				srv, err := serve.New(serve.Config{Store: s, Weights: cfg, Epsilon: *eps, Seed: *seed, Token: tok,
 					MaxBody: *maxBody, MaxBatch: *maxBatch, Log: env.stderr})
 				if err != nil {
@@ -161,7 +185,7 @@ Examples:
 				}
 				hs := &http.Server{Handler: srv.Handler(), ReadHeaderTimeout: 10 * time.Second}
 				fmt.Fprintf(env.stderr, "evolve serve: listening on http://%s (store %s, epsilon %g, seed %d, alpha %g, rollback baseline %d window %d k %g)\n",
-					ln.Addr(), dir, *eps, *seed, *alpha, *base, *window, *k)
+					ln.Addr(), dir, *eps, *seed, cfg.Alpha, cfg.Rule.Baseline, cfg.Rule.Window, cfg.Rule.K)
 				errc := make(chan error, 1)
 				go func() { errc <- hs.Serve(ln) }()
 				select {

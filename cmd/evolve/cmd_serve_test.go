@@ -149,6 +149,12 @@ func TestServe(t *testing.T) {
 	if code != exitOK || !strings.Contains(out, "online: weight 0.7048, 5 observations, mean score 1.0000") {
 		t.Errorf("prompt log: %d\n%s%s", code, out, errs)
 	}
+	// The log now fixes alpha and the rollback rule: a flag that
+	// contradicts them is refused before the server starts.
+	code, _, errs = evolve(t, "serve", "--store", dir, "--alpha", "0.5", "--rollback-window", "10", "--addr", "127.0.0.1:0")
+	if want := "--alpha 0.5 (the store's is 0.1), --rollback-window 10 (the store's is 50): the observation log of " + dir + " fixes alpha"; code != exitUsage || !strings.Contains(errs, want) {
+		t.Errorf("serve with a contradicting --alpha: exit %d, stderr %q; want %d and %q", code, errs, exitUsage, want)
+	}
 }
 
 func TestServeUsage(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"strconv"
 
 	"evolve/experiment"
 )
@@ -35,7 +36,7 @@ Examples:
 	evolve shard --phase runs/default-f9d1953275/slurm/g000-train-v1.0.0-3f2a9c1b0d4e --task 0`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			phase := fs.String("phase", "", "the phase directory `DIR` (holding phase.json)")
-			task := fs.Int("task", -1, "the shard `N` to play (default: $SLURM_ARRAY_TASK_ID)")
+			task := fs.String("task", "", "the shard `N` to play, >= 0 (default: $SLURM_ARRAY_TASK_ID)")
 			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: $SLURM_CPUS_PER_TASK, else 1; a language-model agent: its concurrency)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
@@ -47,12 +48,16 @@ Examples:
 				if *workers < 0 {
 					return usagef("--workers must be >= 0, got %d", *workers)
 				}
-				n := *task
-				if n < 0 {
+				var n int
+				if *task == "" {
 					var err error
 					if n, err = experiment.TaskFromEnv(); err != nil {
 						return usagef("%v", err)
 					}
+				} else if v, err := strconv.Atoi(*task); err != nil || v < 0 {
+					return usagef("--task must be a shard index >= 0, got %q", *task)
+				} else {
+					n = v
 				}
 				w := *workers
 				if w == 0 {

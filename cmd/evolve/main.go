@@ -117,7 +117,7 @@ func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
 		fmt.Fprintf(stderr, "usage: evolve %s %s\nRun 'evolve %s --help' for details.\n", c.name, c.usage, c.name)
 		return exitUsage
 	}
-	ctx, stop := signalContext(ctx)
+	ctx, stop := signalContext(ctx, c.name)
 	defer stop()
 	err = runCmd(ctx, env, cmdArgs)
 	var ue *usageError
@@ -146,8 +146,17 @@ type signalKey struct{}
 // signalContext cancels ctx on the first SIGINT or SIGTERM, so that a run
 // stops starting episodes and writes its checkpoint; a second signal exits
 // at once with 130 or 143 (every file is written atomically, so nothing on
-// disk is half-written). The returned stop function stops listening.
-func signalContext(ctx context.Context) (context.Context, func()) {
+// disk is half-written). cmd names the command, for the message that
+// says what the first signal does. The returned stop function stops
+// listening.
+func signalContext(ctx context.Context, cmd string) (context.Context, func()) {
+	doing := "stopping after in-flight episodes and writing the checkpoint"
+	switch cmd {
+	case "serve":
+		doing = "finishing the requests in flight and writing their observations"
+	case "shard":
+		doing = "stopping the shard (its task writes nothing; the controller resubmits it)"
+	}
 	var got atomic.Value
 	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, signalKey{}, &got))
 	ch := make(chan os.Signal, 2)
@@ -157,7 +166,7 @@ func signalContext(ctx context.Context) (context.Context, func()) {
 		select {
 		case sig := <-ch:
 			got.Store(sig)
-			fmt.Fprintf(os.Stderr, "evolve: %v: stopping after in-flight episodes and writing the checkpoint (send it again to exit now)\n", sig)
+			fmt.Fprintf(os.Stderr, "evolve: %v: %s (send it again to exit now)\n", sig, doing)
 			cancel(errors.New(signalName(sig))) // the cause the run records in its checkpoint
 			atomicfile.NoteInterrupt()          // for the test-only fault hook
 		case <-done:
