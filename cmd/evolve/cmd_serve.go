@@ -50,7 +50,8 @@ context_fit = dot(context_weights, signals) / sum |context_weights| from
 the version's metadata.context_weights, or its weight alone without them.
 With probability --epsilon a candidate is drawn uniformly, else the best
 score wins; the draw is a function of (--seed, request number), so a
-request id that is a number replays its choice (other ids are hashed).
+request_id (a string of at most 200 bytes) that is a decimal number, e.g.
+"42", replays its choice (other ids are hashed).
 Signals are the design's table: user_pleased, sentiment_high,
 user_frustrated, correction_rate_high, topic_shift_high, energy_high in
 [0, 1]; task_coding, task_planning, task_casual, task_crisis,

@@ -435,7 +435,7 @@ type SelectRequest struct {
 	Branches  []string           `json:"branches"`   // only these branches' HEADs; none: every branch
 	Versions  []string           `json:"versions"`   // these versions ("vX.Y.Z") instead of branch HEADs
 	Signals   map[string]float64 `json:"signals"`    // the context (see online.CheckSignals)
-	RequestID string             `json:"request_id"` // the interaction's id; a decimal number is the request number
+	RequestID string             `json:"request_id"` // the interaction's id, at most 200 bytes; a decimal number is the request number
 }
 
 // Candidate is one variant of a selection with its scores.
@@ -502,6 +502,10 @@ func (s *Server) handleSelect(w http.ResponseWriter, r *http.Request) {
 			field = "signals." + se.Name
 		}
 		writeError(w, http.StatusBadRequest, field, err.Error())
+		return
+	}
+	if len(req.RequestID) > 200 {
+		writeError(w, http.StatusBadRequest, "request_id", fmt.Sprintf("request_id longer than 200 bytes (%d)", len(req.RequestID)))
 		return
 	}
 	if len(req.Versions) > 0 && (req.Branch != "" || len(req.Branches) > 0) {

@@ -194,6 +194,7 @@ func TestBadInput(t *testing.T) {
 		{"empty", "POST", "/v1/select", "", ``, 400, "", "empty body"},
 		{"two values", "POST", "/v1/select", "", `{"prompt": "agent"} {}`, 400, "", "more than one JSON value"},
 		{"no prompt", "POST", "/v1/select", "", `{}`, 400, "prompt", "prompt (a slug) is required"},
+		{"long select request_id", "POST", "/v1/select", "", `{"prompt": "agent", "request_id": "` + strings.Repeat("r", 201) + `"}`, 400, "request_id", "request_id longer than 200 bytes (201)"},
 		{"bad slug", "POST", "/v1/select", "", `{"prompt": "../x"}`, 400, "prompt", "invalid slug"},
 		{"unknown prompt", "POST", "/v1/select", "", `{"prompt": "nobody"}`, 404, "prompt", `no prompt "nobody"`},
 		{"unknown signal", "POST", "/v1/select", "", `{"prompt": "agent", "signals": {"mood": 1}}`, 400, "signals.mood", `signal "mood" = 1: unknown signal`},
