@@ -378,7 +378,10 @@ func TestCloseFlushes(t *testing.T) {
 	if vw := w.Of("agent", prompt.MustParseVersion("v1.0.1")); vw != nil {
 		got = vw.Observations
 	}
-	if got != ok || ok == 0 {
+	// Nothing answered 200 is lost. A client may also lose the response
+	// of an observation written just as the test server closed its
+	// connection, so the log may hold more than the 200s.
+	if got < ok || ok == 0 {
 		t.Errorf("%d observations answered 200, %d in the log", ok, got)
 	}
 	// After Close, an observation is refused with 503.
