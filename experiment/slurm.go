@@ -204,7 +204,7 @@ func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uin
 		x.progress(p, ph)
 	}
 	out := make([]envs.Outcome, 0, len(seeds))
-	for i, res := range p.done {
+	for _, res := range p.done {
 		out = append(out, res.Outcomes...)
 		if ph.OnError != nil {
 			for _, se := range res.Errors {
@@ -215,9 +215,8 @@ func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uin
 				ph.OnError(ee)
 			}
 		}
-		_ = i
 	}
-	x.finishJobs(p, time.Since(start))
+	x.finishJobs(p)
 	x.logger.Info("slurm phase merged", "phase", name, "shards", len(p.shards), "episodes", len(out), "seconds", time.Since(start).Seconds())
 	return out, nil
 }
@@ -496,17 +495,23 @@ func (x *slurmExecutor) cancel(p *phaseRun) {
 			continue
 		}
 		seen[id] = true
-		ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := x.client.Cancel(ctx, id); err != nil {
+		if err := x.cancelJob(id); err != nil {
 			x.logger.Warn("scancel failed", "job", id, "err", err)
 		} else {
 			x.logger.Info("slurm job cancelled", "phase", p.name, "job", id)
 		}
-		stop()
-		x.mu.Lock()
-		delete(x.live, id)
-		x.mu.Unlock()
 	}
+}
+
+// cancelJob scancels job id, even after the run's context is cancelled
+// (within 30 s), and forgets it as live.
+func (x *slurmExecutor) cancelJob(id string) error {
+	ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
+	defer stop()
+	x.mu.Lock()
+	delete(x.live, id)
+	x.mu.Unlock()
+	return x.client.Cancel(ctx, id)
 }
 
 func (x *slurmExecutor) addJob(j SlurmJob) {
@@ -538,14 +543,13 @@ func (x *slurmExecutor) noteNode(phase, job, node string) {
 
 // finishJobs stamps the seconds from submission to merge on the phase's
 // jobs.
-func (x *slurmExecutor) finishJobs(p *phaseRun, took time.Duration) {
+func (x *slurmExecutor) finishJobs(p *phaseRun) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	for k := range x.jobs {
 		if x.jobs[k].Phase == p.name && x.jobs[k].Seconds == 0 {
 			x.jobs[k].Seconds = time.Since(x.jobs[k].Submit).Seconds()
 		}
-		_ = took
 	}
 }
 
@@ -556,15 +560,12 @@ func (x *slurmExecutor) Close() error {
 	for id := range x.live {
 		ids = append(ids, id)
 	}
-	x.live = map[string]bool{}
 	x.mu.Unlock()
 	var first error
 	for _, id := range ids {
-		ctx, stop := context.WithTimeout(context.Background(), 30*time.Second)
-		if err := x.client.Cancel(ctx, id); err != nil && first == nil {
+		if err := x.cancelJob(id); err != nil && first == nil {
 			first = err
 		}
-		stop()
 	}
 	return first
 }

@@ -112,15 +112,8 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 	if err != nil {
 		return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
 	}
-	if env.req, err = appendSeeded(env.req[:0], env.id, "reset", ep.Seed, ep.Params); err != nil {
-		return envs.Outcome{}, fmt.Errorf("seed %d: reset: %w", ep.Seed, err)
-	}
-	env.req = append(env.req, "}\n"...)
-	if err := p.call(env, ep.Seed, "reset", "observation", epDeadline); err != nil {
+	if err := p.reset(ep, epDeadline); err != nil {
 		return envs.Outcome{}, err
-	}
-	if p.r.Observation == nil {
-		return envs.Outcome{}, env.fail(ep.Seed, "reset", protocolf("the observation response has no observation"), time.Time{}, time.Time{}, "")
 	}
 	actions := e.hello.Actions
 	s := agent.NewSession(e.model, rd, e.llmOpt)

@@ -467,18 +467,28 @@ func (p *Player) outcome(pr *proc, seed uint64, request string, raw json.RawMess
 	return out, nil
 }
 
-func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
-	env, ag := p.ep, p.ag
+// reset sends the environment process a reset for ep and checks that its
+// response holds the first observation (in p.r.Observation).
+func (p *Player) reset(ep envs.Episode, epDeadline time.Time) error {
+	env := p.ep
 	var err error
 	if env.req, err = appendSeeded(env.req[:0], env.id, "reset", ep.Seed, ep.Params); err != nil {
-		return envs.Outcome{}, fmt.Errorf("seed %d: reset: %w", ep.Seed, err)
+		return fmt.Errorf("seed %d: reset: %w", ep.Seed, err)
 	}
 	env.req = append(env.req, "}\n"...)
 	if err := p.call(env, ep.Seed, "reset", "observation", epDeadline); err != nil {
-		return envs.Outcome{}, err
+		return err
 	}
 	if p.r.Observation == nil {
-		return envs.Outcome{}, env.fail(ep.Seed, "reset", protocolf("the observation response has no observation"), time.Time{}, time.Time{}, "")
+		return env.fail(ep.Seed, "reset", protocolf("the observation response has no observation"), time.Time{}, time.Time{}, "")
+	}
+	return nil
+}
+
+func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
+	env, ag := p.ep, p.ag
+	if err := p.reset(ep, epDeadline); err != nil {
+		return envs.Outcome{}, err
 	}
 	obs := p.r.Observation
 	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
