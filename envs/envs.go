@@ -194,9 +194,14 @@ type Outcome struct {
 	// Metrics holds the declared metrics, indexed like Info.Metrics (nil
 	// or shorter for an error episode: the missing ones are null).
 	Metrics []MetricValue
-	// Trajectory is the episode's trajectory as the environment reported
-	// it (JSON), or nil. evolve stores it, never interprets it.
+	// Trajectory is the episode's trajectory, or nil: in the format named
+	// by TrajectoryFormat. A process environment's is stored as it
+	// reported it; evolve never interprets it while playing. Players fill
+	// it only when Episode.Record is set.
 	Trajectory json.RawMessage
+	// TrajectoryFormat names the format of Trajectory: TrajectoryJSON
+	// (also meant by "") or TrajectoryAsciicast.
+	TrajectoryFormat string
 	// Error says why an episode with Cause CauseError could not be
 	// played (the message and the tail of the process's stderr); "" for
 	// other episodes.
@@ -214,11 +219,28 @@ type Prompt struct {
 	SHA256 string
 }
 
+// Trajectory formats, the values of Outcome.TrajectoryFormat.
+const (
+	// TrajectoryJSON: Trajectory is one JSON value (the built-in dungeon's
+	// per-turn records, a process environment's trajectory as given, an
+	// LLM agent's transcript).
+	TrajectoryJSON = "json"
+	// TrajectoryAsciicast: Trajectory is an asciicast v2 recording of a
+	// terminal (https://docs.asciinema.org/manual/asciicast/v2/): a JSON
+	// header line, then one [time, "o", data] event per line, with times
+	// on a fixed step per action so that the bytes are deterministic.
+	TrajectoryAsciicast = "asciicast-v2"
+)
+
 // Episode says what to play.
 type Episode struct {
 	Seed   uint64     // the episode's seed
 	Params params.Set // the policy parameters, valid for the environment's schema
 	Prompt *Prompt    // the prompt version, nil if the agent reads only Params
+	// Record asks the player to fill Outcome.Trajectory (and
+	// TrajectoryFormat). It never changes the outcome otherwise: score,
+	// cause, end reason and metrics are the same with and without it.
+	Record bool
 }
 
 // Player plays episodes one at a time; it is not safe for concurrent use.
