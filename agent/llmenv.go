@@ -6,7 +6,7 @@ import (
 	"evolve/envs"
 	"evolve/envs/dungeon"
 	"evolve/llm"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // LLMModel adapts an llm.Client (an OpenAI-compatible endpoint with its

@@ -7,7 +7,7 @@ import (
 
 	"evolve/envs"
 	"evolve/envs/dungeon"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // ChatMessage is one message of a chat with a language model.

@@ -13,7 +13,7 @@ import (
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // ruleModel answers from the text of the turn, as a small rule-based

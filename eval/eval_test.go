@@ -1,6 +1,7 @@
 package eval
 
 import (
+	"evolve/store"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,7 +43,7 @@ func TestResolvePrompt(t *testing.T) {
 		t.Errorf("file: %v; hash %s, want the embedded prompt's %s", err, f.Prompt.ContentSHA256, v.Prompt.ContentSHA256)
 	}
 	run := t.TempDir()
-	s, err := prompt.OpenStore(filepath.Join(run, "prompts"))
+	s, err := store.OpenStore(filepath.Join(run, "prompts"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package eval
 
 import (
 	"errors"
+	"evolve/store"
 	"fmt"
 	"io/fs"
 	"os"
@@ -77,7 +78,7 @@ func fromStore(dir, ref string) (*prompt.Prompt, error) {
 	if _, err := os.Stat(filepath.Join(dir, "versions.json")); errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("%s is not a prompt store (no versions.json)", dir)
 	}
-	s, err := prompt.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		return nil, err
 	}

@@ -9,9 +9,10 @@ import (
 
 	"evolve/agent"
 	"evolve/envs"
+	"evolve/envs/process"
 	"evolve/llm"
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // Agent kinds.
@@ -175,21 +176,32 @@ func (c *Config) AttachAgent(env envs.Environment, client *llm.Client) error {
 	if c.Agent.Kind != AgentLLM {
 		return nil
 	}
-	e, ok := env.(interface {
+	model := agent.LLMModel{Client: client}
+	opt := agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
+		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens}
+	switch e := env.(type) {
+	case interface {
 		UseLLM(agent.ChatModel, agent.LLMOptions)
-	})
-	if !ok {
-		return fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
-	}
-	if ck, ok := env.(interface{ CheckLLM() error }); ok {
-		if err := ck.CheckLLM(); err != nil {
+	}:
+		e.UseLLM(model, opt)
+	case *process.Env:
+		ta := stepAgent{agent.StepAgent{Model: model, Options: opt}}
+		if err := e.CheckLLM(ta); err != nil {
 			return fmt.Errorf("agent: kind llm: %w", err)
 		}
+		e.UseLLM(ta)
+	default:
+		return fmt.Errorf("agent: kind llm: the %s environment has no language-model agent (a process environment brings its own, in episode mode)", c.Environment.Name)
 	}
-	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
-		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens})
 	return nil
 }
+
+// stepAgent is agent.StepAgent as the process.TextAgent of a step-mode
+// process environment.
+type stepAgent struct{ agent.StepAgent }
+
+// NewTurns implements process.TextAgent.
+func (a stepAgent) NewTurns() process.Turns { return a.StepAgent.NewTurns() }
 
 // AgentIdentity names the agent that plays the episodes, for caches of
 // outcomes (cache.Key.Agent): "" for the scripted agent (the environment
@@ -211,7 +223,7 @@ func (c *Config) AgentIdentity() string {
 
 // SystemText is the text an agent that reads the prompt is given, for an
 // environment that declares info: when info.ReadsText, the layers of
-// prompt/render (guardrails first, the task and rules, the sections as
+// package render (guardrails first, the task and rules, the sections as
 // XML blocks) with the static and computed placeholders resolved; else
 // p's plain rendering (prompt.Prompt.Render). Errors are render.New's and
 // Preview's (bad section declarations, an unresolved placeholder).

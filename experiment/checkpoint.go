@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"evolve/store"
 	"fmt"
 	"io/fs"
 	"os"
@@ -252,7 +253,7 @@ func stillborn(dir string) bool {
 }
 
 // recover removes the temporary files a crash left in the run directory
-// and the prompt store (see prompt.Store.Recover). The caller holds the
+// and the prompt store (see store.Store.Recover). The caller holds the
 // run directory's lock.
 func (r *run) recover() error {
 	ents, err := os.ReadDir(r.dir)
@@ -317,7 +318,7 @@ func (r *run) verify() error {
 	}
 	if head.String() != ck.Incumbent {
 		e, moved := lastHeadMove(g, slug, branch)
-		pending := moved && e.Kind == prompt.Supersedes && e.From.Version == head &&
+		pending := moved && e.Kind == store.Supersedes && e.From.Version == head &&
 			e.To.Version.String() == ck.Incumbent && !committed[head.String()]
 		if !pending {
 			return fmt.Errorf("%s says the incumbent is %s but the prompt store's HEAD of %s@%s is %s; refusing to continue from an inconsistent checkpoint",
@@ -338,14 +339,14 @@ func (r *run) verify() error {
 
 // lastHeadMove returns the most recent edge that moved HEAD of (slug,
 // branch), if any.
-func lastHeadMove(g *prompt.Graph, slug, branch string) (prompt.Edge, bool) {
+func lastHeadMove(g *store.Graph, slug, branch string) (store.Edge, bool) {
 	for i := len(g.Edges) - 1; i >= 0; i-- {
 		e := g.Edges[i]
-		if e.From.Slug == slug && e.Branch == branch && e.Kind != prompt.InheritsFrom {
+		if e.From.Slug == slug && e.Branch == branch && e.Kind != store.InheritsFrom {
 			return e, true
 		}
 	}
-	return prompt.Edge{}, false
+	return store.Edge{}, false
 }
 
 // readTables reads back the rows of the finished generations; rows of a

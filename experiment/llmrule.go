@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/mutate"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 )
 
 // withLLMRule adds the model's rule (agent.propose_rules; see

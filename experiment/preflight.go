@@ -16,10 +16,10 @@ import (
 
 	"evolve/envs"
 	"evolve/evaluate"
+	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 	"evolve/results"
 	"evolve/seeds"
 )

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"evolve/store"
 	"fmt"
 	"log/slog"
 	"os"
@@ -16,10 +17,10 @@ import (
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/stats"
@@ -161,7 +162,7 @@ type run struct {
 	llm    *llm.Client // the language-model agent's client, nil for the scripted agent
 	seeds  *seeds.Set
 	base   *prompt.Prompt
-	store  *prompt.Store
+	store  *store.Store
 	runner *evaluate.Runner  // the local executor (also builds players for nothing else)
 	exec   evaluate.Executor // where phases are played: runner, or slurm
 	slurm  *slurmExecutor    // the Slurm executor, nil for local
@@ -346,7 +347,7 @@ func (r *run) create() error {
 // openStore opens the run's prompt store, stamping what it records with
 // the run's clock.
 func (r *run) openStore() error {
-	s, err := prompt.OpenStore(filepath.Join(r.dir, "prompts"))
+	s, err := store.OpenStore(filepath.Join(r.dir, "prompts"))
 	if err != nil {
 		return err
 	}
@@ -492,7 +493,7 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 // other existing version is an error.
 func (r *run) writeVersion(p *prompt.Prompt) error {
 	err := r.store.WriteOrAdopt(p, func(old *prompt.Prompt) bool { return sameContent(old, p) })
-	if errors.Is(err, prompt.ErrVersionExists) {
+	if errors.Is(err, store.ErrVersionExists) {
 		return fmt.Errorf("%w: the run directory holds a %s this run did not write", err, p.Version)
 	}
 	return err
@@ -509,7 +510,7 @@ func (r *run) supersede(g int, inc, next *prompt.Prompt) error {
 	}
 	slug, branch := next.SlugOrDefault(), next.BranchOrMain()
 	if head, _ := graph.Head(slug, branch); head == next.Version {
-		if e, ok := lastHeadMove(graph, slug, branch); ok && e.Kind == prompt.Supersedes && e.To.Version == inc.Version {
+		if e, ok := lastHeadMove(graph, slug, branch); ok && e.Kind == store.Supersedes && e.To.Version == inc.Version {
 			return nil
 		}
 		return fmt.Errorf("generation %d: %s@%s is HEAD of %s already, but not as the successor of the incumbent %s", g, slug, next.Version, branch, inc.Version)

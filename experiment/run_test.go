@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"evolve/store"
 	"fmt"
 	"math"
 	"os"
@@ -167,7 +168,7 @@ func TestWorkersByteIdentical(t *testing.T) {
 // verified, with the accepted chain's evidence in its history.
 func TestRunPromptStore(t *testing.T) {
 	res := defaultRun(t, 2)
-	st, err := prompt.OpenStore(filepath.Join(res.Dir, "prompts"))
+	st, err := store.OpenStore(filepath.Join(res.Dir, "prompts"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,10 +10,10 @@ import (
 	"unicode/utf8"
 
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/llm"
 	"evolve/prompt"
-	"evolve/prompt/guard"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // OpLLMRule is the operator of a rule line written by the agent's

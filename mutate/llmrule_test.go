@@ -9,11 +9,11 @@ import (
 
 	"evolve/agent"
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/mutate"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 )
 
 func TestCleanRuleLine(t *testing.T) {

@@ -9,7 +9,7 @@ import (
 
 	"evolve/params"
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // Operator names, as recorded in a prompt's mutation history and in

@@ -8,8 +8,8 @@ import (
 
 	"evolve/agent"
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/params"
-	"evolve/prompt/guard"
 )
 
 // The dungeon agent's schema and base parameters are the reference

@@ -7,9 +7,9 @@ import (
 	"strings"
 
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/prompt"
-	"evolve/prompt/guard"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // The operators of text mutations, which edit the text a model reads: a

@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"evolve/agent"
+	"evolve/guard"
 	"evolve/prompt"
-	"evolve/prompt/guard"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 var lib = agent.DungeonRules

@@ -3,7 +3,7 @@
 // observation score, exponentially weighted edge weights and the
 // auto-rollback detector. It is pure and seeded: no clock, no files, no
 // global random source. The prompt store keeps the weights and the
-// observation log they replay from (prompt.Store.Observe), and evolve
+// observation log they replay from (store.Store.Observe), and evolve
 // serve puts both behind HTTP (package online/serve).
 //
 // The steps of one interaction, from the graph prompt design

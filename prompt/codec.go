@@ -34,7 +34,7 @@ func Encode(p *Prompt) ([]byte, error) {
 	if err := p.Validate(); err != nil {
 		return nil, fmt.Errorf("encoding prompt %s: %w", p.Version, err)
 	}
-	body, err := encodeBody(p)
+	body, err := EncodeBody(p)
 	if err != nil {
 		return nil, err
 	}
@@ -43,8 +43,9 @@ func Encode(p *Prompt) ([]byte, error) {
 	return append(body, "content_sha256: "+p.ContentSHA256+"\n"...), nil
 }
 
-// encodeBody encodes every field but the hash.
-func encodeBody(p *Prompt) ([]byte, error) {
+// EncodeBody encodes every field of p but the hash, as Encode does: two
+// prompts with equal bodies have equal content. The error is Encode's.
+func EncodeBody(p *Prompt) ([]byte, error) {
 	skills := mapping()
 	for _, s := range p.SkillDescriptions {
 		add(skills, s.Name, str(s.Text))
@@ -289,14 +290,14 @@ func checkGiven(p *Prompt, doc *yaml.Node) error {
 // field it names ("policy_parameters.health_threshold: ...",
 // "skill_descriptions: ...").
 func locate(file string, doc *yaml.Node, err error) error {
-	path, msg := splitFieldError(err)
+	path, msg := SplitFieldError(err)
 	return &DecodeError{File: file, Line: strictyaml.Line(doc, path), Field: path, Msg: msg}
 }
 
-// splitFieldError splits a Validate error into the field path it names
+// SplitFieldError splits a Validate error into the field path it names
 // ("policy_parameters.health_threshold", "sections.identity"; "" for
 // none) and the rest of its message.
-func splitFieldError(err error) (field, msg string) {
+func SplitFieldError(err error) (field, msg string) {
 	var pe *params.Error
 	if errors.As(err, &pe) {
 		return "policy_parameters." + pe.Field, pe.Detail()
@@ -317,7 +318,7 @@ func literalRoundTrips(s string) bool {
 	doc.Content = append(doc.Content, &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: "s"}, n)
 	var buf bytes.Buffer
 	enc := yaml.NewEncoder(&buf)
-	enc.SetIndent(2) // as encodeBody: the loss depends on the indent
+	enc.SetIndent(2) // as EncodeBody: the loss depends on the indent
 	if enc.Encode(doc) != nil || enc.Close() != nil {
 		return false
 	}

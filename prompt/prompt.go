@@ -7,8 +7,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"evolve/guard"
 	"evolve/params"
-	"evolve/prompt/guard"
 )
 
 // Prompt is one immutable version of a structured agent prompt: its
@@ -126,7 +126,7 @@ func Base() *Prompt {
 func (p *Prompt) Clone() *Prompt {
 	q := *p
 	q.Tags = cloneStrings(p.Tags)
-	q.Metadata = p.Metadata.clone()
+	q.Metadata = p.Metadata.Clone()
 	if p.InheritsFrom != nil {
 		r := *p.InheritsFrom
 		q.InheritsFrom = &r

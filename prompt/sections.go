@@ -83,7 +83,7 @@ func (ss *Sections) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return &fieldError{"sections", "want an object of section name to text, got " + jsonKind(tok)}
+		return &FieldError{"sections", "want an object of section name to text, got " + jsonKind(tok)}
 	}
 	out := Sections{}
 	seen := map[string]bool{}
@@ -99,10 +99,10 @@ func (ss *Sections) UnmarshalJSON(b []byte) error {
 		}
 		s, ok := text.(string)
 		if !ok {
-			return &fieldError{"sections." + name, "want text, got " + jsonKind(text)}
+			return &FieldError{"sections." + name, "want text, got " + jsonKind(text)}
 		}
 		if seen[name] {
-			return &fieldError{"sections." + name, "given twice"}
+			return &FieldError{"sections." + name, "given twice"}
 		}
 		seen[name] = true
 		out = append(out, Section{Name: name, Text: s})
@@ -129,12 +129,15 @@ func (ss Sections) MarshalJSON() ([]byte, error) {
 	return b.Bytes(), nil
 }
 
-// fieldError is a JSON decoding error at a field path of a migration
+// FieldError is a JSON decoding error at a field path of a migration
 // entry.
-type fieldError struct{ field, msg string }
+type FieldError struct {
+	Field string // the field path, e.g. "sections.identity"
+	Msg   string // what is wrong with its value
+}
 
 // Error returns "FIELD: MSG".
-func (e *fieldError) Error() string { return e.field + ": " + e.msg }
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 // Metadata is free key-value data about a prompt (owner, notes,
 // context_weights for selection). Values are JSON's: nil, bool, int64,
@@ -259,12 +262,12 @@ func (m *Metadata) UnmarshalJSON(b []byte) error {
 	}
 	obj, ok := v.(map[string]any)
 	if !ok {
-		return &fieldError{"metadata", "want an object, got " + jsonKind(v)}
+		return &FieldError{"metadata", "want an object, got " + jsonKind(v)}
 	}
 	budget := MaxMetadataNodes
 	x, err := metaFromJSON(obj, 0, &budget)
 	if err != nil {
-		return &fieldError{"metadata", err.Error()}
+		return &FieldError{"metadata", err.Error()}
 	}
 	*m = Metadata(x.(map[string]any))
 	return nil
@@ -378,7 +381,8 @@ func (m Metadata) Strings(f func(path, s string)) {
 }
 
 // clone returns a deep copy of m.
-func (m Metadata) clone() Metadata {
+// Clone returns a deep copy of m (nil for nil).
+func (m Metadata) Clone() Metadata {
 	if m == nil {
 		return nil
 	}

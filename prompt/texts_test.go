@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"evolve/prompt/guard"
+	"evolve/guard"
 )
 
 // TestTextsMetadataKeys checks that metadata keys, at any depth, are

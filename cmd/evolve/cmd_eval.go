@@ -106,7 +106,7 @@ Examples:
 			repeats := fs.Int("repeats", 1, "play each seed `N` times, repeat r from a seed derived from (seed, r)")
 			var sets listFlag
 			fs.Var(&sets, "set", "a variant parameter `environment.params.KEY=V1,V2,...` (repeatable; every combination is a variant)")
-			store := fs.String("store", "", "prompt store `DIR` for SLUG@REF arguments")
+			storeDir := fs.String("store", "", "prompt store `DIR` for SLUG@REF arguments")
 			out := fs.String("out", "evals", "create the eval directory under `DIR`")
 			dir := fs.String("dir", "", "write the eval directory exactly at `DIR` (new or empty; for CI scripts)")
 			resume := fs.String("resume", "", "continue the interrupted eval in `DIR`")
@@ -224,7 +224,7 @@ Examples:
 					opt.Config = cfg
 					var versions []eval.Version
 					for _, a := range args {
-						v, err := eval.ResolvePrompt(a, *store)
+						v, err := eval.ResolvePrompt(a, *storeDir)
 						if err != nil {
 							disp.Close()
 							return err

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"evolve/store"
 	"flag"
 	"fmt"
 	"io"
@@ -15,8 +16,8 @@ import (
 	"time"
 
 	"evolve/experiment"
+	"evolve/guard"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 )
 
 func init() {
@@ -28,7 +29,7 @@ func init() {
 		// evolve prompt --store DIR SUB ...: flags after SUB are SUB's.
 		subcommands: true,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			store := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+			storeDir := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) == 0 {
 					return usagef("want a subcommand: %s", strings.Join(promptSubNames(), ", "))
@@ -37,7 +38,7 @@ func init() {
 				if !ok {
 					return usagef("unknown subcommand %q (want one of %s)", args[0], strings.Join(promptSubNames(), ", "))
 				}
-				return runPromptSub(ctx, env, sub, *store, args[1:])
+				return runPromptSub(ctx, env, sub, *storeDir, args[1:])
 			}
 		},
 	})
@@ -158,14 +159,14 @@ func registerPromptSub(s *promptSub) { promptSubs[s.name] = s }
 // openStore opens the store o names, or the default one (announced on
 // stderr). With existing, a directory without versions.json is an error
 // rather than a new empty store.
-func (o *promptOpts) openStore(existing bool) (*prompt.Store, error) {
+func (o *promptOpts) openStore(existing bool) (*store.Store, error) {
 	dir := o.storeDir()
 	if existing {
 		if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
 			return nil, fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR, or create one with evolve prompt migrate", dir)
 		}
 	}
-	s, err := prompt.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		return nil, err
 	}
@@ -188,7 +189,7 @@ func (o *promptOpts) storeDir() string {
 }
 
 // openGraph opens the existing store o names and reads its graph.
-func (o *promptOpts) openGraph() (*prompt.Store, *prompt.Graph, error) {
+func (o *promptOpts) openGraph() (*store.Store, *store.Graph, error) {
 	s, err := o.openStore(true)
 	if err != nil {
 		return nil, nil, err
@@ -215,7 +216,7 @@ func defaultStoreDir() string {
 
 // cliRef parses a REF argument; in a store with one slug, "vX.Y.Z",
 // "@vX.Y.Z", "@BRANCH" and "" name that slug's versions and branches.
-func cliRef(g *prompt.Graph, s string) (prompt.Ref, error) {
+func cliRef(g *store.Graph, s string) (prompt.Ref, error) {
 	if s == "" || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "v") && strings.Count(s, ".") == 2 && !strings.Contains(s, "@") {
 		slugs := g.Slugs()
 		if len(slugs) != 1 {
@@ -284,7 +285,7 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 							r.Tags = []string{}
 						}
 						for _, e := range g.EdgesOf(slug, head) {
-							if e.Kind == prompt.InheritsFrom && e.From == vi.Ref() {
+							if e.Kind == store.InheritsFrom && e.From == vi.Ref() {
 								r.InheritsFrom = e.To.String()
 							}
 						}
@@ -435,7 +436,7 @@ under "online", rollback evidence under the edge's "evidence").`,
 }
 
 // writeLogEntry prints one version of a lineage.
-func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
+func writeLogEntry(w io.Writer, g *store.Graph, e store.LogEntry, all bool) {
 	var tags []string
 	if e.Head {
 		tags = append(tags, "HEAD")
@@ -472,19 +473,19 @@ func writeLogEntry(w io.Writer, g *prompt.Graph, e prompt.LogEntry, all bool) {
 	for _, ed := range e.Edges {
 		var line string
 		switch {
-		case ed.Kind == prompt.Supersedes && ed.From == self:
+		case ed.Kind == store.Supersedes && ed.From == self:
 			line = "supersedes " + ed.To.Version.String()
-		case ed.Kind == prompt.Supersedes:
+		case ed.Kind == store.Supersedes:
 			line = "superseded by " + ed.From.Version.String()
-		case ed.Kind == prompt.BranchedFrom && ed.From == self:
+		case ed.Kind == store.BranchedFrom && ed.From == self:
 			line = "branched from " + ed.To.String() + " into branch " + ed.Branch
-		case ed.Kind == prompt.BranchedFrom:
+		case ed.Kind == store.BranchedFrom:
 			line = "forked into branch " + ed.Branch + " as " + ed.From.Version.String()
-		case ed.Kind == prompt.RolledBack && ed.From == self:
+		case ed.Kind == store.RolledBack && ed.From == self:
 			line = "rolled back to " + ed.To.Version.String()
-		case ed.Kind == prompt.RolledBack:
+		case ed.Kind == store.RolledBack:
 			line = "HEAD rolled back here from " + ed.From.Version.String()
-		case ed.Kind == prompt.InheritsFrom && ed.From == self:
+		case ed.Kind == store.InheritsFrom && ed.From == self:
 			line = "inherits from " + ed.To.String()
 		default:
 			line = "inherited by " + ed.From.String()
@@ -713,18 +714,18 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 				if err != nil {
 					return err
 				}
-				m := prompt.DecodeMigration(args[0], data)
-				var plan *prompt.MigrationPlan
+				m := store.DecodeMigration(args[0], data)
+				var plan *store.MigrationPlan
 				var dir string
 				if *dry {
 					// A dry run creates nothing: not even the store's
-					// directory or lock file (prompt.PlanMigration).
+					// directory or lock file (store.PlanMigration).
 					dir = o.storeDir()
 					now := func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 					if t, ok := experiment.SourceDateEpoch(); ok {
 						now = func() time.Time { return t }
 					}
-					plan, err = prompt.PlanMigration(dir, m, o.policy(), now)
+					plan, err = store.PlanMigration(dir, m, o.policy(), now)
 				} else {
 					s, serr := o.openStore(false)
 					if serr != nil {
@@ -744,7 +745,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 					writePlan(env.stdout, plan, dir)
 				}
 				if err != nil {
-					if errors.Is(err, prompt.ErrInvalidMigration) {
+					if errors.Is(err, store.ErrInvalidMigration) {
 						return &exitError{code: exitFailure, err: err}
 					}
 					return err
@@ -839,7 +840,7 @@ func checkFile(path string, policy guard.Policy) fileCheck {
 		}
 		return r
 	}
-	m := prompt.DecodeMigration(path, data)
+	m := store.DecodeMigration(path, data)
 	r.Kind = fmt.Sprintf("migration, %d entries", len(m.Entries))
 	for _, p := range m.Problems {
 		reject(fmt.Sprintf("%s: %s", path, p))
@@ -852,7 +853,7 @@ func checkFile(path string, policy guard.Policy) fileCheck {
 		if bad[i] {
 			continue
 		}
-		for _, p := range prompt.CheckEntry(&m.Entries[i], policy) {
+		for _, p := range store.CheckEntry(&m.Entries[i], policy) {
 			p.Entry, p.Line = i, m.Line(i)
 			reject(fmt.Sprintf("%s: %s", path, p))
 		}
@@ -861,7 +862,7 @@ func checkFile(path string, policy guard.Policy) fileCheck {
 }
 
 // writePlan prints a migration plan as a table and its problems.
-func writePlan(w io.Writer, plan *prompt.MigrationPlan, dir string) {
+func writePlan(w io.Writer, plan *store.MigrationPlan, dir string) {
 	written := 0
 	for _, e := range plan.Entries {
 		if e.Version != nil {
@@ -887,16 +888,16 @@ func writePlan(w io.Writer, plan *prompt.MigrationPlan, dir string) {
 		}
 		var details []string
 		switch {
-		case e.Action == prompt.ActionInvalid:
+		case e.Action == store.ActionInvalid:
 			details = append(details, fmt.Sprintf("%d problem(s), below", len(e.Problems)))
-		case e.Action == prompt.ActionUnchanged:
+		case e.Action == store.ActionUnchanged:
 			details = append(details, "HEAD "+e.Supersedes.String()+" holds this content")
 		case e.BranchedFrom != nil:
 			details = append(details, fmt.Sprintf("forked from %s (%s)", e.BranchedFrom, e.Bump))
 		case e.Supersedes != nil:
 			details = append(details, fmt.Sprintf("supersedes %s (%s)", e.Supersedes, e.Bump))
 		}
-		if e.Action != prompt.ActionInvalid && e.Action != prompt.ActionUnchanged {
+		if e.Action != store.ActionInvalid && e.Action != store.ActionUnchanged {
 			details = append(details, e.Type)
 			if e.InheritsFrom != nil {
 				details = append(details, "inherits "+e.InheritsFrom.String())

@@ -1,10 +1,9 @@
 package main
 
 import (
+	"evolve/store"
 	"flag"
 	"fmt"
-
-	"evolve/prompt"
 )
 
 func init() {
@@ -37,7 +36,7 @@ as an accepted candidate is. Prints the move.`,
 				}
 				vi, ok := g.Find(ref.Slug, ref.Version)
 				if !ok {
-					return fmt.Errorf("%s: %w", ref, prompt.ErrNoVersion)
+					return fmt.Errorf("%s: %w", ref, store.ErrNoVersion)
 				}
 				_, excluded := g.AutoRolledBack(ref.Slug, ref.Version)
 				old, err := s.Promote(ref.Slug, ref.Version, *reason)

@@ -12,7 +12,7 @@ import (
 
 	"evolve/envs"
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 func init() {

@@ -15,7 +15,7 @@ import (
 func TestPromptSession(t *testing.T) {
 	t.Setenv("SOURCE_DATE_EPOCH", "1790000000")
 	store := filepath.Join(t.TempDir(), "prompts")
-	const ten = "../../prompt/testdata/migrate/ten.json"
+	const ten = "../../store/testdata/migrate/ten.json"
 	steps := []struct {
 		args []string
 		code int
@@ -69,7 +69,7 @@ func TestPromptSession(t *testing.T) {
 // the bad one with its problems, and writes nothing.
 func TestPromptMigrateDryRunJSON(t *testing.T) {
 	store := filepath.Join(t.TempDir(), "prompts")
-	code, stdout, _ := evolve(t, "prompt", "migrate", "--dry-run", "--json", "--store", store, "../../prompt/testdata/migrate/ten.json")
+	code, stdout, _ := evolve(t, "prompt", "migrate", "--dry-run", "--json", "--store", store, "../../store/testdata/migrate/ten.json")
 	if code != exitFailure {
 		t.Errorf("exit %d, want 1", code)
 	}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"errors"
+	"evolve/store"
 	"flag"
 	"fmt"
 	"net"
@@ -14,7 +15,6 @@ import (
 
 	"evolve/online"
 	"evolve/online/serve"
-	"evolve/prompt"
 )
 
 func init() {
@@ -90,7 +90,7 @@ Examples:
 	curl -s localhost:8080/v1/select -d '{"prompt": "agent", "signals": {"task_coding": 1}}'
 	curl -s localhost:8080/v1/observe -d '{"prompt": "agent", "version": "v1.0.1", "sentiment": 0.9, "success": "success"}'`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			store := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+			storeDir := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
 			addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port, printed on stderr)")
 			token := fs.String("token", "", "bearer `TOKEN` required for writes (required to bind a non-loopback address)")
 			tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (first line)")
@@ -107,7 +107,7 @@ Examples:
 				if len(args) != 0 {
 					return usagef("serve takes no arguments, got %q", args)
 				}
-				cfg := prompt.WeightsConfig{Alpha: *alpha, Rule: online.RollbackRule{Baseline: *base, Window: *window, K: *k, MinSigma: rb.MinSigma}}
+				cfg := store.WeightsConfig{Alpha: *alpha, Rule: online.RollbackRule{Baseline: *base, Window: *window, K: *k, MinSigma: rb.MinSigma}}
 				if err := cfg.Validate(); err != nil {
 					return usagef("%v", err)
 				}
@@ -138,7 +138,7 @@ Examples:
 				if !loop && tok == "" {
 					return usagef("--addr %s is not a loopback address: give --token or --token-file so that writes need a bearer token", *addr)
 				}
-				dir := *store
+				dir := *storeDir
 				if dir == "" {
 					dir = defaultStoreDir()
 					fmt.Fprintf(env.stderr, "evolve serve: using the prompt store %s (--store DIR to choose another)\n", dir)
@@ -146,7 +146,7 @@ Examples:
 				if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
 					return fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR", dir)
 				}
-				s, err := prompt.OpenStore(dir)
+				s, err := store.OpenStore(dir)
 				if err != nil {
 					return err
 				}
@@ -210,7 +210,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				fmt.Fprintf(env.stderr, "evolve serve: stopped; %d events in %s\n", w.Events, filepath.Join(dir, prompt.ObservationLog))
+				fmt.Fprintf(env.stderr, "evolve serve: stopped; %d events in %s\n", w.Events, filepath.Join(dir, store.ObservationLog))
 				return nil
 			}
 		},

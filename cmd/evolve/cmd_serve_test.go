@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"evolve/store"
 	"fmt"
 	"io"
 	"net/http"
@@ -41,7 +42,7 @@ func (s *syncBuffer) String() string {
 func serveStore(t *testing.T) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "prompts")
-	s, err := prompt.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -13,10 +13,10 @@ import (
 
 	"evolve/envs"
 	"evolve/experiment"
+	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
 	"evolve/prompt"
-	"evolve/prompt/guard"
 	"evolve/seeds"
 )
 

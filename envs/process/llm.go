@@ -11,30 +11,55 @@ import (
 	"strings"
 	"time"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
-// UseLLM makes a language model the agent of a step-mode environment
-// that declares its actions (hello "actions"), in place of an agent
-// process: each turn it reads the prompt version's text (the system
-// message), the previous turns and the observation as text
-// (ObservationText), and names one action, parsed strictly
-// (agent.ParseChoice) with a correction and a retry, and after
-// opt.MaxTries the first declared action as the fallback. Info then
-// declares agent.LLMMetrics after the environment's metrics, and
-// ReadsText. Of opt, MaxTurns, Radius and Fallback are not used: the
-// environment ends its episodes and writes its observations. Call it
-// before NewPlayer, after CheckLLM.
-func (e *Env) UseLLM(model agent.ChatModel, opt agent.LLMOptions) {
-	e.model, e.llmOpt = model, opt
+// TextAgent is an agent that reads text and names actions: a language
+// model playing a step-mode environment (package agent's StepAgent). The
+// process package only asks it for an action per turn; how it renders the
+// prompt, talks to its model and parses replies is its own.
+type TextAgent interface {
+	// Metrics declares the columns the agent adds to each outcome, after
+	// the environment's own metrics.
+	Metrics() []envs.Metric
+	// NewTurns returns the chooser of one worker's episodes, used by one
+	// Player at a time.
+	NewTurns() Turns
+}
+
+// Turns chooses the actions of one episode at a time, turn by turn.
+type Turns interface {
+	// Begin starts an episode under prompt p (nil: no prompt text) whose
+	// actions are the environment's declared ones, in order. An error
+	// means the episode cannot be played (e.g. the prompt does not fit
+	// the agent's token budget).
+	Begin(p *envs.Prompt, actions []string) error
+	// Choose returns the index in actions of turn step's action (step
+	// counts from 1), given the observation as text (ObservationText).
+	// An error ends the episode as an error (the model could not be
+	// reached), or is ctx's error.
+	Choose(ctx context.Context, step int, observation string) (int, error)
+	// Metrics returns the episode's values of the agent's metrics,
+	// indexed like TextAgent.Metrics.
+	Metrics() []envs.MetricValue
+}
+
+// UseLLM makes a text agent (a language model: package agent's
+// StepAgent) the agent of a step-mode environment that declares its
+// actions (hello "actions"), in place of an agent process: each turn it
+// is given the observation as text (ObservationText) and names one of the
+// declared actions. Info then declares the agent's metrics after the
+// environment's, and ReadsText. The environment ends its episodes and
+// writes its observations. Call it before NewPlayer, after CheckLLM.
+func (e *Env) UseLLM(a TextAgent) {
+	e.textAgent = a
 }
 
 // CheckLLM returns an error unless a language model can be e's agent:
 // the environment must be in step mode, declare actions in its hello,
 // have no agent command (the model replaces it), and declare no metric
-// named like one of agent.LLMMetrics.
-func (e *Env) CheckLLM() error {
+// named like one of a's metrics.
+func (e *Env) CheckLLM(a TextAgent) error {
 	switch {
 	case e.hello.Mode != ModeStep:
 		return fmt.Errorf("the process environment %q is in episode mode, where it plays its own agent; a language-model agent needs step mode", e.info.Name)
@@ -43,7 +68,7 @@ func (e *Env) CheckLLM() error {
 	case len(e.cfg.Agent) > 0:
 		return fmt.Errorf("the language model replaces the agent process: remove agent: %q from the environment config", e.cfg.Agent)
 	}
-	for _, m := range agent.LLMMetrics {
+	for _, m := range a.Metrics() {
 		if slices.ContainsFunc(e.info.Metrics, func(x envs.Metric) bool { return x.Name == m.Name }) {
 			return fmt.Errorf("the process environment %q declares metric %q, a column of the language-model agent", e.info.Name, m.Name)
 		}
@@ -101,24 +126,20 @@ func compact(v any) string {
 	return string(out)
 }
 
-// playLLM plays ep with the language model as the agent: reset on the
-// environment process, then each turn the model's action (Session.Choose)
-// sent as a step, until done. Time spent waiting on the model does not
-// count toward episode_timeout. The outcome's metrics are the
-// environment's followed by agent.LLMMetrics.
+// playLLM plays ep with the text agent (UseLLM) as the agent: reset on
+// the environment process, then each turn the agent's action sent as a
+// step, until done. Time spent waiting on the model does not count toward
+// episode_timeout. The outcome's metrics are the environment's followed
+// by the agent's.
 func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
 	env, e := p.ep, p.env
-	rd, err := p.rc.Get(ep.Prompt, e.llmOpt.MaxPromptTokens)
-	if err != nil {
+	actions := e.hello.Actions
+	if err := p.turns.Begin(ep.Prompt, actions); err != nil {
 		return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
 	}
 	if err := p.reset(ep, epDeadline); err != nil {
 		return envs.Outcome{}, err
 	}
-	actions := e.hello.Actions
-	s := agent.NewSession(e.model, rd, e.llmOpt)
-	parse := func(reply string) (int, error) { return agent.ParseChoice(reply, actions) }
-	correct := func(err error) string { return agent.CorrectionFor(err, actions) }
 	obs := p.r.Observation
 	for step := 1; ; step++ {
 		text, err := ObservationText(obs, actions)
@@ -126,7 +147,7 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: %v", step, err), time.Time{}, time.Time{}, "")
 		}
 		start := time.Now()
-		a, _, err := s.Choose(ctx, step, text, parse, correct)
+		a, err := p.turns.Choose(ctx, step, text)
 		if err != nil {
 			return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
 		}
@@ -156,7 +177,7 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 			for len(out.Metrics) < len(e.info.Metrics) { // a short list (an error episode's) is padded with nulls
 				out.Metrics = append(out.Metrics, envs.MetricValue{Null: true})
 			}
-			out.Metrics = append(out.Metrics, s.Metrics()...)
+			out.Metrics = append(out.Metrics, p.turns.Metrics()...)
 			return out, nil
 		}
 		obs = r.Observation

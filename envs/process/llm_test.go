@@ -14,7 +14,7 @@ import (
 	"evolve/envs"
 	"evolve/llm"
 	"evolve/llm/llmtest"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // TestLLMStepMode: a language model is the agent of the Python step-mode
@@ -64,13 +64,14 @@ func TestLLMStepMode(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := newEnv(t, testConfig(exampleDir, py, "step_env.py"))
-	if err := e.CheckLLM(); err != nil {
+	ta := stepAgent{agent.StepAgent{Model: agent.LLMModel{Client: client}, Options: agent.LLMOptions{History: 3, MaxPromptTokens: budget}}}
+	if err := e.CheckLLM(ta); err != nil {
 		t.Fatal(err)
 	}
 	if got := e.Actions(); !reflect.DeepEqual(got, []string{"right", "wait"}) {
 		t.Fatalf("actions %q", got)
 	}
-	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{History: 3, MaxPromptTokens: budget})
+	e.UseLLM(ta)
 	info := e.Info()
 	nm := len(info.Metrics) - len(agent.LLMMetrics)
 	if !info.ReadsText || nm != 3 || info.Metrics[nm].Name != "model_calls" {
@@ -138,7 +139,7 @@ func TestCheckLLM(t *testing.T) {
 		{"an agent process", withAgent, "the language model replaces the agent process: remove agent"},
 	} {
 		e := newEnv(t, tt.cfg)
-		if err := e.CheckLLM(); err == nil || !strings.Contains(err.Error(), tt.want) {
+		if err := e.CheckLLM(stepAgent{}); err == nil || !strings.Contains(err.Error(), tt.want) {
 			t.Errorf("%s: %v, want %q", tt.name, err, tt.want)
 		}
 	}
@@ -192,3 +193,9 @@ func TestHelloActions(t *testing.T) {
 		}
 	}
 }
+
+// stepAgent is agent.StepAgent as a TextAgent (as package experiment
+// wires it).
+type stepAgent struct{ agent.StepAgent }
+
+func (a stepAgent) NewTurns() Turns { return a.StepAgent.NewTurns() }

@@ -14,7 +14,6 @@ import (
 	"strings"
 	"time"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -79,8 +78,7 @@ type Env struct {
 	hello *hello // the environment process's hello
 	agent *hello // the agent process's hello (step mode), else nil
 
-	model  agent.ChatModel // set by UseLLM: a language model is the agent of step mode
-	llmOpt agent.LLMOptions
+	textAgent TextAgent // set by UseLLM: a language model is the agent of step mode
 }
 
 // New validates cfg, starts the environment process (and in step mode the
@@ -259,14 +257,14 @@ func memoryHint(status, stderr string) bool {
 }
 
 // Info returns the declarations of the process's hello (see New); with a
-// language-model agent (UseLLM), also agent.LLMMetrics after the
+// language-model agent (UseLLM), also the agent's metrics after the
 // environment's metrics and ReadsText.
 func (e *Env) Info() envs.Info {
-	if e.model == nil {
+	if e.textAgent == nil {
 		return e.info
 	}
 	info := e.info
-	info.Metrics = append(slices.Clone(info.Metrics), agent.LLMMetrics...)
+	info.Metrics = append(slices.Clone(info.Metrics), e.textAgent.Metrics()...)
 	info.ReadsText = true
 	return info
 }
@@ -287,11 +285,14 @@ func (e *Env) SetLogDir(dir string) { e.cfg.StderrDir = dir }
 // its hello declares what the first process's did. The error is an
 // *Error.
 func (e *Env) NewPlayer(w int) (envs.Player, error) {
-	if e.hello.Mode == ModeStep && e.agent == nil && e.model == nil {
+	if e.hello.Mode == ModeStep && e.agent == nil && e.textAgent == nil {
 		return nil, &Error{Role: RoleAgent, Argv: e.cfg.Command, Request: "hello", Err: &wrapped{
 			msg: "mode step without an agent: set agent: [COMMAND, ARGS...] in the environment config, or use a language model (agent: {kind: llm}) to choose among the declared actions", err: errNoAgent}}
 	}
 	p := &Player{env: e, worker: w}
+	if e.textAgent != nil {
+		p.turns = e.textAgent.NewTurns()
+	}
 	if err := p.start(); err != nil {
 		return nil, err
 	}
@@ -308,7 +309,7 @@ type Player struct {
 	r      reply
 	trace  *trace // set by Check
 	closed bool
-	rc     agent.RendererCache // the language-model agent's renderer (UseLLM)
+	turns  Turns // the text agent's chooser of this worker (UseLLM), or nil
 }
 
 func (p *Player) logPath(role string) string {
@@ -331,7 +332,7 @@ func (p *Player) start() error {
 		}
 		p.ep = pr
 	}
-	if p.env.agent != nil && p.env.model == nil && p.ag == nil {
+	if p.env.agent != nil && p.env.textAgent == nil && p.ag == nil {
 		pr, err := p.startOne(p.env.cfg.Agent, RoleAgent, p.env.agent)
 		if err != nil {
 			return err
@@ -387,7 +388,7 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	switch {
 	case p.env.hello.Mode == ModeEpisode:
 		out, err = p.playEpisode(ep, epDeadline)
-	case p.env.model != nil:
+	case p.env.textAgent != nil:
 		out, err = p.playLLM(ctx, ep, epDeadline)
 	default:
 		out, err = p.playSteps(ep, epDeadline)

@@ -17,7 +17,7 @@
 //
 // A selection's candidates are the HEADs of the prompt's branches (or of
 // the branches named), or the versions named; versions an automatic
-// rollback excluded (prompt.Graph.AutoRolledBack) are left out. Each is
+// rollback excluded (store.Graph.AutoRolledBack) are left out. Each is
 // an online.Variant with its weight from the store and the
 // context_weights of its metadata, and online.EpsilonGreedy chooses,
 // reproducibly from (Config.Seed, request number): a request_id that is
@@ -26,7 +26,7 @@
 //
 // Observations are queued and written in batches (group commit): one
 // goroutine takes every observation waiting, up to Config.MaxBatch,
-// and records them with one prompt.Store.Observe (one lock, one log
+// and records them with one store.Store.Observe (one lock, one log
 // append, one checkpoint), then answers each request. A request is
 // answered only after its observation is durable, so nothing answered is
 // ever lost, and Close writes every observation queued before it returns.

@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"encoding/json"
 	"errors"
+	"evolve/store"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -22,7 +23,7 @@ import (
 
 	"evolve/online"
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // Defaults of Config.
@@ -34,10 +35,10 @@ const (
 // Config configures a Server.
 type Config struct {
 	// Store is the prompt store served (required).
-	Store *prompt.Store
+	Store *store.Store
 	// Weights is the EMA alpha and rollback rule of the store's
-	// observation log (prompt.DefaultWeightsConfig is the design's).
-	Weights prompt.WeightsConfig
+	// observation log (store.DefaultWeightsConfig is the design's).
+	Weights store.WeightsConfig
 	// Epsilon and Seed are the selection's (online.EpsilonGreedy).
 	Epsilon float64
 	Seed    uint64
@@ -78,12 +79,12 @@ type Server struct {
 
 // job is one observation waiting for the committer.
 type job struct {
-	obs prompt.Observed
+	obs store.Observed
 	res chan jobResult
 }
 
 type jobResult struct {
-	out prompt.Outcome
+	out store.Outcome
 	err error
 }
 
@@ -164,7 +165,7 @@ func (s *Server) commit() {
 				break drain
 			}
 		}
-		obs := make([]prompt.Observed, len(batch))
+		obs := make([]store.Observed, len(batch))
 		for i, j := range batch {
 			obs[i] = j.obs
 		}
@@ -212,8 +213,8 @@ func statKey(path string) fileKey {
 // view is a snapshot of the store: its graph and weights, with the
 // versions' context weights and texts loaded so far.
 type view struct {
-	graph      *prompt.Graph
-	weights    *prompt.Weights
+	graph      *store.Graph
+	weights    *store.Weights
 	gkey, wkey fileKey
 	infos      map[prompt.Ref]*versionInfo
 }
@@ -232,7 +233,7 @@ type versionInfo struct {
 // view returns the current snapshot, reloading what changed on disk.
 func (s *Server) view() (*view, error) {
 	dir := s.cfg.Store.Dir()
-	gk, wk := statKey(filepath.Join(dir, "versions.json")), statKey(filepath.Join(dir, prompt.WeightsFile))
+	gk, wk := statKey(filepath.Join(dir, "versions.json")), statKey(filepath.Join(dir, store.WeightsFile))
 	s.vmu.Lock()
 	defer s.vmu.Unlock()
 	if s.cur != nil && s.cur.gkey == gk && s.cur.wkey == wk {
@@ -620,12 +621,12 @@ type ObserveRequest struct {
 // ObserveResponse is the answer of POST /v1/observe, sent once the
 // observation is durable.
 type ObserveResponse struct {
-	Prompt  string        `json:"prompt"`
-	Version string        `json:"version"`
-	Seq     int64         `json:"seq"`    // the event's position in the store's observation log
-	Score   float64       `json:"score"`  // the observation score
-	Weight  float64       `json:"weight"` // the version's weight after it
-	Alarm   *prompt.Alarm `json:"alarm"`  // set if it made the version's detector alarm (and roll back)
+	Prompt  string       `json:"prompt"`
+	Version string       `json:"version"`
+	Seq     int64        `json:"seq"`    // the event's position in the store's observation log
+	Score   float64      `json:"score"`  // the observation score
+	Weight  float64      `json:"weight"` // the version's weight after it
+	Alarm   *store.Alarm `json:"alarm"`  // set if it made the version's detector alarm (and roll back)
 }
 
 func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
@@ -707,7 +708,7 @@ func (s *Server) handleObserve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, field, fmt.Sprintf("no version %s of prompt %q in the store", ver, req.Prompt))
 		return
 	}
-	j := &job{obs: prompt.Observed{Slug: req.Prompt, Version: ver, RequestID: req.RequestID, Observation: o, Time: s.cfg.Now()}, res: make(chan jobResult, 1)}
+	j := &job{obs: store.Observed{Slug: req.Prompt, Version: ver, RequestID: req.RequestID, Observation: o, Time: s.cfg.Now()}, res: make(chan jobResult, 1)}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
@@ -733,15 +734,15 @@ type WeightsResponse struct {
 
 // VersionWeight is one version's state in WeightsResponse.
 type VersionWeight struct {
-	Prompt       string        `json:"prompt"`
-	Version      string        `json:"version"`
-	Branch       string        `json:"branch"`
-	Head         bool          `json:"head"`         // HEAD of its branch
-	Weight       float64       `json:"weight"`       // EMA edge weight (0.5 if never observed)
-	Observations int           `json:"observations"` // observations recorded
-	MeanScore    *float64      `json:"mean_score"`   // their mean score; null without
-	Excluded     bool          `json:"excluded"`     // rolled back automatically, not selected until promoted
-	Alarm        *prompt.Alarm `json:"alarm"`        // the last detector alarm
+	Prompt       string       `json:"prompt"`
+	Version      string       `json:"version"`
+	Branch       string       `json:"branch"`
+	Head         bool         `json:"head"`         // HEAD of its branch
+	Weight       float64      `json:"weight"`       // EMA edge weight (0.5 if never observed)
+	Observations int          `json:"observations"` // observations recorded
+	MeanScore    *float64     `json:"mean_score"`   // their mean score; null without
+	Excluded     bool         `json:"excluded"`     // rolled back automatically, not selected until promoted
+	Alarm        *store.Alarm `json:"alarm"`        // the last detector alarm
 }
 
 func (s *Server) handleWeights(w http.ResponseWriter, r *http.Request) {
@@ -770,7 +771,7 @@ func (s *Server) handleWeights(w http.ResponseWriter, r *http.Request) {
 
 // WeightsOf lists the versions of slug ("" for every slug) with their
 // weights, by slug, then in the order written.
-func WeightsOf(g *prompt.Graph, ws *prompt.Weights, slug string) []VersionWeight {
+func WeightsOf(g *store.Graph, ws *store.Weights, slug string) []VersionWeight {
 	out := []VersionWeight{}
 	slugs := g.Slugs()
 	if slug != "" {

@@ -3,6 +3,7 @@ package serve
 import (
 	"bytes"
 	"encoding/json"
+	"evolve/store"
 	"fmt"
 	"io"
 	"math"
@@ -22,9 +23,9 @@ import (
 // testStore is a store with prompt "agent": main v1.0.0 -> v1.0.1 (HEAD)
 // and branch "coding" (v1.0.2, HEAD) whose metadata has context weights
 // favouring task_coding.
-func testStore(t *testing.T) *prompt.Store {
+func testStore(t *testing.T) *store.Store {
 	t.Helper()
-	s, err := prompt.OpenStore(filepath.Join(t.TempDir(), "prompts"))
+	s, err := store.OpenStore(filepath.Join(t.TempDir(), "prompts"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -60,8 +61,8 @@ func testStore(t *testing.T) *prompt.Store {
 // start serves s on loopback with cfg's defaults filled.
 func start(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
-	if cfg.Weights == (prompt.WeightsConfig{}) {
-		cfg.Weights = prompt.DefaultWeightsConfig()
+	if cfg.Weights == (store.WeightsConfig{}) {
+		cfg.Weights = store.DefaultWeightsConfig()
 	}
 	srv, err := New(cfg)
 	if err != nil {
@@ -297,7 +298,7 @@ func TestConcurrentObservers(t *testing.T) {
 // version is no longer selected.
 func TestAutoRollbackServed(t *testing.T) {
 	s := testStore(t)
-	cfg := prompt.WeightsConfig{Alpha: 0.1, Rule: online.RollbackRule{Baseline: 4, Window: 2, K: 2, MinSigma: 0.05}}
+	cfg := store.WeightsConfig{Alpha: 0.1, Rule: online.RollbackRule{Baseline: 4, Window: 2, K: 2, MinSigma: 0.05}}
 	_, ts := start(t, Config{Store: s, Weights: cfg, Epsilon: 0, Seed: 1})
 	send := func(sentiment float64) ObserveResponse {
 		var o ObserveResponse
@@ -340,7 +341,7 @@ func TestAutoRollbackServed(t *testing.T) {
 // log.
 func TestCloseFlushes(t *testing.T) {
 	s := testStore(t)
-	srv, err := New(Config{Store: s, Weights: prompt.DefaultWeightsConfig(), Epsilon: 0.2, Seed: 1})
+	srv, err := New(Config{Store: s, Weights: store.DefaultWeightsConfig(), Epsilon: 0.2, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -395,7 +396,7 @@ func TestCloseFlushes(t *testing.T) {
 // FuzzSelectBody: no body makes /v1/select fail with a server error or
 // panic: it is answered 200 or with a client error naming the problem.
 func FuzzSelectBody(f *testing.F) {
-	s, err := prompt.OpenStore(filepath.Join(f.TempDir(), "prompts"))
+	s, err := store.OpenStore(filepath.Join(f.TempDir(), "prompts"))
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -404,7 +405,7 @@ func FuzzSelectBody(f *testing.F) {
 	if _, err := s.Append(root, "edit", "root"); err != nil {
 		f.Fatal(err)
 	}
-	srv, err := New(Config{Store: s, Weights: prompt.DefaultWeightsConfig(), Epsilon: 0.2, Seed: 1})
+	srv, err := New(Config{Store: s, Weights: store.DefaultWeightsConfig(), Epsilon: 0.2, Seed: 1})
 	if err != nil {
 		f.Fatal(err)
 	}

@@ -19,6 +19,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"evolve/store"
 	"flag"
 	"fmt"
 	"io"
@@ -151,7 +152,7 @@ func run() error {
 
 	// No lost update: weights.json is the replay of the log, and the log
 	// has every observation once.
-	s, err := prompt.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		return err
 	}
@@ -166,7 +167,7 @@ func run() error {
 	if !reflect.DeepEqual(stored, replayed) {
 		return errors.New("LOST UPDATE: weights.json differs from the replay of observations.jsonl")
 	}
-	ids, err := requestIDs(filepath.Join(dir, prompt.ObservationLog))
+	ids, err := requestIDs(filepath.Join(dir, store.ObservationLog))
 	if err != nil {
 		return err
 	}
@@ -268,11 +269,11 @@ func requestIDs(path string) (map[string]int, error) {
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
-		var ev prompt.Event
+		var ev store.Event
 		if err := json.Unmarshal(sc.Bytes(), &ev); err != nil {
 			return nil, err
 		}
-		if ev.Kind == prompt.EventObserve {
+		if ev.Kind == store.EventObserve {
 			ids[ev.RequestID]++
 		}
 	}
@@ -283,7 +284,7 @@ func requestIDs(path string) (map[string]int, error) {
 // v1.0.0 (no context weights), branch coding's v1.0.2 (favours
 // task_coding) and branch calm's v1.0.4 (favours frustrated users).
 func makeStore(dir string) error {
-	s, err := prompt.OpenStore(dir)
+	s, err := store.OpenStore(dir)
 	if err != nil {
 		return err
 	}

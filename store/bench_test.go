@@ -1,6 +1,7 @@
-package prompt
+package store
 
 import (
+	"evolve/prompt"
 	"fmt"
 	"testing"
 )
@@ -13,16 +14,16 @@ func BenchmarkStoreAppend(b *testing.B) {
 		b.Fatal(err)
 	}
 	p := sectioned("agent", "identity", "You help.")
-	p.PolicyParameters = Base().PolicyParameters
+	p.PolicyParameters = prompt.Base().PolicyParameters
 	for i := 0; i < 200; i++ {
-		p.Metadata = Metadata{"i": int64(i)}
+		p.Metadata = prompt.Metadata{"i": int64(i)}
 		if _, err := s.Append(p.Clone(), "edit", ""); err != nil {
 			b.Fatal(err)
 		}
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		p.Metadata = Metadata{"i": int64(-i - 1)}
+		p.Metadata = prompt.Metadata{"i": int64(-i - 1)}
 		if _, err := s.Append(p.Clone(), "edit", fmt.Sprint(i)); err != nil {
 			b.Fatal(err)
 		}
@@ -39,7 +40,7 @@ func BenchmarkResolve(b *testing.B) {
 	for i := 0; i < 9; i++ {
 		p := sectioned(fmt.Sprintf("p%d", i), "identity", "You help.", fmt.Sprintf("s%d", i), "More.")
 		if i > 0 {
-			p.InheritsFrom = &Ref{Slug: fmt.Sprintf("p%d", i-1)}
+			p.InheritsFrom = &prompt.Ref{Slug: fmt.Sprintf("p%d", i-1)}
 		}
 		if _, err := s.Append(p, "edit", ""); err != nil {
 			b.Fatal(err)
@@ -47,7 +48,7 @@ func BenchmarkResolve(b *testing.B) {
 	}
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		res, err := s.Resolve(Ref{Slug: "p8"})
+		res, err := s.Resolve(prompt.Ref{Slug: "p8"})
 		if err != nil || len(res.Prompt.Sections) != 10 {
 			b.Fatal(err)
 		}

@@ -1,7 +1,8 @@
-package prompt
+package store
 
 import (
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"math"
 	"os"
@@ -21,13 +22,13 @@ func twoVersions(t *testing.T) *Store {
 	t.Helper()
 	s := testStore(t)
 	root := sectioned("agent", "identity", "You help.")
-	root.PolicyParameters = Base().PolicyParameters
+	root.PolicyParameters = prompt.Base().PolicyParameters
 	mustAppend(t, s, root)
-	p, err := s.LoadRef(Ref{Slug: "agent"})
+	p, err := s.LoadRef(prompt.Ref{Slug: "agent"})
 	if err != nil {
 		t.Fatal(err)
 	}
-	p.Metadata = Metadata{"edit": "second"}
+	p.Metadata = prompt.Metadata{"edit": "second"}
 	mustAppend(t, s, p)
 	return s
 }
@@ -144,7 +145,7 @@ func TestAutoRollback(t *testing.T) {
 	if a == nil || a.RolledBackTo == nil || *a.RolledBackTo != vv("v1.0.0") || a.Evidence.Observations != 15 || a.Evidence.RecentMean != 0 {
 		t.Fatalf("alarm %+v", a)
 	}
-	wantHead(t, s, "agent", MainBranch, "v1.0.0")
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.0")
 	g, _ := s.Graph()
 	e, excluded := g.AutoRolledBack("agent", v1)
 	if !excluded || e.Evidence == nil || e.Evidence.Window != 5 || math.Abs(e.Evidence.BaselineMean-0.8) > 1e-12 ||
@@ -165,7 +166,7 @@ func TestAutoRollback(t *testing.T) {
 	if err != nil || old != vv("v1.0.0") {
 		t.Fatalf("Promote: %v %v", old, err)
 	}
-	wantHead(t, s, "agent", MainBranch, "v1.0.1")
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.1")
 	g, _ = s.Graph()
 	if _, ex := g.AutoRolledBack("agent", v1); ex {
 		t.Error("v1.0.1 still excluded after the promotion")
@@ -198,7 +199,7 @@ func TestAlarmNotHead(t *testing.T) {
 	if a := out[2].Alarm; a == nil || a.RolledBackTo != nil || a.Note != "not rolled back: not HEAD of branch main (HEAD is v1.0.1)" {
 		t.Fatalf("alarm %+v", a)
 	}
-	wantHead(t, s, "agent", MainBranch, "v1.0.1")
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.1")
 	checkReplay(t, s)
 }
 
@@ -221,7 +222,7 @@ func TestObserveRecovery(t *testing.T) {
 	oldW, _ := os.ReadFile(wpath)
 	oldIx, _ := os.ReadFile(ipath)
 	one(awful) // alarms and rolls back
-	wantHead(t, s, "agent", MainBranch, "v1.0.0")
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.0")
 	// The crash: the checkpoint and the index as before the batch, and
 	// half a line appended.
 	os.WriteFile(wpath, oldW, 0o644)
@@ -236,11 +237,11 @@ func TestObserveRecovery(t *testing.T) {
 	if vw := w.Of("agent", vv("v1.0.1")); vw.Observations != 4 || vw.Alarm == nil {
 		t.Errorf("Weights with the log's tail: %+v", vw)
 	}
-	wantHead(t, s, "agent", MainBranch, "v1.0.1")
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.1")
 	if _, err := s.Observe(cfg, []Observed{{Slug: "agent", Version: vv("v1.0.0"), Observation: perfect}}); err != nil {
 		t.Fatal(err)
 	}
-	wantHead(t, s, "agent", MainBranch, "v1.0.0") // the edge made again
+	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.0") // the edge made again
 	g, _ := s.Graph()
 	if e, ok := g.AutoRolledBack("agent", vv("v1.0.1")); !ok || e.Evidence.LogSeq != 6 {
 		t.Errorf("edge %+v %v", e, ok)
@@ -388,7 +389,7 @@ func BenchmarkObserve(b *testing.B) {
 				b.Fatal(err)
 			}
 			root := sectioned("agent", "identity", "You help.")
-			root.PolicyParameters = Base().PolicyParameters
+			root.PolicyParameters = prompt.Base().PolicyParameters
 			if _, err := s.Append(root, "edit", "root"); err != nil {
 				b.Fatal(err)
 			}

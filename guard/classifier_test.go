@@ -9,9 +9,9 @@ import (
 	"sync"
 	"testing"
 
-	"evolve/prompt/guard"
-	"evolve/prompt/guard/internal/bayes"
-	"evolve/prompt/guard/internal/corpus"
+	"evolve/guard"
+	"evolve/guard/internal/bayes"
+	"evolve/guard/internal/corpus"
 )
 
 // build is the model fitted on the corpora and its cross-validation.
@@ -46,7 +46,7 @@ func TestWeightsReproducible(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := m.Encode(); !bytes.Equal(got, committed) {
-		t.Fatalf("weights.bin (%d bytes) differs from the weights fitted on testdata (%d bytes): run go generate ./prompt/guard",
+		t.Fatalf("weights.bin (%d bytes) differs from the weights fitted on testdata (%d bytes): run go generate ./guard",
 			len(committed), len(got))
 	}
 	if c := guard.DefaultClassifier(); c.Threshold != m.Threshold {

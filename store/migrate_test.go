@@ -1,7 +1,8 @@
-package prompt
+package store
 
 import (
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"evolve/prompt/guard"
+	"evolve/guard"
 )
 
 func readMigration(t *testing.T, name string) *Migration {
@@ -113,7 +114,7 @@ func TestMigrateAllOrNothing(t *testing.T) {
 	wantHead(t, s, "base-agent", "main", "v1.0.0")
 	wantHead(t, s, "base-agent", "exp", "v2.0.0")
 	wantHead(t, s, "coding-agent", "main", "v1.0.1")
-	res, err := s.Resolve(Ref{Slug: "coding-agent"})
+	res, err := s.Resolve(prompt.Ref{Slug: "coding-agent"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,19 +254,19 @@ func FuzzDecodeMigration(f *testing.F) {
 				continue
 			}
 			p := m.Entries[i].Prompt()
-			p.Version = Version{1, 0, 0}
+			p.Version = prompt.Version{Major: 1, Minor: 0, Patch: 0}
 			if p.Validate() != nil {
 				continue
 			}
-			enc, err := Encode(p)
+			enc, err := prompt.Encode(p)
 			if err != nil {
 				t.Fatalf("entry %d validates but does not encode: %v", i, err)
 			}
-			q, err := Decode("again.yaml", enc)
+			q, err := prompt.Decode("again.yaml", enc)
 			if err != nil {
 				t.Fatalf("entry %d: canonical encoding does not decode: %v\n%s", i, err, enc)
 			}
-			if enc2, err := Encode(q); err != nil || string(enc2) != string(enc) {
+			if enc2, err := prompt.Encode(q); err != nil || string(enc2) != string(enc) {
 				t.Fatalf("entry %d: encoding is not stable: %v\n%s\nvs\n%s", i, err, enc, enc2)
 			}
 		}

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"evolve/prompt/guard"
+	"evolve/guard"
 )
 
 // Thresholds of TestCorpus: the least share of the attacks of each

@@ -1,5 +1,5 @@
 // Command train fits the classifier of package guard on its corpora and
-// writes its weights; `go generate ./prompt/guard` runs it. Usage:
+// writes its weights; `go generate ./guard` runs it. Usage:
 //
 //	train [-corpora DIR] [-o FILE] [-v]
 //
@@ -26,8 +26,8 @@ import (
 	"io"
 	"os"
 
-	"evolve/prompt/guard/internal/bayes"
-	"evolve/prompt/guard/internal/corpus"
+	"evolve/guard/internal/bayes"
+	"evolve/guard/internal/corpus"
 )
 
 // Exit statuses.

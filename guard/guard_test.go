@@ -10,7 +10,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"evolve/prompt/guard"
+	"evolve/guard"
 )
 
 // basePrompt is the base prompt of the agent; it must stay valid.

@@ -1,10 +1,11 @@
-package prompt
+package store
 
 import (
 	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"io"
 	"io/fs"
@@ -96,7 +97,7 @@ type Event struct {
 	// Config: EventConfig's.
 	Config *WeightsConfig `json:"config,omitempty"`
 	// Version: the pinned version observed, alarmed or reset.
-	Version *Ref `json:"version,omitempty"`
+	Version *prompt.Ref `json:"version,omitempty"`
 	// RequestID: the caller's id of the interaction (EventObserve;
 	// optional).
 	RequestID string `json:"request_id,omitempty"`
@@ -109,7 +110,7 @@ type Event struct {
 	// rolled back to (nil if none) and, if none, why.
 	Evidence     *online.Evidence `json:"evidence,omitempty"`
 	Branch       string           `json:"branch,omitempty"`
-	RolledBackTo *Version         `json:"rolled_back_to,omitempty"`
+	RolledBackTo *prompt.Version  `json:"rolled_back_to,omitempty"`
 	Note         string           `json:"note,omitempty"`
 	// GraphSeq: EventAlarm's store sequence number after the alarm (its
 	// rolled_back edge included); a version made HEAD by a later edge is
@@ -123,7 +124,7 @@ type Alarm struct {
 	Time         time.Time       `json:"time"`                     // when it alarmed
 	Evidence     online.Evidence `json:"evidence"`                 // the detector's evidence
 	Branch       string          `json:"branch"`                   // the version's branch
-	RolledBackTo *Version        `json:"rolled_back_to,omitempty"` // the HEAD it restored; nil if it rolled nothing back
+	RolledBackTo *prompt.Version `json:"rolled_back_to,omitempty"` // the HEAD it restored; nil if it rolled nothing back
 	Note         string          `json:"note,omitempty"`           // why nothing was rolled back
 	GraphSeq     int64           `json:"graph_seq"`                // the store's sequence number after the alarm
 }
@@ -150,25 +151,25 @@ type Weights struct {
 	LogSize int64         `json:"log_size"` // bytes of the log applied
 	// Versions are keyed by pinned reference ("slug@vX.Y.Z"); a version
 	// never observed is absent (its weight is online.InitialWeight).
-	Versions map[Ref]*VersionWeight `json:"versions"`
+	Versions map[prompt.Ref]*VersionWeight `json:"versions"`
 }
 
 func newWeights() *Weights {
-	return &Weights{Schema: WeightsSchema, Versions: map[Ref]*VersionWeight{}}
+	return &Weights{Schema: WeightsSchema, Versions: map[prompt.Ref]*VersionWeight{}}
 }
 
 // Weight returns the edge weight of version v of slug:
 // online.InitialWeight if it has no observation.
-func (w *Weights) Weight(slug string, v Version) float64 {
-	if vw, ok := w.Versions[Ref{Slug: slug, Version: v}]; ok {
+func (w *Weights) Weight(slug string, v prompt.Version) float64 {
+	if vw, ok := w.Versions[prompt.Ref{Slug: slug, Version: v}]; ok {
 		return vw.Weight
 	}
 	return online.InitialWeight
 }
 
 // Of returns the state of version v of slug, nil if never observed.
-func (w *Weights) Of(slug string, v Version) *VersionWeight {
-	return w.Versions[Ref{Slug: slug, Version: v}]
+func (w *Weights) Of(slug string, v prompt.Version) *VersionWeight {
+	return w.Versions[prompt.Ref{Slug: slug, Version: v}]
 }
 
 // apply folds one event into w: the whole semantics of the log. An
@@ -369,7 +370,7 @@ func (s *Store) readWeights() (*Weights, error) {
 		return nil, fmt.Errorf("%s: schema %d, want %d", path, w.Schema, WeightsSchema)
 	}
 	if w.Versions == nil {
-		w.Versions = map[Ref]*VersionWeight{}
+		w.Versions = map[prompt.Ref]*VersionWeight{}
 	}
 	return w, nil
 }
@@ -377,7 +378,7 @@ func (s *Store) readWeights() (*Weights, error) {
 // Observed is one observation to record (see Store.Observe).
 type Observed struct {
 	Slug        string             // the prompt's slug
-	Version     Version            // the version that served the interaction
+	Version     prompt.Version     // the version that served the interaction
 	RequestID   string             // the caller's id of the interaction; optional, at most 200 bytes
 	Observation online.Observation // what the interaction told
 	Time        time.Time          // when it was observed (recorded in the log; replay ignores it)
@@ -474,7 +475,7 @@ func (s *Store) Observe(cfg WeightsConfig, batch []Observed) ([]Outcome, error) 
 		}
 		out = make([]Outcome, len(batch))
 		for i, o := range batch {
-			ref := Ref{Slug: o.Slug, Version: o.Version}
+			ref := prompt.Ref{Slug: o.Slug, Version: o.Version}
 			t := o.Time.UTC()
 			if t.IsZero() {
 				t = tx.now
@@ -611,7 +612,7 @@ func (s *Store) writeWeights(w *Weights) error {
 // and superseded a version, with a rolled_back edge carrying the
 // evidence. It returns the branch, the new HEAD (nil if nothing was
 // rolled back) and, then, why.
-func (tx *txn) autoRollback(ref Ref, ev online.Evidence, logSeq int64) (string, *Version, string, error) {
+func (tx *txn) autoRollback(ref prompt.Ref, ev online.Evidence, logSeq int64) (string, *prompt.Version, string, error) {
 	g := tx.graph()
 	vi, _ := g.Find(ref.Slug, ref.Version)
 	head, _ := g.Head(ref.Slug, vi.Branch)
@@ -623,9 +624,9 @@ func (tx *txn) autoRollback(ref Ref, ev online.Evidence, logSeq int64) (string, 
 	}
 	reason := fmt.Sprintf("auto-rollback: window mean %.4f < baseline mean %.4f - %g sigma (%.4f) sqrt(1/%d + 1/%d) = %.4f",
 		ev.RecentMean, ev.BaselineMean, ev.K, ev.Sigma, ev.Window, ev.Baseline, ev.Threshold)
-	to, err := tx.rollback(ref.Slug, vi.Branch, Version{}, reason)
+	to, err := tx.rollback(ref.Slug, vi.Branch, prompt.Version{}, reason)
 	if err != nil {
-		if errors.Is(err, ErrCycle) {
+		if errors.Is(err, prompt.ErrCycle) {
 			return vi.Branch, nil, "not rolled back: " + err.Error(), nil
 		}
 		return "", nil, "", err
@@ -636,7 +637,7 @@ func (tx *txn) autoRollback(ref Ref, ev online.Evidence, logSeq int64) (string, 
 
 // madeHeadAfter reports whether an edge after seq made ref HEAD of its
 // branch (supersedes or branched_from from it, rolled_back to it).
-func madeHeadAfter(g *Graph, ref Ref, seq int64) bool {
+func madeHeadAfter(g *Graph, ref prompt.Ref, seq int64) bool {
 	for _, e := range g.Edges {
 		if e.Seq <= seq {
 			continue
@@ -653,8 +654,8 @@ func madeHeadAfter(g *Graph, ref Ref, seq int64) bool {
 // Evidence) moved HEAD away from it, and no later edge made it HEAD again
 // (a promotion by hand: Store.Promote, or rollback --to it). It returns
 // that rolled_back edge.
-func (g *Graph) AutoRolledBack(slug string, v Version) (Edge, bool) {
-	ref := Ref{Slug: slug, Version: v}
+func (g *Graph) AutoRolledBack(slug string, v prompt.Version) (Edge, bool) {
+	ref := prompt.Ref{Slug: slug, Version: v}
 	var last Edge
 	out := false
 	for _, e := range g.Edges {
@@ -675,8 +676,8 @@ func (g *Graph) AutoRolledBack(slug string, v Version) (Edge, bool) {
 // version is selected again, and its detector starts a new baseline at
 // its next observation. Errors: ErrNoVersion; v is HEAD already; those
 // of Rollback and Supersede.
-func (s *Store) Promote(slug string, v Version, reason string) (Version, error) {
-	var old Version
+func (s *Store) Promote(slug string, v prompt.Version, reason string) (prompt.Version, error) {
+	var old prompt.Version
 	err := s.update(func(tx *txn) error {
 		g := tx.graph()
 		vi, ok := g.Find(slug, v)

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"sync"
 
-	"evolve/prompt/guard/internal/bayes"
+	"evolve/guard/internal/bayes"
 )
 
 //go:generate go run ./internal/train -o weights.bin

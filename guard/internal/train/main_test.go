@@ -26,7 +26,7 @@ func TestRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(got, want) {
-		t.Error("train wrote other weights than weights.bin: run go generate ./prompt/guard")
+		t.Error("train wrote other weights than weights.bin: run go generate ./guard")
 	}
 	if !strings.Contains(stdout.String(), "fold 9: ") || !strings.Contains(stdout.String(), "role_reassignment") {
 		t.Errorf("stdout lacks the folds or categories:\n%s", stdout.String())

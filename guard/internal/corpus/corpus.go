@@ -22,8 +22,8 @@ import (
 	"slices"
 	"strings"
 
-	"evolve/prompt/guard"
-	"evolve/prompt/guard/internal/bayes"
+	"evolve/guard"
+	"evolve/guard/internal/bayes"
 )
 
 // Files of a corpus directory.

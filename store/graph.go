@@ -1,6 +1,7 @@
-package prompt
+package store
 
 import (
+	"evolve/prompt"
 	"slices"
 	"sort"
 )
@@ -19,8 +20,8 @@ type Graph struct {
 // supersedes or branched_from edge, the To of a rolled_back edge; a branch
 // without such an edge (main before anything superseded its root) has as
 // HEAD its first version. Each branch has exactly one HEAD.
-func (g *Graph) Head(slug, branch string) (Version, bool) {
-	var head Version
+func (g *Graph) Head(slug, branch string) (prompt.Version, bool) {
+	var head prompt.Version
 	ok := false
 	for _, vi := range g.Versions {
 		if vi.Slug == slug && vi.Branch == branch {
@@ -45,8 +46,8 @@ func (g *Graph) Head(slug, branch string) (Version, bool) {
 // HeadHistory returns the versions that were HEAD of (slug, branch), in
 // the order they became HEAD (a version appears again when a rollback
 // returns to it); nil if the branch does not exist.
-func (g *Graph) HeadHistory(slug, branch string) []Version {
-	var out []Version
+func (g *Graph) HeadHistory(slug, branch string) []prompt.Version {
+	var out []prompt.Version
 	for _, vi := range g.Versions {
 		if vi.Slug == slug && vi.Branch == branch {
 			out = append(out, vi.Version)
@@ -64,7 +65,7 @@ func (g *Graph) HeadHistory(slug, branch string) []Version {
 		case Supersedes:
 			out = append(out, e.From.Version)
 		case BranchedFrom:
-			out = []Version{e.From.Version}
+			out = []prompt.Version{e.From.Version}
 		case RolledBack:
 			out = append(out, e.To.Version)
 		}
@@ -74,19 +75,19 @@ func (g *Graph) HeadHistory(slug, branch string) []Version {
 
 // WasHead reports whether version v has been HEAD of (slug, branch) at
 // some time.
-func (g *Graph) WasHead(slug, branch string, v Version) bool {
+func (g *Graph) WasHead(slug, branch string, v prompt.Version) bool {
 	return slices.Contains(g.HeadHistory(slug, branch), v)
 }
 
 // Chain returns the linear chain of (slug, branch) from HEAD back to the
 // branch's first version, following supersedes edges: HEAD, the version
 // it superseded, and so on. nil if the branch does not exist.
-func (g *Graph) Chain(slug, branch string) []Version {
+func (g *Graph) Chain(slug, branch string) []prompt.Version {
 	v, ok := g.Head(slug, branch)
 	if !ok {
 		return nil
 	}
-	out := []Version{v}
+	out := []prompt.Version{v}
 	for {
 		prev, ok := g.Previous(slug, v)
 		if !ok || slices.Contains(out, prev) {
@@ -99,17 +100,17 @@ func (g *Graph) Chain(slug, branch string) []Version {
 
 // Previous returns the version that v superseded (the To of v's
 // supersedes edge) and whether there is one.
-func (g *Graph) Previous(slug string, v Version) (Version, bool) {
+func (g *Graph) Previous(slug string, v prompt.Version) (prompt.Version, bool) {
 	for _, e := range g.Edges {
 		if e.Kind == Supersedes && e.From.Slug == slug && e.From.Version == v {
 			return e.To.Version, true
 		}
 	}
-	return Version{}, false
+	return prompt.Version{}, false
 }
 
 // Find returns the index entry of version v of slug.
-func (g *Graph) Find(slug string, v Version) (VersionInfo, bool) {
+func (g *Graph) Find(slug string, v prompt.Version) (VersionInfo, bool) {
 	for _, vi := range g.Versions {
 		if vi.Slug == slug && vi.Version == v {
 			return vi, true
@@ -140,8 +141,8 @@ func (g *Graph) Branches(slug string) []string {
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {
-		if (out[i] == MainBranch) != (out[j] == MainBranch) {
-			return out[i] == MainBranch
+		if (out[i] == prompt.MainBranch) != (out[j] == prompt.MainBranch) {
+			return out[i] == prompt.MainBranch
 		}
 		return out[i] < out[j]
 	})
@@ -161,9 +162,9 @@ func (g *Graph) VersionsOf(slug, branch string) []VersionInfo {
 }
 
 // EdgesOf returns the edges from or to version v of slug, in Seq order.
-func (g *Graph) EdgesOf(slug string, v Version) []Edge {
+func (g *Graph) EdgesOf(slug string, v prompt.Version) []Edge {
 	var out []Edge
-	pinned := Ref{Slug: slug, Version: v}
+	pinned := prompt.Ref{Slug: slug, Version: v}
 	for _, e := range g.Edges {
 		if e.From == pinned || e.To == pinned {
 			out = append(out, e)
@@ -179,7 +180,7 @@ type LogEntry struct {
 	Head bool `json:"head"`
 	// Record is the version's last mutation record (how it was made, with
 	// the evidence of its evaluation); nil for a version without history.
-	Record *MutationRecord `json:"record,omitempty"`
+	Record *prompt.MutationRecord `json:"record,omitempty"`
 	// Edges are the graph edges from or to the version, in Seq order.
 	Edges []Edge `json:"edges"`
 	// Online is the version's online state (weight, observations,
@@ -199,7 +200,7 @@ func (s *Store) Log(slug, branch string, all bool) ([]LogEntry, error) {
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.pin(ix, Ref{Slug: slug, Branch: branch}); err != nil {
+	if _, err := s.pin(ix, prompt.Ref{Slug: slug, Branch: branch}); err != nil {
 		return nil, s.errorf("%w", err)
 	}
 	g := &Graph{Versions: ix.Versions, Edges: ix.Edges}

@@ -1,10 +1,11 @@
-package prompt
+package store
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"io/fs"
 	"os"
@@ -14,8 +15,8 @@ import (
 	"syscall"
 	"time"
 
+	"evolve/guard"
 	"evolve/internal/atomicfile"
-	"evolve/prompt/guard"
 )
 
 // Errors of the store that callers branch on. Returned errors wrap them
@@ -62,32 +63,32 @@ const (
 
 // VersionInfo is one version's entry in the store index.
 type VersionInfo struct {
-	Seq         int64     `json:"seq"`                   // when it was written: position in the store's history, from 1
-	Slug        string    `json:"slug"`                  // the prompt's slug
-	Branch      string    `json:"branch"`                // the branch it belongs to
-	Version     Version   `json:"version"`               // the version, unique per slug
-	Type        string    `json:"type"`                  // the prompt type
-	Tags        []string  `json:"tags,omitempty"`        // the prompt's tags
-	File        string    `json:"file"`                  // path in the store, '/'-separated, e.g. "dungeon-agent/v1.0.1.yaml"
-	SHA256      string    `json:"sha256"`                // hex SHA-256 of the file's bytes
-	Parent      *Version  `json:"parent,omitempty"`      // the version it was derived from (its last mutation's prev_version); nil for a root
-	Created     time.Time `json:"created"`               // the prompt's timestamp
-	Operator    string    `json:"operator,omitempty"`    // operator of its last mutation record
-	Description string    `json:"description,omitempty"` // description of its last mutation record
+	Seq         int64           `json:"seq"`                   // when it was written: position in the store's history, from 1
+	Slug        string          `json:"slug"`                  // the prompt's slug
+	Branch      string          `json:"branch"`                // the branch it belongs to
+	Version     prompt.Version  `json:"version"`               // the version, unique per slug
+	Type        string          `json:"type"`                  // the prompt type
+	Tags        []string        `json:"tags,omitempty"`        // the prompt's tags
+	File        string          `json:"file"`                  // path in the store, '/'-separated, e.g. "dungeon-agent/v1.0.1.yaml"
+	SHA256      string          `json:"sha256"`                // hex SHA-256 of the file's bytes
+	Parent      *prompt.Version `json:"parent,omitempty"`      // the version it was derived from (its last mutation's prev_version); nil for a root
+	Created     time.Time       `json:"created"`               // the prompt's timestamp
+	Operator    string          `json:"operator,omitempty"`    // operator of its last mutation record
+	Description string          `json:"description,omitempty"` // description of its last mutation record
 }
 
 // Ref returns the pinned reference of the version: "slug@vX.Y.Z".
-func (vi VersionInfo) Ref() Ref { return Ref{Slug: vi.Slug, Version: vi.Version} }
+func (vi VersionInfo) Ref() prompt.Ref { return prompt.Ref{Slug: vi.Slug, Version: vi.Version} }
 
 // Edge is one relation of the version graph.
 type Edge struct {
-	Seq    int64     `json:"seq"`              // position in the store's history, shared with VersionInfo.Seq
-	Kind   EdgeKind  `json:"kind"`             // the relation
-	From   Ref       `json:"from"`             // a pinned version
-	To     Ref       `json:"to"`               // a pinned version, or (inherits_from) a branch HEAD
-	Branch string    `json:"branch,omitempty"` // the branch whose HEAD the edge moved; "" for inherits_from
-	Time   time.Time `json:"time"`             // when it was recorded (UTC)
-	Reason string    `json:"reason,omitempty"` // rolled_back: why
+	Seq    int64      `json:"seq"`              // position in the store's history, shared with VersionInfo.Seq
+	Kind   EdgeKind   `json:"kind"`             // the relation
+	From   prompt.Ref `json:"from"`             // a pinned version
+	To     prompt.Ref `json:"to"`               // a pinned version, or (inherits_from) a branch HEAD
+	Branch string     `json:"branch,omitempty"` // the branch whose HEAD the edge moved; "" for inherits_from
+	Time   time.Time  `json:"time"`             // when it was recorded (UTC)
+	Reason string     `json:"reason,omitempty"` // rolled_back: why
 	// Evidence is an automatic rolled_back edge's statistical evidence
 	// (see Store.Observe); nil for every other edge.
 	Evidence *RollbackEvidence `json:"evidence,omitempty"`
@@ -100,7 +101,7 @@ type index struct {
 	Versions []VersionInfo `json:"versions"` // in Seq order
 	Edges    []Edge        `json:"edges"`    // in Seq order
 	// Current is schema 1's current version, read for the upgrade only.
-	Current *Version `json:"current,omitempty"`
+	Current *prompt.Version `json:"current,omitempty"`
 }
 
 // Store is a directory of prompts: for each slug a directory of immutable
@@ -147,7 +148,7 @@ func (s *Store) Dir() string { return s.dir }
 
 // FilePath returns the path of version v of slug in a store, relative to
 // its directory and '/'-separated: "dungeon-agent/v1.0.1.yaml".
-func FilePath(slug string, v Version) string { return slug + "/" + v.String() + ".yaml" }
+func FilePath(slug string, v prompt.Version) string { return slug + "/" + v.String() + ".yaml" }
 
 func (s *Store) errorf(format string, args ...any) error {
 	return fmt.Errorf("prompt store %s: "+format, append([]any{s.dir}, args...)...)
@@ -194,12 +195,12 @@ func (ix *index) upgrade() {
 	for i := range ix.Versions {
 		ix.Seq++
 		vi := &ix.Versions[i]
-		vi.Seq, vi.Slug, vi.Branch, vi.Type = ix.Seq, DefaultSlug, MainBranch, DefaultType
+		vi.Seq, vi.Slug, vi.Branch, vi.Type = ix.Seq, prompt.DefaultSlug, prompt.MainBranch, prompt.DefaultType
 	}
-	var chain []Version
+	var chain []prompt.Version
 	for v := ix.Current; v != nil; {
 		chain = append(chain, *v)
-		i := ix.find(DefaultSlug, *v)
+		i := ix.find(prompt.DefaultSlug, *v)
 		if i < 0 || len(chain) > len(ix.Versions) {
 			break
 		}
@@ -207,8 +208,8 @@ func (ix *index) upgrade() {
 	}
 	for i := len(chain) - 2; i >= 0; i-- {
 		ix.Seq++
-		from, to := ix.Versions[ix.find(DefaultSlug, chain[i])], chain[i+1]
-		ix.Edges = append(ix.Edges, Edge{Seq: ix.Seq, Kind: Supersedes, From: from.Ref(), To: Ref{Slug: DefaultSlug, Version: to}, Branch: MainBranch, Time: from.Created})
+		from, to := ix.Versions[ix.find(prompt.DefaultSlug, chain[i])], chain[i+1]
+		ix.Edges = append(ix.Edges, Edge{Seq: ix.Seq, Kind: Supersedes, From: from.Ref(), To: prompt.Ref{Slug: prompt.DefaultSlug, Version: to}, Branch: prompt.MainBranch, Time: from.Created})
 	}
 	ix.Schema, ix.Current = IndexSchema, nil
 }
@@ -216,13 +217,13 @@ func (ix *index) upgrade() {
 // check verifies what the rest of the code relies on: unique versions per
 // slug, safe file paths, edges between known versions, increasing Seq.
 func (ix *index) check() error {
-	seen := map[Ref]bool{}
+	seen := map[prompt.Ref]bool{}
 	var last int64
 	for _, vi := range ix.Versions {
-		if err := ValidateSlug(vi.Slug); err != nil {
+		if err := prompt.ValidateSlug(vi.Slug); err != nil {
 			return err
 		}
-		if err := ValidateBranch(vi.Branch); err != nil {
+		if err := prompt.ValidateBranch(vi.Branch); err != nil {
 			return err
 		}
 		if vi.Seq <= last || vi.Seq > ix.Seq {
@@ -250,7 +251,7 @@ func (ix *index) check() error {
 	return nil
 }
 
-func (ix *index) find(slug string, v Version) int {
+func (ix *index) find(slug string, v prompt.Version) int {
 	for i := range ix.Versions {
 		if ix.Versions[i].Version == v && ix.Versions[i].Slug == slug {
 			return i
@@ -280,14 +281,14 @@ func (s *Store) List() ([]VersionInfo, error) {
 
 // Head returns the HEAD of (slug, branch) (see Graph.Head); the error
 // wraps ErrNoBranch if the slug has no such branch (or no versions).
-func (s *Store) Head(slug, branch string) (Version, error) {
+func (s *Store) Head(slug, branch string) (prompt.Version, error) {
 	g, err := s.Graph()
 	if err != nil {
-		return Version{}, err
+		return prompt.Version{}, err
 	}
 	v, ok := g.Head(slug, branch)
 	if !ok {
-		return Version{}, s.errorf("%s@%s: %w", slug, branch, ErrNoBranch)
+		return prompt.Version{}, s.errorf("%s@%s: %w", slug, branch, ErrNoBranch)
 	}
 	return v, nil
 }
@@ -295,7 +296,7 @@ func (s *Store) Head(slug, branch string) (Version, error) {
 // Load reads version v of slug and verifies it: the file's SHA-256 must
 // match the index and its content_sha256 its content (ErrHashMismatch
 // otherwise), and it must hold that slug and version.
-func (s *Store) Load(slug string, v Version) (*Prompt, error) {
+func (s *Store) Load(slug string, v prompt.Version) (*prompt.Prompt, error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return nil, err
@@ -303,7 +304,7 @@ func (s *Store) Load(slug string, v Version) (*Prompt, error) {
 	return s.load(ix, slug, v)
 }
 
-func (s *Store) load(ix *index, slug string, v Version) (*Prompt, error) {
+func (s *Store) load(ix *index, slug string, v prompt.Version) (*prompt.Prompt, error) {
 	i := ix.find(slug, v)
 	if i < 0 {
 		return nil, s.errorf("%s@%s: %w", slug, v, ErrNoVersion)
@@ -317,9 +318,9 @@ func (s *Store) load(ix *index, slug string, v Version) (*Prompt, error) {
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != info.SHA256 {
 		return nil, fmt.Errorf("%s: %w: versions.json records sha256 %s, the file hashes to %s (versions are immutable)",
-			path, ErrHashMismatch, info.SHA256, got)
+			path, prompt.ErrHashMismatch, info.SHA256, got)
 	}
-	p, err := Decode(path, data)
+	p, err := prompt.Decode(path, data)
 	if err != nil {
 		return nil, err
 	}
@@ -334,7 +335,7 @@ func (s *Store) load(ix *index, slug string, v Version) (*Prompt, error) {
 
 // LoadRef loads the version r names: r.Version if pinned, else the HEAD
 // of r's branch (main if none).
-func (s *Store) LoadRef(r Ref) (*Prompt, error) {
+func (s *Store) LoadRef(r prompt.Ref) (*prompt.Prompt, error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return nil, err
@@ -347,37 +348,37 @@ func (s *Store) LoadRef(r Ref) (*Prompt, error) {
 }
 
 // pin returns the version r names in ix.
-func (s *Store) pin(ix *index, r Ref) (Version, error) {
+func (s *Store) pin(ix *index, r prompt.Ref) (prompt.Version, error) {
 	g := Graph{Versions: ix.Versions, Edges: ix.Edges}
 	if len(g.Branches(r.Slug)) == 0 {
-		return Version{}, fmt.Errorf("%s: no prompt with slug %q: %w", r, r.Slug, ErrNoVersion)
+		return prompt.Version{}, fmt.Errorf("%s: no prompt with slug %q: %w", r, r.Slug, ErrNoVersion)
 	}
 	if r.Pinned() {
 		if ix.find(r.Slug, r.Version) < 0 {
-			return Version{}, fmt.Errorf("%s: %w", r, ErrNoVersion)
+			return prompt.Version{}, fmt.Errorf("%s: %w", r, ErrNoVersion)
 		}
 		return r.Version, nil
 	}
 	v, ok := g.Head(r.Slug, r.BranchOrMain())
 	if !ok {
-		return Version{}, fmt.Errorf("%s: %w (branches: %s)", Ref{Slug: r.Slug, Branch: r.BranchOrMain()}, ErrNoBranch, strings.Join(g.Branches(r.Slug), ", "))
+		return prompt.Version{}, fmt.Errorf("%s: %w (branches: %s)", prompt.Ref{Slug: r.Slug, Branch: r.BranchOrMain()}, ErrNoBranch, strings.Join(g.Branches(r.Slug), ", "))
 	}
 	return v, nil
 }
 
 // Resolve loads the version r names and applies its inheritance (see
 // Resolve), reading parents from the store.
-func (s *Store) Resolve(r Ref) (*Resolution, error) {
+func (s *Store) Resolve(r prompt.Ref) (*prompt.Resolution, error) {
 	ix, err := s.readIndex()
 	if err != nil {
 		return nil, err
 	}
-	tx := &txn{s: s, ix: ix, cache: map[Ref]*Prompt{}}
+	tx := &txn{s: s, ix: ix, cache: map[prompt.Ref]*prompt.Prompt{}}
 	p, err := tx.lookup(r)
 	if err != nil {
 		return nil, s.errorf("%w", err)
 	}
-	res, err := Resolve(p, tx.lookup)
+	res, err := prompt.Resolve(p, tx.lookup)
 	if err != nil {
 		return nil, s.errorf("%w", err)
 	}
@@ -393,7 +394,7 @@ func (s *Store) Resolve(r Ref) (*Resolution, error) {
 // index or as a file on disk, which is never overwritten); ErrNoBranch if
 // p's branch does not exist and is not main of a new slug; an
 // inherits_from naming a missing prompt or closing a cycle (ErrCycle).
-func (s *Store) Write(p *Prompt) error {
+func (s *Store) Write(p *prompt.Prompt) error {
 	return s.update(func(tx *txn) error { return tx.write(p, writeOpts{}) })
 }
 
@@ -405,7 +406,7 @@ func (s *Store) Write(p *Prompt) error {
 // *p becomes it; so a process that replays work a crash cut short ends
 // with the files of a run never interrupted. If same is false the error
 // wraps ErrVersionExists; other errors as Write.
-func (s *Store) WriteOrAdopt(p *Prompt, same func(existing *Prompt) bool) error {
+func (s *Store) WriteOrAdopt(p *prompt.Prompt, same func(existing *prompt.Prompt) bool) error {
 	return s.update(func(tx *txn) error { return tx.write(p, writeOpts{adopt: same}) })
 }
 
@@ -459,7 +460,7 @@ func (s *Store) Recover() ([]string, error) {
 // gains a record {operator, description} from HEAD to the new version,
 // stamped with Now; p.Version, Timestamp, Slug, Branch, Type and
 // ContentSHA256 are set. It returns the new version; errors as Write.
-func (s *Store) Append(p *Prompt, operator, description string) (Version, error) {
+func (s *Store) Append(p *prompt.Prompt, operator, description string) (prompt.Version, error) {
 	err := s.update(func(tx *txn) error { return tx.append(p, operator, description) })
 	return p.Version, err
 }
@@ -469,7 +470,7 @@ func (s *Store) Append(p *Prompt, operator, description string) (Version, error)
 // the previous HEAD. Errors name slug, branch and version: ErrNoVersion;
 // a version that was HEAD before (use Rollback to return to it); an
 // inheritance cycle the move would close (ErrCycle).
-func (s *Store) Supersede(slug string, v Version) error {
+func (s *Store) Supersede(slug string, v prompt.Version) error {
 	return s.update(func(tx *txn) error { return tx.supersede(slug, v) })
 }
 
@@ -480,8 +481,8 @@ func (s *Store) Supersede(slug string, v Version) error {
 // branches share nothing after the fork. It returns the new version.
 // Errors: ErrBranchExists; ErrNoVersion / ErrNoBranch for from; an
 // invalid name.
-func (s *Store) Branch(from Ref, name string) (Version, error) {
-	var v Version
+func (s *Store) Branch(from prompt.Ref, name string) (prompt.Version, error) {
+	var v prompt.Version
 	err := s.update(func(tx *txn) error {
 		var err error
 		v, err = tx.branch(from, name)
@@ -497,8 +498,8 @@ func (s *Store) Branch(from Ref, name string) (Version, error) {
 // nothing. It returns the new HEAD. Errors: ErrNoBranch; ErrNoVersion;
 // ErrNoParent when HEAD superseded nothing; a target that is HEAD already
 // or was never HEAD of the branch; an inheritance cycle (ErrCycle).
-func (s *Store) Rollback(slug, branch string, to Version, reason string) (Version, error) {
-	var v Version
+func (s *Store) Rollback(slug, branch string, to prompt.Version, reason string) (prompt.Version, error) {
+	var v prompt.Version
 	err := s.update(func(tx *txn) error {
 		var err error
 		v, err = tx.rollback(slug, branch, to, reason)
@@ -542,7 +543,7 @@ func (s *Store) updateLocked(f func(tx *txn) error) error {
 	if err != nil {
 		return err
 	}
-	tx := &txn{s: s, ix: ix, now: s.Now().UTC(), cache: map[Ref]*Prompt{}}
+	tx := &txn{s: s, ix: ix, now: s.Now().UTC(), cache: map[prompt.Ref]*prompt.Prompt{}}
 	if err := f(tx); err != nil {
 		tx.abort()
 		return err

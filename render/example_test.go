@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"evolve/prompt"
-	"evolve/prompt/render"
+	"evolve/render"
 )
 
 // Render one turn of the base prompt under a budget: the guardrails come

@@ -1,9 +1,10 @@
-package prompt
+package store
 
 import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"io"
 	"io/fs"
@@ -16,9 +17,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
-	"evolve/prompt/guard"
 )
 
 // ErrInvalidMigration reports a migration with at least one problem;
@@ -29,35 +30,35 @@ var ErrInvalidMigration = errors.New("invalid migration")
 // branch holds. Every field but Slug is optional; Type defaults to
 // "system" and Branch to "main".
 type Entry struct {
-	Slug              string      `yaml:"slug" json:"slug"`                             // required (see ValidateSlug)
-	Type              string      `yaml:"type" json:"type"`                             // one of Types; "" means system
-	Branch            string      `yaml:"branch" json:"branch"`                         // "" means main
-	Tags              []string    `yaml:"tags" json:"tags"`                             // free labels (see ValidateTag)
-	Metadata          Metadata    `yaml:"metadata" json:"metadata"`                     // free key-value data
-	InheritsFrom      *Ref        `yaml:"inherits_from" json:"inherits_from"`           // the parent, nil for none
-	OverrideSections  []string    `yaml:"override_sections" json:"override_sections"`   // sections replacing the parent's
-	Sections          Sections    `yaml:"sections" json:"sections"`                     // named texts, in order
-	TaskDefinition    string      `yaml:"task_definition" json:"task_definition"`       // the frozen task, "" for none
-	RulesConstraints  []string    `yaml:"rules_constraints" json:"rules_constraints"`   // the frozen rules
-	SkillDescriptions Sections    `yaml:"skill_descriptions" json:"skill_descriptions"` // skill name -> description, in order
-	PolicyParameters  *params.Set `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
+	Slug              string          `yaml:"slug" json:"slug"`                             // required (see ValidateSlug)
+	Type              string          `yaml:"type" json:"type"`                             // one of Types; "" means system
+	Branch            string          `yaml:"branch" json:"branch"`                         // "" means main
+	Tags              []string        `yaml:"tags" json:"tags"`                             // free labels (see ValidateTag)
+	Metadata          prompt.Metadata `yaml:"metadata" json:"metadata"`                     // free key-value data
+	InheritsFrom      *prompt.Ref     `yaml:"inherits_from" json:"inherits_from"`           // the parent, nil for none
+	OverrideSections  []string        `yaml:"override_sections" json:"override_sections"`   // sections replacing the parent's
+	Sections          prompt.Sections `yaml:"sections" json:"sections"`                     // named texts, in order
+	TaskDefinition    string          `yaml:"task_definition" json:"task_definition"`       // the frozen task, "" for none
+	RulesConstraints  []string        `yaml:"rules_constraints" json:"rules_constraints"`   // the frozen rules
+	SkillDescriptions prompt.Sections `yaml:"skill_descriptions" json:"skill_descriptions"` // skill name -> description, in order
+	PolicyParameters  *params.Set     `yaml:"policy_parameters" json:"policy_parameters"`   // nil for none
 }
 
 // Prompt returns the entry as a prompt without a version (the store
 // allocates it).
-func (e *Entry) Prompt() *Prompt {
-	p := &Prompt{Slug: e.Slug, Type: e.Type, Branch: e.Branch, Tags: cloneStrings(e.Tags), Metadata: e.Metadata.clone(),
-		OverrideSections: cloneStrings(e.OverrideSections), TaskDefinition: e.TaskDefinition,
-		RulesConstraints: cloneStrings(e.RulesConstraints)}
+func (e *Entry) Prompt() *prompt.Prompt {
+	p := &prompt.Prompt{Slug: e.Slug, Type: e.Type, Branch: e.Branch, Tags: slices.Clone(e.Tags), Metadata: e.Metadata.Clone(),
+		OverrideSections: slices.Clone(e.OverrideSections), TaskDefinition: e.TaskDefinition,
+		RulesConstraints: slices.Clone(e.RulesConstraints)}
 	if e.InheritsFrom != nil {
 		r := *e.InheritsFrom
 		p.InheritsFrom = &r
 	}
 	if e.Sections != nil {
-		p.Sections = append(Sections{}, e.Sections...)
+		p.Sections = append(prompt.Sections{}, e.Sections...)
 	}
 	if len(e.SkillDescriptions) > 0 {
-		p.SkillDescriptions = append(Sections{}, e.SkillDescriptions...)
+		p.SkillDescriptions = append(prompt.Sections{}, e.SkillDescriptions...)
 	}
 	if e.PolicyParameters != nil {
 		p.PolicyParameters = e.PolicyParameters.Clone()
@@ -228,9 +229,9 @@ func decodeJSONEntry(raw []byte) (Entry, *Problem) {
 		if errors.As(err, &te) {
 			return e, &Problem{Line: int(te.Offset), Field: te.Field, Msg: fmt.Sprintf("%s is not %s", jsonValueKind(te.Value), jsonTypeName(te.Type.String()))}
 		}
-		var fe *fieldError
+		var fe *prompt.FieldError
 		if errors.As(err, &fe) {
-			return e, &Problem{Field: fe.field, Msg: fe.msg}
+			return e, &Problem{Field: fe.Field, Msg: fe.Msg}
 		}
 		msg := jsonMsg(err)
 		if k, ok := strings.CutPrefix(msg, "unknown field "); ok {
@@ -249,7 +250,7 @@ func jsonDuplicateKey(raw []byte) string {
 	var walk func(path string, depth int) string
 	walk = func(path string, depth int) string {
 		tok, err := dec.Token()
-		if err != nil || depth > MaxMetadataDepth+8 {
+		if err != nil || depth > prompt.MaxMetadataDepth+8 {
 			return ""
 		}
 		switch tok {
@@ -340,19 +341,19 @@ const (
 
 // PlannedEntry is what one entry of a migration does (or would do).
 type PlannedEntry struct {
-	Entry        int       `json:"entry"`                   // 0-based index in the file
-	Line         int       `json:"line,omitempty"`          // 1-based line of the entry, 0 if unknown
-	Slug         string    `json:"slug"`                    // the entry's slug ("" if it did not decode)
-	Branch       string    `json:"branch"`                  // its branch
-	Type         string    `json:"type"`                    // its type
-	Action       Action    `json:"action"`                  // what it does
-	Version      *Version  `json:"version,omitempty"`       // the version written; nil for unchanged and invalid entries
-	Bump         string    `json:"bump,omitempty"`          // patch, minor or major, for append and branch
-	Supersedes   *Version  `json:"supersedes,omitempty"`    // the HEAD it replaces (append), or HEAD already (unchanged)
-	BranchedFrom *Ref      `json:"branched_from,omitempty"` // the fork point (branch)
-	InheritsFrom *Ref      `json:"inherits_from,omitempty"` // its parent, if any
-	Sections     []string  `json:"sections,omitempty"`      // its section names, in order
-	Problems     []Problem `json:"problems,omitempty"`      // what is wrong with it
+	Entry        int             `json:"entry"`                   // 0-based index in the file
+	Line         int             `json:"line,omitempty"`          // 1-based line of the entry, 0 if unknown
+	Slug         string          `json:"slug"`                    // the entry's slug ("" if it did not decode)
+	Branch       string          `json:"branch"`                  // its branch
+	Type         string          `json:"type"`                    // its type
+	Action       Action          `json:"action"`                  // what it does
+	Version      *prompt.Version `json:"version,omitempty"`       // the version written; nil for unchanged and invalid entries
+	Bump         string          `json:"bump,omitempty"`          // patch, minor or major, for append and branch
+	Supersedes   *prompt.Version `json:"supersedes,omitempty"`    // the HEAD it replaces (append), or HEAD already (unchanged)
+	BranchedFrom *prompt.Ref     `json:"branched_from,omitempty"` // the fork point (branch)
+	InheritsFrom *prompt.Ref     `json:"inherits_from,omitempty"` // its parent, if any
+	Sections     []string        `json:"sections,omitempty"`      // its section names, in order
+	Problems     []Problem       `json:"problems,omitempty"`      // what is wrong with it
 }
 
 // MigrationPlan is the outcome of Store.Migrate.
@@ -386,7 +387,7 @@ func (s *Store) Migrate(m *Migration, dryRun bool) (*MigrationPlan, error) {
 	plan := &MigrationPlan{File: m.File, DryRun: dryRun, Entries: []PlannedEntry{}, Problems: []Problem{}}
 	if dryRun {
 		err := s.view(func(ix *index, now time.Time) {
-			planEntries(&txn{s: s, ix: ix, now: now, dry: true, cache: map[Ref]*Prompt{}}, m, plan)
+			planEntries(&txn{s: s, ix: ix, now: now, dry: true, cache: map[prompt.Ref]*prompt.Prompt{}}, m, plan)
 		})
 		if err != nil {
 			return plan, err
@@ -397,7 +398,7 @@ func (s *Store) Migrate(m *Migration, dryRun bool) (*MigrationPlan, error) {
 		return plan, nil
 	}
 	err := s.update(func(tx *txn) error {
-		dry := &txn{s: s, ix: tx.ix.copy(), now: tx.now, dry: true, cache: map[Ref]*Prompt{}}
+		dry := &txn{s: s, ix: tx.ix.copy(), now: tx.now, dry: true, cache: map[prompt.Ref]*prompt.Prompt{}}
 		planEntries(dry, m, plan)
 		if len(plan.Problems) > 0 || dryRun {
 			return nil
@@ -502,7 +503,7 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 	var err error
 	switch {
 	case hasHead:
-		hp, lerr := tx.lookup(Ref{Slug: p.Slug, Version: head})
+		hp, lerr := tx.lookup(prompt.Ref{Slug: p.Slug, Version: head})
 		if lerr != nil {
 			return []Problem{problem("", lerr.Error())}
 		}
@@ -511,24 +512,24 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 			pe.Action = ActionUnchanged
 			return nil
 		}
-		pe.Action, pe.Bump = ActionAppend, BumpFor(hp, p).String()
+		pe.Action, pe.Bump = ActionAppend, prompt.BumpFor(hp, p).String()
 		err = tx.append(p, "migration", desc)
-	case p.Branch == MainBranch:
+	case p.Branch == prompt.MainBranch:
 		pe.Action = ActionCreate
 		err = tx.append(p, "migration", desc)
 	default:
-		mainHead, ok := g.Head(p.Slug, MainBranch)
+		mainHead, ok := g.Head(p.Slug, prompt.MainBranch)
 		if !ok {
 			return []Problem{problem("branch", fmt.Sprintf("%q: the slug %s has no main branch to fork it from (give an entry on main first)", p.Branch, p.Slug))}
 		}
-		from := Ref{Slug: p.Slug, Version: mainHead}
+		from := prompt.Ref{Slug: p.Slug, Version: mainHead}
 		fp, lerr := tx.lookup(from)
 		if lerr != nil {
 			return []Problem{problem("", lerr.Error())}
 		}
-		pe.Action, pe.Bump, pe.BranchedFrom = ActionBranch, BumpFor(fp, p).String(), &from
-		p.Version = NextVersion(mainHead, BumpFor(fp, p), tx.existing(p.Slug))
-		p.MutationHistory = []MutationRecord{{Version: p.Version, PrevVersion: mainHead, Operator: "migration",
+		pe.Action, pe.Bump, pe.BranchedFrom = ActionBranch, prompt.BumpFor(fp, p).String(), &from
+		p.Version = prompt.NextVersion(mainHead, prompt.BumpFor(fp, p), tx.existing(p.Slug))
+		p.MutationHistory = []prompt.MutationRecord{{Version: p.Version, PrevVersion: mainHead, Operator: "migration",
 			Description: desc + fmt.Sprintf(" (branch %s forked from %s)", p.Branch, from), Timestamp: tx.now}}
 		p.Timestamp = tx.now
 		err = tx.write(p, writeOpts{fork: &from})
@@ -552,9 +553,9 @@ func CheckEntry(e *Entry, policy guard.Policy) []Problem {
 		problem("slug", "missing: every entry names its prompt's slug")
 	}
 	p := e.Prompt()
-	p.Version = Version{1, 0, 0}
+	p.Version = prompt.Version{Major: 1, Minor: 0, Patch: 0}
 	if err := p.Validate(); err != nil {
-		problem(splitFieldError(err))
+		problem(prompt.SplitFieldError(err))
 	}
 	if e.PolicyParameters != nil && len(*e.PolicyParameters) == 0 {
 		problem("policy_parameters", "empty (leave the key out, or give every parameter)")
@@ -570,7 +571,7 @@ func CheckEntry(e *Entry, policy guard.Policy) []Problem {
 // errorField guesses the entry field a store error is about.
 func errorField(err error) string {
 	switch {
-	case errors.Is(err, ErrCycle), strings.Contains(err.Error(), "inherits_from"):
+	case errors.Is(err, prompt.ErrCycle), strings.Contains(err.Error(), "inherits_from"):
 		return "inherits_from"
 	case errors.Is(err, ErrNoBranch), errors.Is(err, ErrBranchExists):
 		return "branch"
@@ -586,12 +587,12 @@ func textProblem(is guard.Issue) string {
 
 // sameContent reports whether a and b hold the same content: equal but
 // for version, timestamp, mutation history and hash.
-func sameContent(a, b *Prompt) bool {
-	norm := func(p *Prompt) []byte {
+func sameContent(a, b *prompt.Prompt) bool {
+	norm := func(p *prompt.Prompt) []byte {
 		q := p.Clone()
 		q.SetDefaults()
-		q.Version, q.Timestamp, q.MutationHistory, q.ContentSHA256 = Version{1, 0, 0}, time.Time{}, nil, ""
-		data, err := encodeBody(q)
+		q.Version, q.Timestamp, q.MutationHistory, q.ContentSHA256 = prompt.Version{Major: 1, Minor: 0, Patch: 0}, time.Time{}, nil, ""
+		data, err := prompt.EncodeBody(q)
 		if err != nil {
 			return nil
 		}

@@ -1,6 +1,7 @@
-package prompt
+package store
 
 import (
+	"evolve/prompt"
 	"fmt"
 	"os"
 	"os/exec"
@@ -24,11 +25,11 @@ func TestHelperWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := 0; i < n; i++ {
-		p, err := s.LoadRef(Ref{Slug: "agent"})
+		p, err := s.LoadRef(prompt.Ref{Slug: "agent"})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p.Metadata = Metadata{"writer": id, "edit": int64(i)}
+		p.Metadata = prompt.Metadata{"writer": id, "edit": int64(i)}
 		if _, err := s.Append(p, "edit", fmt.Sprintf("writer %s edit %d", id, i)); err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +46,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	const perWriter = 50
 	s := testStore(t)
 	root := sectioned("agent", "identity", "You help.")
-	root.PolicyParameters = Base().PolicyParameters
+	root.PolicyParameters = prompt.Base().PolicyParameters
 	mustAppend(t, s, root)
 
 	var cmds []*exec.Cmd
@@ -74,7 +75,7 @@ func TestConcurrentProcesses(t *testing.T) {
 	if len(g.Versions) != 1+2*perWriter {
 		t.Fatalf("%d versions, want %d", len(g.Versions), 1+2*perWriter)
 	}
-	seen := map[Version]bool{}
+	seen := map[prompt.Version]bool{}
 	edits := map[string]bool{}
 	for _, vi := range g.Versions {
 		if seen[vi.Version] {
@@ -93,10 +94,10 @@ func TestConcurrentProcesses(t *testing.T) {
 			}
 		}
 	}
-	if chain := g.Chain("agent", MainBranch); len(chain) != 1+2*perWriter {
+	if chain := g.Chain("agent", prompt.MainBranch); len(chain) != 1+2*perWriter {
 		t.Errorf("main chain has %d versions, want %d (linear through every append)", len(chain), 1+2*perWriter)
 	}
-	head, _ := g.Head("agent", MainBranch)
+	head, _ := g.Head("agent", prompt.MainBranch)
 	if head.String() != fmt.Sprintf("v1.0.%d", 2*perWriter) {
 		t.Errorf("HEAD = %s, want v1.0.%d", head, 2*perWriter)
 	}

@@ -1,18 +1,20 @@
-package prompt
+package store
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"evolve/prompt"
 	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
+	"evolve/guard"
 	"evolve/internal/atomicfile"
-	"evolve/prompt/guard"
 )
 
 // txn is one read-modify-write of a store under its lock: the index being
@@ -26,13 +28,13 @@ type txn struct {
 	dry     bool
 	changed bool
 	created []string
-	cache   map[Ref]*Prompt
+	cache   map[prompt.Ref]*prompt.Prompt
 }
 
 // writeOpts say how a written version relates to its branch.
 type writeOpts struct {
-	advance bool // make it HEAD of its existing branch (a supersedes edge)
-	fork    *Ref // it is the first version of a new branch, forked from this pinned version
+	advance bool        // make it HEAD of its existing branch (a supersedes edge)
+	fork    *prompt.Ref // it is the first version of a new branch, forked from this pinned version
 	// operator and description go to the index entry of a version
 	// without history (a root), which has no record to take them from.
 	operator, description string
@@ -40,7 +42,7 @@ type writeOpts struct {
 	// the index, or a file on disk the index does not list) may stand for
 	// p: if it returns true for that version, the write keeps it as it is
 	// (listing an unlisted file) and p becomes it.
-	adopt func(existing *Prompt) bool
+	adopt func(existing *prompt.Prompt) bool
 }
 
 func (tx *txn) graph() *Graph { return &Graph{Versions: tx.ix.Versions, Edges: tx.ix.Edges} }
@@ -60,12 +62,12 @@ func (tx *txn) abort() {
 }
 
 // lookup returns the prompt r names as the txn sees the store.
-func (tx *txn) lookup(r Ref) (*Prompt, error) {
+func (tx *txn) lookup(r prompt.Ref) (*prompt.Prompt, error) {
 	v, err := tx.s.pin(tx.ix, r)
 	if err != nil {
 		return nil, err
 	}
-	key := Ref{Slug: r.Slug, Version: v}
+	key := prompt.Ref{Slug: r.Slug, Version: v}
 	if p, ok := tx.cache[key]; ok {
 		return p, nil
 	}
@@ -79,8 +81,8 @@ func (tx *txn) lookup(r Ref) (*Prompt, error) {
 
 // existing returns every version of slug in the index and on disk (files
 // a crashed writer left behind are never reused).
-func (tx *txn) existing(slug string) []Version {
-	var out []Version
+func (tx *txn) existing(slug string) []prompt.Version {
+	var out []prompt.Version
 	for _, vi := range tx.ix.Versions {
 		if vi.Slug == slug {
 			out = append(out, vi.Version)
@@ -92,7 +94,7 @@ func (tx *txn) existing(slug string) []Version {
 		if !ok {
 			continue
 		}
-		if v, err := ParseVersion(name); err == nil {
+		if v, err := prompt.ParseVersion(name); err == nil {
 			out = append(out, v)
 		}
 	}
@@ -100,7 +102,7 @@ func (tx *txn) existing(slug string) []Version {
 }
 
 // fill sets the defaults of a prompt about to be written.
-func (tx *txn) fill(p *Prompt) {
+func (tx *txn) fill(p *prompt.Prompt) {
 	p.SetDefaults()
 	if p.Timestamp.IsZero() {
 		p.Timestamp = tx.now
@@ -109,11 +111,11 @@ func (tx *txn) fill(p *Prompt) {
 
 // write writes p (defaults filled) as a new version related to its branch
 // as o says.
-func (tx *txn) write(p *Prompt, o writeOpts) error {
+func (tx *txn) write(p *prompt.Prompt, o writeOpts) error {
 	s := tx.s
 	tx.fill(p)
 	ref := p.Ref()
-	data, err := Encode(p)
+	data, err := prompt.Encode(p)
 	if err != nil {
 		return s.errorf("writing %s on branch %s: %w", ref, p.Branch, err)
 	}
@@ -138,7 +140,7 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 	switch {
 	case o.fork != nil && hasHead:
 		return s.errorf("creating branch %s of %s: %w (HEAD %s)", p.Branch, p.Slug, ErrBranchExists, head)
-	case o.fork == nil && !hasHead && p.Branch != MainBranch:
+	case o.fork == nil && !hasHead && p.Branch != prompt.MainBranch:
 		return s.errorf("writing %s: %s@%s: %w; create it with evolve prompt branch %s %s", ref, p.Slug, p.Branch, ErrNoBranch, p.Slug, p.Branch)
 	}
 	if p.InheritsFrom != nil {
@@ -170,7 +172,7 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 	}
 	sum := sha256.Sum256(data)
 	info := VersionInfo{Seq: tx.nextSeq(), Slug: p.Slug, Branch: p.Branch, Version: p.Version, Type: p.Type,
-		Tags: cloneStrings(p.Tags), File: file, SHA256: hex.EncodeToString(sum[:]), Created: p.Timestamp.UTC()}
+		Tags: slices.Clone(p.Tags), File: file, SHA256: hex.EncodeToString(sum[:]), Created: p.Timestamp.UTC()}
 	if n := len(p.MutationHistory); n > 0 {
 		last := p.MutationHistory[n-1]
 		parent := last.PrevVersion
@@ -187,7 +189,7 @@ func (tx *txn) write(p *Prompt, o writeOpts) error {
 	case o.fork != nil:
 		tx.edge(Edge{Kind: BranchedFrom, From: ref, To: *o.fork, Branch: p.Branch})
 	case o.advance && hasHead:
-		tx.edge(Edge{Kind: Supersedes, From: ref, To: Ref{Slug: p.Slug, Version: head}, Branch: p.Branch})
+		tx.edge(Edge{Kind: Supersedes, From: ref, To: prompt.Ref{Slug: p.Slug, Version: head}, Branch: p.Branch})
 	}
 	return tx.checkInheritance(fmt.Sprintf("writing %s", ref), ref)
 }
@@ -202,12 +204,12 @@ func (tx *txn) edge(e Edge) {
 // unresolvable (a cycle) is refused.
 // The version written or moved to, changed, is resolved first, so that an
 // error names the cycle from it.
-func (tx *txn) checkInheritance(doing string, changed Ref) error {
+func (tx *txn) checkInheritance(doing string, changed prompt.Ref) error {
 	p, err := tx.lookup(changed)
 	if err != nil {
 		return tx.s.errorf("%s: %w", doing, err)
 	}
-	if _, err := Resolve(p, tx.lookup); err != nil {
+	if _, err := prompt.Resolve(p, tx.lookup); err != nil {
 		return tx.s.errorf("%s: %w", doing, err)
 	}
 	for _, e := range tx.ix.Edges {
@@ -218,7 +220,7 @@ func (tx *txn) checkInheritance(doing string, changed Ref) error {
 		if err != nil {
 			return tx.s.errorf("%s: %w", doing, err)
 		}
-		if _, err := Resolve(p, tx.lookup); err != nil {
+		if _, err := prompt.Resolve(p, tx.lookup); err != nil {
 			return tx.s.errorf("%s would leave %s unresolvable: %w", doing, e.From, err)
 		}
 	}
@@ -255,12 +257,12 @@ func writeNew(path string, data []byte) error {
 
 // readOrphan reads the unlisted version file path, which must verify (its
 // content_sha256) and hold ref on branch.
-func readOrphan(path string, ref Ref, branch string) (*Prompt, []byte, error) {
+func readOrphan(path string, ref prompt.Ref, branch string) (*prompt.Prompt, []byte, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := Decode(path, data)
+	p, err := prompt.Decode(path, data)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -275,7 +277,7 @@ func readOrphan(path string, ref Ref, branch string) (*Prompt, []byte, error) {
 
 // append allocates p's version from its branch HEAD and writes it as the
 // new HEAD; p is changed only on success.
-func (tx *txn) append(p *Prompt, operator, description string) error {
+func (tx *txn) append(p *prompt.Prompt, operator, description string) error {
 	q := p.Clone()
 	tx.fill(q)
 	q.Timestamp = tx.now
@@ -285,19 +287,19 @@ func (tx *txn) append(p *Prompt, operator, description string) error {
 	head, ok := g.Head(q.Slug, q.Branch)
 	switch {
 	case ok:
-		hp, err := tx.lookup(Ref{Slug: q.Slug, Version: head})
+		hp, err := tx.lookup(prompt.Ref{Slug: q.Slug, Version: head})
 		if err != nil {
 			return tx.s.errorf("appending to %s@%s: %w", q.Slug, q.Branch, err)
 		}
-		q.Version = NextVersion(head, BumpFor(hp, q), existing)
-		q.MutationHistory = append(q.MutationHistory, MutationRecord{Version: q.Version, PrevVersion: head,
+		q.Version = prompt.NextVersion(head, prompt.BumpFor(hp, q), existing)
+		q.MutationHistory = append(q.MutationHistory, prompt.MutationRecord{Version: q.Version, PrevVersion: head,
 			Operator: operator, Description: description, Timestamp: tx.now})
-	case q.Branch != MainBranch:
+	case q.Branch != prompt.MainBranch:
 		return tx.s.errorf("appending to %s@%s: %w; create it with evolve prompt branch %s %s", q.Slug, q.Branch, ErrNoBranch, q.Slug, q.Branch)
 	case len(existing) == 0:
-		q.Version = Version{1, 0, 0}
+		q.Version = prompt.Version{Major: 1, Minor: 0, Patch: 0}
 	default: // only orphan files on disk: start past them
-		q.Version = NextVersion(Version{}, BumpMajor, existing)
+		q.Version = prompt.NextVersion(prompt.Version{}, prompt.BumpMajor, existing)
 	}
 	if err := tx.write(q, writeOpts{advance: true, operator: operator, description: description}); err != nil {
 		return err
@@ -306,7 +308,7 @@ func (tx *txn) append(p *Prompt, operator, description string) error {
 	return nil
 }
 
-func (tx *txn) supersede(slug string, v Version) error {
+func (tx *txn) supersede(slug string, v prompt.Version) error {
 	g := tx.graph()
 	vi, ok := g.Find(slug, v)
 	if !ok {
@@ -316,62 +318,62 @@ func (tx *txn) supersede(slug string, v Version) error {
 	if g.WasHead(slug, vi.Branch, v) {
 		return tx.s.errorf("%s@%s was HEAD of branch %s before (HEAD is %s); use rollback to return to it", slug, v, vi.Branch, head)
 	}
-	tx.edge(Edge{Kind: Supersedes, From: vi.Ref(), To: Ref{Slug: slug, Version: head}, Branch: vi.Branch})
+	tx.edge(Edge{Kind: Supersedes, From: vi.Ref(), To: prompt.Ref{Slug: slug, Version: head}, Branch: vi.Branch})
 	return tx.checkInheritance(fmt.Sprintf("making %s@%s HEAD of branch %s", slug, v, vi.Branch), vi.Ref())
 }
 
-func (tx *txn) branch(from Ref, name string) (Version, error) {
-	if err := ValidateBranch(name); err != nil {
-		return Version{}, tx.s.errorf("branching %s: %w", from, err)
+func (tx *txn) branch(from prompt.Ref, name string) (prompt.Version, error) {
+	if err := prompt.ValidateBranch(name); err != nil {
+		return prompt.Version{}, tx.s.errorf("branching %s: %w", from, err)
 	}
 	v, err := tx.s.pin(tx.ix, from)
 	if err != nil {
-		return Version{}, tx.s.errorf("branching %s: %w", from, err)
+		return prompt.Version{}, tx.s.errorf("branching %s: %w", from, err)
 	}
-	pinned := Ref{Slug: from.Slug, Version: v}
+	pinned := prompt.Ref{Slug: from.Slug, Version: v}
 	src, err := tx.lookup(pinned)
 	if err != nil {
-		return Version{}, err
+		return prompt.Version{}, err
 	}
 	q := src.Clone()
 	q.Branch, q.Timestamp, q.ContentSHA256 = name, tx.now, ""
-	q.Version = NextVersion(v, BumpPatch, tx.existing(from.Slug))
-	q.MutationHistory = append(q.MutationHistory, MutationRecord{Version: q.Version, PrevVersion: v, Operator: "branch",
+	q.Version = prompt.NextVersion(v, prompt.BumpPatch, tx.existing(from.Slug))
+	q.MutationHistory = append(q.MutationHistory, prompt.MutationRecord{Version: q.Version, PrevVersion: v, Operator: "branch",
 		Description: fmt.Sprintf("Branched %s (branch %s) into branch %s", pinned, src.BranchOrMain(), name), Timestamp: tx.now})
 	if err := tx.write(q, writeOpts{fork: &pinned}); err != nil {
-		return Version{}, err
+		return prompt.Version{}, err
 	}
 	return q.Version, nil
 }
 
-func (tx *txn) rollback(slug, branch string, to Version, reason string) (Version, error) {
+func (tx *txn) rollback(slug, branch string, to prompt.Version, reason string) (prompt.Version, error) {
 	s := tx.s
 	g := tx.graph()
 	head, ok := g.Head(slug, branch)
 	if !ok {
-		return Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, ErrNoBranch)
+		return prompt.Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, ErrNoBranch)
 	}
 	if to.IsZero() {
 		prev, ok := g.Previous(slug, head)
 		if !ok {
-			return Version{}, s.errorf("rollback of %s@%s: HEAD %s is the branch's first version: %w", slug, branch, head, ErrNoParent)
+			return prompt.Version{}, s.errorf("rollback of %s@%s: HEAD %s is the branch's first version: %w", slug, branch, head, ErrNoParent)
 		}
 		to = prev
 	}
 	vi, ok := g.Find(slug, to)
 	switch {
 	case !ok:
-		return Version{}, s.errorf("rollback of %s@%s to %s: %w", slug, branch, to, ErrNoVersion)
+		return prompt.Version{}, s.errorf("rollback of %s@%s to %s: %w", slug, branch, to, ErrNoVersion)
 	case vi.Branch != branch:
-		return Version{}, s.errorf("rollback of %s@%s to %s: that version is on branch %s", slug, branch, to, vi.Branch)
+		return prompt.Version{}, s.errorf("rollback of %s@%s to %s: that version is on branch %s", slug, branch, to, vi.Branch)
 	case to == head:
-		return Version{}, s.errorf("rollback of %s@%s to %s: it is HEAD already", slug, branch, to)
+		return prompt.Version{}, s.errorf("rollback of %s@%s to %s: it is HEAD already", slug, branch, to)
 	case !g.WasHead(slug, branch, to):
-		return Version{}, s.errorf("rollback of %s@%s to %s: it was never HEAD of the branch (a candidate that was not accepted); rollback returns only to a former HEAD", slug, branch, to)
+		return prompt.Version{}, s.errorf("rollback of %s@%s to %s: it was never HEAD of the branch (a candidate that was not accepted); rollback returns only to a former HEAD", slug, branch, to)
 	}
 	if err := s.TextPolicy.Error(guard.Text{Field: "reason", Text: reason}); err != nil {
-		return Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, err)
+		return prompt.Version{}, s.errorf("rollback of %s@%s: %w", slug, branch, err)
 	}
-	tx.edge(Edge{Kind: RolledBack, From: Ref{Slug: slug, Version: head}, To: vi.Ref(), Branch: branch, Reason: reason})
+	tx.edge(Edge{Kind: RolledBack, From: prompt.Ref{Slug: slug, Version: head}, To: vi.Ref(), Branch: branch, Reason: reason})
 	return to, tx.checkInheritance(fmt.Sprintf("rolling %s@%s back to %s", slug, branch, to), vi.Ref())
 }

@@ -1,0 +1,4 @@
+// Package archtest holds no code: its test checks that the imports among
+// evolve's packages keep to the floors of docs/architecture.md (no import
+// runs from a lower floor to a higher one, no cycle, every package placed).
+package archtest
