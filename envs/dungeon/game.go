@@ -42,6 +42,7 @@ type game struct {
 	lvl  level
 
 	seen      [N]bool
+	unseen    [N]int8   // unseen neighbours of each cell (inside the map)
 	visits    [N]uint16 // hero visits per cell on this level, for searching
 	monAt     [N]int8   // index+1 of the monster on a cell, 0 if none
 	mons      [maxMonsters]monster
@@ -127,6 +128,7 @@ func (g *game) enterLevel(d int) {
 	lr := levelRNG(g.seed, d)
 	g.lvl.generate(&lr, d)
 	g.seen = [N]bool{}
+	g.unseen = nbrCount
 	g.visits = [N]uint16{}
 	g.target = [N]bool{}
 	g.targets = 0
@@ -216,25 +218,20 @@ func (g *game) look() {
 	fresh := false
 	mark := func(c int) {
 		if !g.seen[c] {
-			g.seen[c] = true
-			g.mapVer++
-			g.updateTarget(c)
-			for k := 0; k < 8; k++ {
-				if n, ok := neighbour(c, k); ok {
-					g.updateTarget(n)
-				}
-			}
+			g.see(c)
 			if g.lvl.tile[c] != rock {
 				fresh = true
 			}
 		}
 	}
-	x, y := g.pos%W, g.pos/W
+	x, y := int(cellX[g.pos]), int(cellY[g.pos])
 	for dy := -1; dy <= 1; dy++ {
 		for dx := -1; dx <= 1; dx++ {
 			nx, ny := x+dx, y+dy
 			if nx >= 0 && nx < W && ny >= 0 && ny < H {
-				mark(ny*W + nx)
+				if c := ny*W + nx; !g.seen[c] {
+					mark(c)
+				}
 			}
 		}
 	}
@@ -255,6 +252,24 @@ func (g *game) look() {
 	}
 }
 
+// see marks the unseen cell c as seen: the map changes, and the target
+// flags of c and its neighbours are recomputed.
+func (g *game) see(c int) {
+	g.seen[c] = true
+	g.mapVer++
+	for _, n := range &nbr[c] {
+		if n >= 0 {
+			g.unseen[n]--
+		}
+	}
+	g.updateTarget(c)
+	for _, n := range &nbr[c] {
+		if n >= 0 {
+			g.updateTarget(int(n))
+		}
+	}
+}
+
 // visible reports whether the hero sees a monster at cell c: in the same
 // lit room, or within sightRange.
 func (g *game) visible(c int) bool {
@@ -264,8 +279,17 @@ func (g *game) visible(c int) bool {
 	return cheb(c, g.pos) <= sightRange
 }
 
+// cellX and cellY are each cell's column and row.
+var cellX, cellY = func() (x, y [N]int8) {
+	for c := 0; c < N; c++ {
+		x[c], y[c] = int8(c%W), int8(c/W)
+	}
+	return
+}()
+
+// cheb returns the Chebyshev distance between cells a and b.
 func cheb(a, b int) int {
-	dx, dy := abs(a%W-b%W), abs(a/W-b/W)
+	dx, dy := abs(int(cellX[a])-int(cellX[b])), abs(int(cellY[a])-int(cellY[b]))
 	if dx > dy {
 		return dx
 	}
@@ -280,12 +304,39 @@ func (g *game) walkable(c int) bool { return g.lvl.tile[c] != rock }
 var nbrDX = [8]int{0, 1, 1, 1, 0, -1, -1, -1}
 var nbrDY = [8]int{-1, -1, 0, 1, 1, 1, 0, -1}
 
-func neighbour(c, k int) (int, bool) {
-	x, y := c%W+nbrDX[k], c/W+nbrDY[k]
-	if x < 0 || x >= W || y < 0 || y >= H {
-		return 0, false
+// nbr[c][k] is neighbour k of cell c, or -1 outside the map: a table
+// instead of a division per neighbour on the hot paths (look, bfs).
+var nbr = func() (t [N][8]int16) {
+	for c := 0; c < N; c++ {
+		for k := 0; k < 8; k++ {
+			x, y := c%W+nbrDX[k], c/W+nbrDY[k]
+			if x < 0 || x >= W || y < 0 || y >= H {
+				t[c][k] = -1
+			} else {
+				t[c][k] = int16(y*W + x)
+			}
+		}
 	}
-	return y*W + x, true
+	return t
+}()
+
+// nbrCount[c] is the number of neighbours of cell c inside the map.
+var nbrCount = func() (t [N]int8) {
+	for c := 0; c < N; c++ {
+		for _, n := range nbr[c] {
+			if n >= 0 {
+				t[c]++
+			}
+		}
+	}
+	return t
+}()
+
+// neighbour returns neighbour k (0-7, in nbrDX/nbrDY order) of cell c and
+// true, or false if it lies outside the map.
+func neighbour(c, k int) (int, bool) {
+	n := nbr[c][k]
+	return int(n), n >= 0
 }
 
 // Observe fills o with what the hero sees. See Observation.
@@ -372,19 +423,7 @@ func (g *game) isTarget(c int) bool { return g.target[c] }
 
 // updateTarget recomputes the target flag of cell c and the count.
 func (g *game) updateTarget(c int) {
-	t := false
-	if g.seen[c] && g.lvl.tile[c] != rock {
-		if g.lvl.item[c] != noItem {
-			t = true
-		} else {
-			for k := 0; k < 8; k++ {
-				if n, ok := neighbour(c, k); ok && !g.seen[n] {
-					t = true
-					break
-				}
-			}
-		}
-	}
+	t := g.seen[c] && g.lvl.tile[c] != rock && (g.lvl.item[c] != noItem || g.unseen[c] > 0)
 	if t != g.target[c] {
 		g.target[c] = t
 		if t {
@@ -395,15 +434,15 @@ func (g *game) updateTarget(c int) {
 	}
 }
 
-// walkTo moves the hero one step toward the nearest cell satisfying goal
-// (goalCell >= 0 names a single goal cell), replanning only when the map
-// changed since the last plan, the plan's goal differs, or its next cell is
-// blocked. It reports false when no goal is reachable.
-func (g *game) walkTo(goalCell int, goal func(int) bool) bool {
+// walkTo moves the hero one step toward goalCell, or with goalCell < 0
+// toward the nearest exploration target (isTarget), replanning only when
+// the map changed since the last plan, the plan's goal differs, or its
+// next cell is blocked. It reports false when no goal is reachable.
+func (g *game) walkTo(goalCell int) bool {
 	if g.planLen == 0 || g.planVer != g.mapVer || g.planIdx >= g.planLen ||
-		(goalCell >= 0 && g.planGoal != goalCell) || (goalCell < 0 && !goal(g.planGoal)) ||
+		(goalCell >= 0 && g.planGoal != goalCell) || (goalCell < 0 && !g.isTarget(g.planGoal)) ||
 		int(g.plan[g.planIdx]) != g.pos {
-		t := g.bfs(g.pos, goal)
+		t := g.bfs(g.pos, goalCell)
 		if t < 0 {
 			g.planLen = 0
 			return false
@@ -430,9 +469,10 @@ func (g *game) walkTo(goalCell int, goal func(int) bool) bool {
 }
 
 // bfs searches seen walkable cells from start and returns the first cell
-// (in breadth-first order) for which goal is true, or -1. Afterwards
-// g.from holds the search tree.
-func (g *game) bfs(start int, goal func(int) bool) int {
+// (in breadth-first order, start excluded) that is goalCell, or with
+// goalCell < 0 the first exploration target (isTarget); -1 if none.
+// Afterwards g.from holds the search tree.
+func (g *game) bfs(start, goalCell int) int {
 	g.epoch++
 	if g.epoch == 0 {
 		g.stamp = [N]uint32{}
@@ -446,12 +486,12 @@ func (g *game) bfs(start int, goal func(int) bool) int {
 	for head < tail {
 		c := int(g.queue[head])
 		head++
-		if c != start && goal(c) {
+		if c != start && (c == goalCell || goalCell < 0 && g.target[c]) {
 			return c
 		}
-		for k := 0; k < 8; k++ {
-			n, ok := neighbour(c, k)
-			if !ok || g.stamp[n] == g.epoch || !g.seen[n] || !g.walkable(n) {
+		for _, n16 := range &nbr[c] {
+			n := int(n16)
+			if n < 0 || g.stamp[n] == g.epoch || !g.seen[n] || !g.walkable(n) {
 				continue
 			}
 			g.stamp[n] = g.epoch
@@ -507,7 +547,7 @@ func (g *game) Step(a Action) bool {
 	descended := false
 	switch a {
 	case ActExplore:
-		if !g.frontierLeft() || !g.walkTo(-1, g.isTarget) {
+		if !g.frontierLeft() || !g.walkTo(-1) {
 			descended = g.descend()
 		}
 	case ActDescend:
@@ -558,8 +598,7 @@ func (g *game) descend() bool {
 		return true
 	}
 	if g.seen[g.lvl.stairs] {
-		stairs := g.lvl.stairs
-		if g.walkTo(stairs, func(c int) bool { return c == stairs }) {
+		if g.walkTo(g.lvl.stairs) {
 			return false
 		}
 	}
