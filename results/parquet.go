@@ -98,26 +98,56 @@ func WriteEpisodes(path string, metrics []envs.Metric, rows []EpisodeRow) error 
 	order := episodeOrder(rows)
 	cols := episodeSchema(metrics)
 	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
-	return writeRows(path, TableEpisodes, cols, meta, len(order), func(i int, e *rowEncoder) {
-		r := &rows[order[i]]
-		e.put(stringValue(r.Run))
-		e.put(parquet.Int32Value(r.Generation))
-		e.put(stringValue(r.Version))
-		e.put(stringValue(r.Split))
-		e.put(stringValue(r.Variant))
-		e.put(parquet.Int64Value(int64(r.Seed)))
-		e.put(parquet.Int32Value(r.Repeat))
-		e.put(parquet.DoubleValue(r.Score))
-		e.put(stringValue(r.Cause))
-		e.put(stringValue(r.EndReason))
-		for k, m := range metrics {
-			if k >= len(r.Metrics) || r.Metrics[k].Null {
-				e.putOptional(parquet.Value{}, true)
-				continue
+	nfixed := len(cols) - len(metrics)
+	err := writeAtomic(path, func(w io.Writer) error {
+		return encodeColumns(w, TableEpisodes, cols, meta, order, len(order), func(j int, idx []int32, vals []parquet.Value) {
+			// Column j's values of the rows idx, column by column: one
+			// type switch per chunk, not per value.
+			if j >= nfixed {
+				k, typ := j-nfixed, metrics[j-nfixed].Type
+				for i, o := range idx {
+					r := &rows[o]
+					if k >= len(r.Metrics) || r.Metrics[k].Null {
+						vals[i] = parquet.NullValue().Level(0, 0, j)
+					} else {
+						vals[i] = metricValue(typ, r.Metrics[k]).Level(0, 1, j)
+					}
+				}
+				return
 			}
-			e.putOptional(metricValue(m.Type, r.Metrics[k]), false)
-		}
+			for i, o := range idx {
+				r := &rows[o]
+				var v parquet.Value
+				switch j {
+				case 0:
+					v = stringValue(r.Run)
+				case 1:
+					v = parquet.Int32Value(r.Generation)
+				case 2:
+					v = stringValue(r.Version)
+				case 3:
+					v = stringValue(r.Split)
+				case 4:
+					v = stringValue(r.Variant)
+				case 5:
+					v = parquet.Int64Value(int64(r.Seed))
+				case 6:
+					v = parquet.Int32Value(r.Repeat)
+				case 7:
+					v = parquet.DoubleValue(r.Score)
+				case 8:
+					v = stringValue(r.Cause)
+				default:
+					v = stringValue(r.EndReason)
+				}
+				vals[i] = v.Level(0, 0, j)
+			}
+		})
 	})
+	if err != nil {
+		return fmt.Errorf("results: writing %s: %w", path, err)
+	}
+	return nil
 }
 
 // WriteCandidates writes rows to the Parquet file path, sorted by

@@ -256,6 +256,55 @@ func encodeRows(w io.Writer, table string, cols []column, meta [][2]string, n in
 	return pw.Close()
 }
 
+// columnChunk is the number of rows written to each column at a time by
+// encodeColumns: parquet-go's row writer splits rows into chunks of 64
+// (ConcurrentRowGroupWriter.writeRows) and flushes a page only between
+// chunks, so writing the same chunks column by column gives the same pages.
+const columnChunk = 64
+
+// encodeColumns writes the rows order[0:n] (0 to n-1 if order is nil) as
+// Parquet to w, column by column, with the schema of cols and the table's
+// metadata plus meta, in the same bytes as encodeRows gives for the same
+// values: row groups of MaxRowsPerRowGroup rows, each column written in
+// chunks of columnChunk rows. fill(j, idx, vals) sets vals[i] to column
+// j's value, with its levels, of row idx[i]. It builds no row of values
+// per row to split into columns again.
+func encodeColumns(w io.Writer, table string, cols []column, meta [][2]string, order []int32, n int, fill func(j int, idx []int32, vals []parquet.Value)) error {
+	opts := append(writerOptions(table), buildSchema(cols))
+	for _, kv := range meta {
+		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
+	}
+	pw := parquet.NewWriter(w, opts...)
+	vals := make([]parquet.Value, columnChunk)
+	idx := make([]int32, columnChunk)
+	for start := 0; start < n; start += MaxRowsPerRowGroup {
+		end := min(n, start+MaxRowsPerRowGroup)
+		cws := pw.ColumnWriters()
+		for i := start; i < end; i += columnChunk {
+			k := min(columnChunk, end-i)
+			for r := range idx[:k] {
+				if order != nil {
+					idx[r] = order[i+r]
+				} else {
+					idx[r] = int32(i + r)
+				}
+			}
+			for j := range cols {
+				fill(j, idx[:k], vals[:k])
+				if _, err := cws[j].WriteRowValues(vals[:k]); err != nil {
+					return err
+				}
+			}
+		}
+		if end < n {
+			if err := pw.Flush(); err != nil {
+				return err
+			}
+		}
+	}
+	return pw.Close()
+}
+
 // stringValue returns s as a BYTE_ARRAY value that references s's bytes
 // without copying or allocating (parquet.ValueOf(s) allocates to box s):
 // the writer copies the bytes of the values it is given and never
