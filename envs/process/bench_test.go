@@ -38,6 +38,33 @@ func BenchmarkStepsPerSecond(b *testing.B) {
 		}
 		b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
 	})
+	b.Run("python", func(b *testing.B) {
+		// A trivial Python environment and agent (testdata/trivial_*.py):
+		// what a user's step-mode program costs at the least, per worker.
+		py := python3(b)
+		cfg := testConfig("testdata", py, "trivial_env.py")
+		cfg.Agent = []string{py, "trivial_agent.py"}
+		e, err := New(cfg)
+		if err != nil {
+			b.Fatal(err)
+		}
+		pl, err := e.NewPlayer(0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer pl.Close()
+		b.ResetTimer()
+		start := time.Now()
+		steps := 0
+		for steps < b.N {
+			out, err := pl.Play(context.Background(), envs.Episode{Seed: uint64(steps)})
+			if err != nil {
+				b.Fatal(err)
+			}
+			steps += int(out.Metrics[0].Num)
+		}
+		b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+	})
 	b.Run("in-process", func(b *testing.B) {
 		env := func(action json.RawMessage, t int) (json.RawMessage, bool) {
 			return json.RawMessage(`1`), t >= helperSteps
