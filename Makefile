@@ -30,6 +30,14 @@ bench:
 	$(GO) test -run '^$$' -bench 'BenchmarkRunLargeTestSplit' -benchtime 1x -count 1 -timeout 30m ./cmd/evolve | tee -a bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 
+DUCKDB_BENCH ?= $${TMPDIR:-/tmp}/evolve-bench-duckdb.txt
+## bench-duckdb: episodes.parquet's writer (BenchmarkWriteEpisodes, 100,000 rows) against DuckDB's single-threaded COPY ... TO parquet (zstd) of the same table, as a table (results/internal/duckdbbench is a module of its own: evolve does not depend on DuckDB)
+.PHONY: bench-duckdb
+bench-duckdb:
+	EVOLVE_BENCH_PARQUET=$${TMPDIR:-/tmp}/evolve-bench-episodes.parquet $(GO) test -run '^$$' -bench 'BenchmarkWriteEpisodes|BenchmarkEncodeEpisodes' -count 6 ./results | tee $(DUCKDB_BENCH)
+	cd results/internal/duckdbbench && $(GO) run . -n 6 $${TMPDIR:-/tmp}/evolve-bench-episodes.parquet | tee -a $(DUCKDB_BENCH)
+	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col .name $(DUCKDB_BENCH) || $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(DUCKDB_BENCH)
+
 ## fuzz: run every fuzz target for FUZZTIME each (default 60s)
 fuzz:
 	@for pkg in $$($(GO) list $(PKGS)); do \

@@ -95,59 +95,63 @@ func WriteEpisodes(path string, metrics []envs.Metric, rows []EpisodeRow) error 
 	if err := checkEpisodes(metrics, rows); err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	order := episodeOrder(rows)
-	cols := episodeSchema(metrics)
-	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
-	nfixed := len(cols) - len(metrics)
-	err := writeAtomic(path, func(w io.Writer) error {
-		return encodeColumns(w, TableEpisodes, cols, meta, order, len(order), func(j int, idx []int32, vals []parquet.Value) {
-			// Column j's values of the rows idx, column by column: one
-			// type switch per chunk, not per value.
-			if j >= nfixed {
-				k, typ := j-nfixed, metrics[j-nfixed].Type
-				for i, o := range idx {
-					r := &rows[o]
-					if k >= len(r.Metrics) || r.Metrics[k].Null {
-						vals[i] = parquet.NullValue().Level(0, 0, j)
-					} else {
-						vals[i] = metricValue(typ, r.Metrics[k]).Level(0, 1, j)
-					}
-				}
-				return
-			}
-			for i, o := range idx {
-				r := &rows[o]
-				var v parquet.Value
-				switch j {
-				case 0:
-					v = stringValue(r.Run)
-				case 1:
-					v = parquet.Int32Value(r.Generation)
-				case 2:
-					v = stringValue(r.Version)
-				case 3:
-					v = stringValue(r.Split)
-				case 4:
-					v = stringValue(r.Variant)
-				case 5:
-					v = parquet.Int64Value(int64(r.Seed))
-				case 6:
-					v = parquet.Int32Value(r.Repeat)
-				case 7:
-					v = parquet.DoubleValue(r.Score)
-				case 8:
-					v = stringValue(r.Cause)
-				default:
-					v = stringValue(r.EndReason)
-				}
-				vals[i] = v.Level(0, 0, j)
-			}
-		})
-	})
+	err := writeAtomic(path, func(w io.Writer) error { return encodeEpisodes(w, metrics, rows) })
 	if err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
 	return nil
+}
+
+// encodeEpisodes writes rows, sorted, as episodes.parquet to w; rows and
+// metrics have passed CheckMetrics and checkEpisodes.
+func encodeEpisodes(w io.Writer, metrics []envs.Metric, rows []EpisodeRow) error {
+	order := episodeOrder(rows)
+	cols := episodeSchema(metrics)
+	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
+	nfixed := len(cols) - len(metrics)
+	return encodeColumns(w, TableEpisodes, cols, meta, order, len(order), func(j int, idx []int32, vals []parquet.Value) {
+		// Column j's values of the rows idx, column by column: one
+		// type switch per chunk, not per value.
+		if j >= nfixed {
+			k, typ := j-nfixed, metrics[j-nfixed].Type
+			for i, o := range idx {
+				r := &rows[o]
+				if k >= len(r.Metrics) || r.Metrics[k].Null {
+					vals[i] = parquet.NullValue().Level(0, 0, j)
+				} else {
+					vals[i] = metricValue(typ, r.Metrics[k]).Level(0, 1, j)
+				}
+			}
+			return
+		}
+		for i, o := range idx {
+			r := &rows[o]
+			var v parquet.Value
+			switch j {
+			case 0:
+				v = stringValue(r.Run)
+			case 1:
+				v = parquet.Int32Value(r.Generation)
+			case 2:
+				v = stringValue(r.Version)
+			case 3:
+				v = stringValue(r.Split)
+			case 4:
+				v = stringValue(r.Variant)
+			case 5:
+				v = parquet.Int64Value(int64(r.Seed))
+			case 6:
+				v = parquet.Int32Value(r.Repeat)
+			case 7:
+				v = parquet.DoubleValue(r.Score)
+			case 8:
+				v = stringValue(r.Cause)
+			default:
+				v = stringValue(r.EndReason)
+			}
+			vals[i] = v.Level(0, 0, j)
+		}
+	})
 }
 
 // WriteCandidates writes rows to the Parquet file path, sorted by

@@ -357,8 +357,36 @@ func BenchmarkWriteEpisodes(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// make bench-duckdb times DuckDB's COPY of the same table.
+	if keep := os.Getenv("EVOLVE_BENCH_PARQUET"); keep != "" {
+		data, err := os.ReadFile(path)
+		if err == nil {
+			err = os.WriteFile(keep, data, 0o644)
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
 	b.ReportMetric(float64(len(eps))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 	b.ReportMetric(float64(st.Size()), "file-bytes")
+}
+
+// BenchmarkEncodeEpisodes is BenchmarkWriteEpisodes without the file: the
+// table sorted, encoded and compressed into memory, so that the writer's
+// CPU cost is measured apart from the disk (WriteEpisodes fsyncs the file
+// and its directory).
+func BenchmarkEncodeEpisodes(b *testing.B) {
+	eps, _, _ := sampleRun("run-bench", 10, 5, 1000, 1500, 1000, 4)
+	eps = shuffled(eps[:100_000], 5)
+	var buf bytes.Buffer
+	b.ReportAllocs()
+	for b.Loop() {
+		buf.Reset()
+		if err := encodeEpisodes(&buf, dungeonMetrics, eps); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(len(eps))*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }
 
 // TestNulls checks that what does not apply is stored as null, not as a
