@@ -78,3 +78,13 @@ SLURM_BENCH ?= $${TMPDIR:-/tmp}/evolve-bench-slurm.txt
 bench-slurm:
 	$(call with_slurm,$(GO) test -run '^$$' -bench Slurm -benchtime 10x -count 6 ./internal/slurm | tee $(SLURM_BENCH))
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(SLURM_BENCH)
+
+## stats-tables: the simulations of docs/statistics.md (size of the gate's tests, A12 margin, family-wise error, interval coverage), fixed seeds
+.PHONY: stats-tables stats-reference
+stats-tables:
+	$(GO) run ./stats/internal/simulate -table all
+
+## stats-reference: regenerate the R and scipy reference values of stats/testdata (needs Rscript and python3 with scipy)
+stats-reference:
+	Rscript stats/testdata/gen_R.R
+	python3 stats/testdata/gen_scipy.py

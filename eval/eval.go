@@ -618,13 +618,13 @@ func (e *eval) finish() error {
 	return e.writeManifest()
 }
 
-// iqmCI is the 95% percentile bootstrap CI of the IQM (2,000 resamples,
-// seed 1), NaN for fewer than 2 scores.
+// iqmCI is the 95% BCa bootstrap CI of the IQM (stats.BootstrapBCaIQM,
+// Efron 1987; 2,000 resamples, seed 1), NaN for fewer than 2 scores.
 func iqmCI(x []float64) (float64, float64) {
 	if len(x) < 2 {
 		return nan(), nan()
 	}
-	ci, err := stats.BootstrapIQM(x, stats.BootstrapConfig{Reps: 2000, Rand: rand.New(rand.NewPCG(1, 0))})
+	ci, err := stats.BootstrapBCaIQM(x, stats.BootstrapConfig{Reps: 2000, Rand: rand.New(rand.NewPCG(1, 0))})
 	if err != nil {
 		return nan(), nan()
 	}

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -28,8 +30,10 @@ var (
 	// Alpha), so the gate could never fail; or the A12 margin test has
 	// fewer than 2 observations on a side.
 	ErrTooFew = errors.New("gate: too few observations")
-	// ErrUnpaired: Test is "signed-rank" but the candidate's observations
-	// cannot all be paired with the baseline's by (seed, repeat).
+	// ErrUnpaired: Test is "signed-rank" (or "auto" with shared seeds) but
+	// the samples cannot be paired by (seed, repeat): seeds unknown, a
+	// (seed, repeat) twice in a sample, no shared seed, or more unmatched
+	// observations than Config.MaxUnmatched.
 	ErrUnpaired = errors.New("gate: samples cannot be paired by seed")
 )
 
@@ -44,17 +48,84 @@ const (
 	// TestSignedRank is the one-sided Wilcoxon signed-rank test of the
 	// differences paired by (seed, repeat) (stats.WilcoxonSignedRank).
 	TestSignedRank = "signed-rank"
-	// TestA12 (Check.Test only) is Wellek's asymptotic non-inferiority
-	// test of A12, used when Config.MarginA12 > 0.
-	TestA12 = "a12-noninferiority"
+	// TestA12 (Check.Test only) is the Brunner-Munzel test of the relative
+	// effect A12 against the boundary 0.5 − MarginA12, on the logit scale
+	// (stats.BrunnerMunzelLogit), used when Config.MarginA12 > 0.
+	TestA12 = "brunner-munzel"
+	// TestWelch (Check.Test only) is Welch's t test of the difference of
+	// means (stats.WelchT), used with MarginOn "mean" on unpaired samples.
+	TestWelch = "welch-t"
+	// TestPairedT (Check.Test only) is the paired t test of the mean
+	// difference (stats.PairedT), used with MarginOn "mean" on paired
+	// samples.
+	TestPairedT = "paired-t"
+	// TestBootstrapT is the bootstrap-t test of the difference of means
+	// (stats.BootstrapT; Config.Test with MarginOn "mean", for skewed
+	// scores).
+	TestBootstrapT = "bootstrap-t"
+)
+
+// Names of hypotheses: the values of Config.Hypothesis and
+// Check.Hypothesis.
+const (
+	// HypothesisRegression (the default) tests H0: the candidate is not
+	// worse by more than the margin, against H1: it is. The check fails
+	// on evidence of a loss beyond the margin; passing is NOT evidence
+	// that the candidate is non-inferior (with few seeds a real loss
+	// passes; Check.Power says how often).
+	HypothesisRegression = "regression"
+	// HypothesisNonInferiority tests H0: the candidate is worse by at
+	// least the margin, against H1: it is worse by less (or better). The
+	// check passes only when H0 is rejected at Alpha: passing is evidence
+	// of non-inferiority (Wellek 2010, ch. 1-2; EMA/CHMP 2000 "Points to
+	// consider on switching between superiority and non-inferiority").
+	// Needs a margin > 0.
+	HypothesisNonInferiority = "non-inferiority"
+)
+
+// Names of margin scales: the values of Config.MarginOn.
+const (
+	// MarginOnShift (the default): Margin is a location shift, tested
+	// with the rank tests (robust, but blind to rare large losses).
+	MarginOnShift = "shift"
+	// MarginOnMean: Margin is a difference of means, tested with Welch's
+	// t, the paired t or the bootstrap-t test.
+	MarginOnMean = "mean"
+)
+
+// NoLimit as Config.MaxUnmatched accepts any number of unmatched
+// observations.
+const NoLimit = -1
+
+// BootstrapSeed seeds the bootstrap-t test's resamples (the p-value is a
+// function of the samples and this seed); BootstrapReps is its number of
+// resamples.
+const (
+	BootstrapSeed = 20261125
+	BootstrapReps = 9999
 )
 
 // Names of corrections: the values of Config.Correction.
+// The family is every (variant × version) check of one Compare call,
+// unless the correction says otherwise.
 const (
-	// CorrectionHolm is Holm's (1979) step-down adjustment
-	// (stats.Adjust with stats.Holm), controlling the family-wise error
-	// rate at Alpha.
+	// CorrectionHolm is Holm's (1979) step-down adjustment across the
+	// family (stats.Adjust with stats.Holm, R's p.adjust(p, "holm")),
+	// controlling the family-wise error rate at Alpha under any
+	// dependence.
 	CorrectionHolm = "holm"
+	// CorrectionHochberg is Hochberg's (1988) step-up adjustment across
+	// the family (R's p.adjust(p, "hochberg")): more powerful than Holm,
+	// valid when the tests are independent or positively dependent
+	// (Sarkar 1998), as checks of variants on shared seeds typically are.
+	CorrectionHochberg = "hochberg"
+	// CorrectionBonferroni multiplies each p-value by the family size.
+	CorrectionBonferroni = "bonferroni"
+	// CorrectionNonePerVariant adjusts by Holm within each variant only
+	// (the family is the versions of one variant): the error rate of the
+	// whole eval grows with the number of variants (4 variants, nothing
+	// changed: 20% at α = 0.05). Kept for comparisons with old gates.
+	CorrectionNonePerVariant = "none-per-variant"
 	// CorrectionNone leaves the p-values unadjusted: each check is at
 	// level Alpha on its own.
 	CorrectionNone = "none"
@@ -102,16 +173,30 @@ type Config struct {
 	// + P(tie)/2 < 0.5 − m" (see Compare). At most one of Margin and
 	// MarginA12 may be > 0.
 	MarginA12 float64
-	// Correction is CorrectionHolm ("holm", the default; also "") or
-	// CorrectionNone ("none"), applied across the candidates of one
-	// variant (the family).
+	// Correction is CorrectionHolm ("holm", the default; also ""),
+	// CorrectionHochberg, CorrectionBonferroni (each across every check
+	// of the call), CorrectionNonePerVariant (Holm within each variant)
+	// or CorrectionNone.
 	Correction string
+	// Hypothesis is HypothesisRegression ("regression", the default;
+	// also "") or HypothesisNonInferiority ("non-inferiority", which
+	// needs Margin or MarginA12 > 0).
+	Hypothesis string
+	// MarginOn is MarginOnShift ("shift", the default; also "") or
+	// MarginOnMean ("mean"; not with MarginA12).
+	MarginOn string
+	// MaxUnmatched is the largest number of unmatched candidate
+	// observations (a (seed, repeat) the baseline did not play) a paired
+	// check accepts; pairing is on the observations both sides played.
+	// 0 (the default) refuses any; NoLimit (−1) accepts any number.
+	MaxUnmatched int
 }
 
 // DefaultConfig returns the defaults the zero Config stands for: Alpha
-// 0.05, Test "auto", no margin, Correction "holm".
+// 0.05, Test "auto", no margin, Correction "holm" across every check,
+// Hypothesis "regression", MarginOn "shift", MaxUnmatched 0.
 func DefaultConfig() Config {
-	return Config{Alpha: 0.05, Test: TestAuto, Correction: CorrectionHolm}
+	return Config{Alpha: 0.05, Test: TestAuto, Correction: CorrectionHolm, Hypothesis: HypothesisRegression, MarginOn: MarginOnShift}
 }
 
 // Validate returns the error Compare would return for cfg (wrapping
@@ -134,16 +219,43 @@ func (cfg Config) normalize() (Config, error) {
 	switch cfg.Test {
 	case "":
 		cfg.Test = def.Test
-	case TestAuto, TestMWU, TestSignedRank:
+	case TestAuto, TestMWU, TestSignedRank, TestBootstrapT:
 	default:
-		return cfg, fmt.Errorf("%w: unknown test %q (want %s, %s or %s)", ErrConfig, cfg.Test, TestAuto, TestMWU, TestSignedRank)
+		return cfg, fmt.Errorf("%w: unknown test %q (want %s, %s, %s or %s)", ErrConfig, cfg.Test, TestAuto, TestMWU, TestSignedRank, TestBootstrapT)
 	}
 	switch cfg.Correction {
 	case "":
 		cfg.Correction = def.Correction
-	case CorrectionHolm, CorrectionNone:
+	case CorrectionHolm, CorrectionHochberg, CorrectionBonferroni, CorrectionNonePerVariant, CorrectionNone:
 	default:
-		return cfg, fmt.Errorf("%w: unknown correction %q (want %s or %s)", ErrConfig, cfg.Correction, CorrectionHolm, CorrectionNone)
+		return cfg, fmt.Errorf("%w: unknown correction %q (want %s, %s, %s, %s or %s)", ErrConfig, cfg.Correction,
+			CorrectionHolm, CorrectionHochberg, CorrectionBonferroni, CorrectionNonePerVariant, CorrectionNone)
+	}
+	switch cfg.Hypothesis {
+	case "":
+		cfg.Hypothesis = def.Hypothesis
+	case HypothesisRegression, HypothesisNonInferiority:
+	default:
+		return cfg, fmt.Errorf("%w: unknown hypothesis %q (want %s or %s)", ErrConfig, cfg.Hypothesis, HypothesisRegression, HypothesisNonInferiority)
+	}
+	switch cfg.MarginOn {
+	case "":
+		cfg.MarginOn = def.MarginOn
+	case MarginOnShift, MarginOnMean:
+	default:
+		return cfg, fmt.Errorf("%w: unknown margin scale %q (want %s or %s)", ErrConfig, cfg.MarginOn, MarginOnShift, MarginOnMean)
+	}
+	if cfg.MaxUnmatched < NoLimit {
+		return cfg, fmt.Errorf("%w: max unmatched must be >= 0, or %d for no limit: %d", ErrConfig, NoLimit, cfg.MaxUnmatched)
+	}
+	if cfg.Test == TestBootstrapT && cfg.MarginOn != MarginOnMean {
+		return cfg, fmt.Errorf("%w: test %q is a test of means; it needs margin scale %q", ErrConfig, TestBootstrapT, MarginOnMean)
+	}
+	if cfg.MarginOn == MarginOnMean && cfg.MarginA12 > 0 {
+		return cfg, fmt.Errorf("%w: an A12 margin is not a margin on the mean; use margin scale %q", ErrConfig, MarginOnShift)
+	}
+	if cfg.Hypothesis == HypothesisNonInferiority && !(cfg.Margin > 0 || cfg.MarginA12 > 0) {
+		return cfg, fmt.Errorf("%w: hypothesis %q needs a margin > 0 (without one it is a superiority test)", ErrConfig, HypothesisNonInferiority)
 	}
 	if !(cfg.Margin >= 0) || math.IsInf(cfg.Margin, 0) {
 		return cfg, fmt.Errorf("%w: margin must be finite and >= 0: %v", ErrConfig, cfg.Margin)
@@ -161,58 +273,104 @@ func (cfg Config) normalize() (Config, error) {
 type Check struct {
 	// Version and Variant name the candidate sample.
 	Version, Variant string
-	// N is the number of candidate observations; NBaseline the number of
-	// baseline observations the test used (all of the baseline for an
-	// unpaired test, the N paired ones for the signed-rank test).
+	// Hypothesis is the Config's: HypothesisRegression or
+	// HypothesisNonInferiority.
+	Hypothesis string
+	// MarginOn is the Config's margin scale: MarginOnShift or
+	// MarginOnMean.
+	MarginOn string
+	// N is the number of candidate observations the test used;
+	// NBaseline the number of baseline observations it used (all of the
+	// baseline for an unpaired test, the N paired ones for a paired
+	// test).
 	N, NBaseline int
 	// NPaired is the number of candidate observations whose (seed,
-	// repeat) is in the baseline (N when the samples can be paired, 0
-	// when seeds are unknown), whatever test ran.
+	// repeat) is in the baseline (0 when seeds are unknown), whatever test
+	// ran. Paired tests use exactly these.
 	NPaired int
+	// NUnmatched is the number of the candidate's observations whose
+	// (seed, repeat) is not in the baseline (0 when seeds are unknown): a
+	// paired test drops them. (The baseline may hold more seeds than the
+	// candidate; those are not counted.)
+	NUnmatched int
+	// Paired reports that the test ran on the NPaired pairs.
+	Paired bool
 	// Mean is the candidate's mean score; BaselineMean the mean of the
 	// NBaseline baseline observations used; MeanDiff = Mean −
 	// BaselineMean (score units; negative means the candidate scores
 	// less).
 	Mean, BaselineMean, MeanDiff float64
-	// Test is the test that ran: TestMWU, TestSignedRank or TestA12.
+	// Test is the test that ran: TestMWU, TestSignedRank, TestA12
+	// (Brunner-Munzel), TestWelch, TestPairedT or TestBootstrapT.
 	Test string
 	// Statistic is the test's statistic: for TestMWU the U statistic of
 	// the candidate's scores plus Margin against the baseline's (R's W of
-	// wilcox.test(x + D, y)), in [0, N·NBaseline]; for TestSignedRank V =
-	// T+ of the differences (x + D) − y (R's V), in [0, N(N+1)/2]; for
-	// TestA12 the standardized z = (A12 − (0.5 − MarginA12))/SE, ±Inf when
-	// the variance estimate is 0.
+	// wilcox.test(x, y, mu = -Margin)), in [0, N·NBaseline]; for
+	// TestSignedRank V = T+ of the differences (x − y) + Margin (R's V of
+	// wilcox.test(x, y, paired = TRUE, mu = -Margin)), in [0, N(N+1)/2];
+	// for TestA12 the logit-scale Brunner-Munzel statistic (logit A12 −
+	// logit(0.5 − MarginA12))·A12(1 − A12)/SE; for
+	// the mean tests t = (MeanDiff + Margin)/SE. ±Inf when a variance is 0.
 	Statistic float64
-	// P is the one-sided p-value of the regression test, in [0, 1]; PAdj
-	// is P adjusted across the candidates of the same Variant by
-	// Correction, in [P, 1].
+	// P is the one-sided p-value of the check's test, in [0, 1]: of H1
+	// "worse by more than the margin" (regression) or of H1 "worse by
+	// less than the margin" (non-inferiority). PAdj is P adjusted across
+	// the family by Correction, in [P, 1].
 	P, PAdj float64
 	// A12 is the Vargha-Delaney effect size of the candidate against the
 	// baseline observations used, P(candidate > baseline) + P(tie)/2, in
 	// [0, 1]; 0.5 is no effect, below 0.5 favours the baseline.
 	A12 float64
-	// HLShift is the Hodges-Lehmann estimate of the location shift,
-	// candidate minus baseline (score units; the median of the pairwise
-	// differences of the observations used, stats.HodgesLehmann), with
-	// the two-sided HLConfLevel confidence interval [HLLow, HLHigh] (NaN
-	// when it cannot be computed, with a warning).
+	// HLShift is the Hodges-Lehmann estimate, candidate minus baseline
+	// (score units), with its two-sided HLConfLevel confidence interval
+	// [HLLow, HLHigh] (NaN when it cannot be computed, with a warning).
+	// Paired: the one-sample estimate (pseudo-median) of the differences
+	// x_i − y_i and its interval, R's wilcox.test(x, y, paired = TRUE,
+	// conf.int = TRUE) (stats.HodgesLehmannOneSample), the quantity the
+	// signed-rank test is about. Unpaired: the median of the pairwise
+	// differences and its interval, wilcox.test(x, y, conf.int = TRUE)
+	// (stats.HodgesLehmann).
 	HLShift, HLLow, HLHigh float64
 	// Margin and MarginA12 are the Config's margins (0 when not used).
 	Margin, MarginA12 float64
-	// Alpha is the family-wise level and Correction the adjustment
-	// ("holm" or "none") the verdict used.
+	// Alpha is the family-wise level and Correction the adjustment the
+	// verdict used; Family describes the family, e.g. "8 checks (4
+	// variants × 2 versions), Holm".
 	Alpha      float64
 	Correction string
-	// Regression reports PAdj < Alpha.
+	Family     string
+	// Failed reports that the check failed: with HypothesisRegression
+	// PAdj < Alpha (evidence of a loss beyond the margin); with
+	// HypothesisNonInferiority PAdj >= Alpha (non-inferiority not shown).
+	Failed bool
+	// Regression reports Failed under HypothesisRegression (false under
+	// HypothesisNonInferiority, where a failure is "not shown
+	// non-inferior", not "shown worse").
 	Regression bool
+	// Power is the approximate probability, at this n and Alpha
+	// (unadjusted), that the check comes out the other way from a
+	// reassuring one: with HypothesisRegression the power to fail a
+	// candidate truly worse by PowerLoss; with HypothesisNonInferiority the
+	// power to pass a candidate truly equal to the baseline (PowerLoss 0).
+	// Computed by Noether's (1987) formula for the rank tests and the
+	// normal approximation for the others, from the baseline's spread
+	// (see PowerOf). NaN when it cannot be computed.
+	Power float64
+	// PowerLoss is the true loss (score units; A12 units with MarginA12)
+	// Power refers to: twice the margin under HypothesisRegression with
+	// a margin (a loss exceeding the tolerated margin by the margin
+	// again), half the baseline's standard deviation without one (a
+	// "medium" effect, Cohen 1988); 0 under HypothesisNonInferiority.
+	PowerLoss float64
 	// Message is one line with the verdict and the numbers, for JUnit and
 	// logs.
 	Message string
 	// Warnings lists statistical caveats: a fallback from the paired
-	// test, zero or all-tied differences, a small sample for a normal
-	// approximation, an HL interval that could not be computed (the
-	// stats package's warnings that ties were present are left out:
-	// ties are handled by midranks). nil when there are none.
+	// test, unmatched seeds, zero or all-tied differences, a small sample
+	// for a normal or t approximation, an HL interval that could not be
+	// computed (the stats package's warnings that ties were
+	// present are left out: ties are handled by midranks). nil when there
+	// are none.
 	Warnings []string
 }
 
@@ -228,63 +386,63 @@ func (c Check) Name() string {
 // Compare tests each candidate against the baseline sample of its Variant
 // and returns one Check per candidate, in the order of candidates. Each
 // variant must have at most one baseline sample; baseline samples of
-// variants without candidates are ignored. The candidates of one variant
-// form a family: their p-values are adjusted together by cfg.Correction.
+// variants without candidates are ignored.
 //
-// Pairing: the samples are paired when every (seed, repeat) of the
-// candidate occurs exactly once in the baseline and no (seed, repeat)
-// repeats in either; the baseline may hold more seeds than the candidate.
-// Test "auto" runs the signed-rank test on paired samples and the
-// Mann-Whitney U test otherwise (with a warning saying why they were not
-// paired); "signed-rank" on samples that cannot be paired is an error.
+// Family: every check of the call ((variant × version) pairs) forms one
+// family, whose p-values are adjusted together by cfg.Correction (Holm by
+// default), so the probability that any check of an eval fails wrongly is
+// at most Alpha; CorrectionNonePerVariant makes each variant its own
+// family (the old gate) and CorrectionNone leaves p unadjusted.
 //
-// The regression test is one-sided, H1 being "the candidate is worse",
-// with x the candidate's scores and y the baseline's:
+// Pairing is on the (seed, repeat)s both samples played. Test "auto" runs
+// a paired test when the seeds are known, no (seed, repeat) repeats within
+// a sample and at least one is shared, and the independent-samples test
+// otherwise (with a warning saying why). A paired test with more than
+// cfg.MaxUnmatched unmatched observations is refused (ErrUnpaired); the
+// unmatched are reported in Check.NUnmatched and a warning.
 //
-//   - No margin: the Mann-Whitney U test (Mann and Whitney 1947) with
-//     alternative "less", as R's wilcox.test(x, y, alternative = "less"),
-//     or on paired samples the Wilcoxon signed-rank test (Wilcoxon 1945),
-//     as wilcox.test(x, y, paired = TRUE, alternative = "less"); exact or
-//     normal approximation by stats' Auto rules (stats.MannWhitneyU,
-//     stats.WilcoxonSignedRank, zero differences dropped).
-//   - Margin D > 0 (non-inferiority, "worse by more than D"): H0: shift >=
-//     −D against H1: shift < −D for the location shift Δ of x relative to
-//     y (paired: the centre of the differences). Under the shift model
-//     x ~ y + Δ the test of H0: Δ = Δ0 ranks x − Δ0 against y (Hollander,
+// Hypotheses (x the candidate's scores, y the baseline's, D = Margin,
+// m = MarginA12). With HypothesisRegression (default) H0 is "not worse
+// by more than the margin" and the check fails when H0 is rejected; with
+// HypothesisNonInferiority H0 is "worse by at least the margin" and the
+// check passes only when H0 is rejected. The tests:
+//
+//   - MarginOn shift, m = 0: the location shift Δ of x relative to y
+//     (paired: the centre of the differences). Regression: H0: Δ >= −D vs
+//     H1: Δ < −D; non-inferiority: H0: Δ <= −D vs H1: Δ > −D. Under the
+//     shift model the test of Δ = −D ranks x + D against y (Hollander,
 //     Wolfe and Chicken, Nonparametric Statistical Methods, 3rd ed. 2014,
-//     §4.1 for the rank-sum test, §3.1 for the signed-rank test); with
-//     Δ0 = −D that is the same one-sided test on x + D: R's
-//     wilcox.test(x + D, y, alternative = "less"), equivalently
-//     wilcox.test(x, y, mu = -D, alternative = "less"), and with paired =
-//     TRUE for pairs. This is the rank-based non-inferiority test of
-//     Wellek (Testing Statistical Hypotheses of Equivalence and
-//     Noninferiority, 2nd ed. 2010, ch. 6). A candidate worse by less than
-//     D is not flagged however many seeds are played.
-//   - MarginA12 m > 0: H0: A12 >= 0.5 − m against H1: A12 < 0.5 − m, A12
-//     = P(X > Y) + P(X = Y)/2, by the asymptotic normal test of Wellek
-//     (2010, §6.2, the Mann-Whitney non-inferiority test): z = (Â12 −
-//     (0.5 − m))/SE, p = Φ(z), with Â12 = U/(n1·n2) and SE² = S10/n1 +
-//     S01/n2 the consistent variance estimator of the U statistic from
-//     the placement values (Sen 1967, Sankhyā A 29; DeLong, DeLong and
-//     Clarke-Pearson 1988, Biometrics 44), ties counting 1/2. Wellek's
-//     test is for independent samples: on paired samples it is applied
-//     to the pairs' values as two samples (with a warning), which ignores
-//     the pairing and is conservative when scores correlate positively
-//     across seeds.
+//     §4.1 rank-sum, §3.1 signed-rank): R's wilcox.test(x, y, mu = -D,
+//     alternative = "less" resp. "greater"), with paired = TRUE on the
+//     differences (x − y) + D computed in R's order. Exact or normal
+//     approximation by stats' Auto rules. A shift ignores rare large
+//     losses; MarginOn mean does not.
+//   - MarginOn shift, m > 0: the relative effect A12 = P(X > Y) +
+//     P(X = Y)/2 against θ0 = 0.5 − m by the Brunner-Munzel statistic on
+//     the logit scale (stats.BrunnerMunzelLogit; Brunner and Munzel 2000;
+//     Munzel and Hauschke 2003 for non-inferiority; nparcomp's "logit"
+//     method), which does not assume equal distributions under H0 and
+//     holds its size at the margin (simulated: docs/statistics.md).
+//     Regression: H1: A12 < θ0; non-inferiority: H1: A12 > θ0. It is a
+//     test of independent samples; paired samples are treated as two
+//     samples (with a warning).
+//   - MarginOn mean: the difference of means μx − μy against −D by
+//     Welch's t (unpaired), the paired t (paired), or with Test
+//     "bootstrap-t" the bootstrap-t test (Efron and Tibshirani 1993
+//     §16.4; seeded by BootstrapSeed, BootstrapReps resamples) for skewed
+//     scores. Regression: H1: μx − μy < −D; non-inferiority: H1: > −D.
 //
-// The p-values of a variant's candidates are adjusted (Holm 1979, as R's
-// p.adjust(p, "holm")) and Regression = PAdj < Alpha, which bounds the
-// probability of failing any good candidate of the variant by Alpha.
-// A12 and the Hodges-Lehmann shift with its CI are reported whatever
-// test ran.
+// A12, the Hodges-Lehmann estimate with its CI (paired: of the
+// differences), Power and PowerLoss are reported whatever test ran.
 //
 // Errors (each names the variant and version): ErrConfig for a bad cfg;
 // ErrSample for a malformed or duplicated sample; ErrNoBaseline when a
 // candidate's variant has no baseline; ErrTooFew for an empty sample, for
-// sample sizes at which the test's smallest possible p-value is >= Alpha
-// (e.g. 3 pairs: 2⁻³ = 0.125), or fewer than 2 observations on a side for
-// the A12 margin test; ErrUnpaired when Test is "signed-rank" and the
-// samples cannot be paired.
+// sample sizes at which a rank test's smallest possible p-value is >=
+// Alpha (e.g. 3 pairs: 2⁻³ = 0.125), or fewer than 2 observations on a
+// side for the Brunner-Munzel and t tests; ErrUnpaired when a paired test
+// is required or chosen and the samples cannot be paired, or have more
+// than MaxUnmatched unmatched observations.
 func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error) {
 	cfg, err := cfg.normalize()
 	if err != nil {
@@ -318,6 +476,7 @@ func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error
 	checks := make([]Check, len(candidates))
 	family := make(map[string][]int) // variant -> indices into checks
 	var order []string               // variants in first-appearance order
+	versions := map[string]bool{}
 	for i, c := range candidates {
 		ch, err := check(baseline[baseOf[c.Variant]], c, cfg)
 		if err != nil {
@@ -328,28 +487,76 @@ func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error
 			order = append(order, c.Variant)
 		}
 		family[c.Variant] = append(family[c.Variant], i)
+		versions[c.Version] = true
 	}
-	corr := stats.None
-	if cfg.Correction == CorrectionHolm {
-		corr = stats.Holm
+	groups := [][]int{}
+	corr := stats.Holm
+	switch cfg.Correction {
+	case CorrectionNonePerVariant:
+		for _, v := range order {
+			groups = append(groups, family[v])
+		}
+	default:
+		all := make([]int, len(checks))
+		for i := range all {
+			all[i] = i
+		}
+		groups = append(groups, all)
+		switch cfg.Correction {
+		case CorrectionHochberg:
+			corr = stats.Hochberg
+		case CorrectionBonferroni:
+			corr = stats.Bonferroni
+		case CorrectionNone:
+			corr = stats.None
+		}
 	}
-	for _, v := range order {
-		idx := family[v]
+	desc := familyDesc(cfg.Correction, len(checks), len(order), len(versions))
+	for _, idx := range groups {
 		p := make([]float64, len(idx))
 		for k, i := range idx {
 			p[k] = checks[i].P
 		}
 		adj, err := stats.Adjust(p, corr)
 		if err != nil {
-			return nil, fmt.Errorf("gate: variant %q: adjusting p-values: %w", v, err)
+			return nil, fmt.Errorf("gate: adjusting p-values: %w", err)
 		}
 		for k, i := range idx {
-			checks[i].PAdj = adj[k]
-			checks[i].Regression = adj[k] < cfg.Alpha
-			checks[i].Message = message(checks[i])
+			c := &checks[i]
+			c.PAdj = adj[k]
+			c.Family = desc
+			if cfg.Hypothesis == HypothesisNonInferiority {
+				c.Failed = !(adj[k] < cfg.Alpha)
+			} else {
+				c.Failed = adj[k] < cfg.Alpha
+				c.Regression = c.Failed
+			}
+			c.Message = message(*c)
 		}
 	}
 	return checks, nil
+}
+
+// familyDesc describes the family of a Compare call for Check.Family.
+func familyDesc(corr string, checks, variants, versions int) string {
+	plural := func(n int, s string) string {
+		if n == 1 {
+			return fmt.Sprintf("%d %s", n, s)
+		}
+		return fmt.Sprintf("%d %ss", n, s)
+	}
+	shape := fmt.Sprintf("%s (%s × %s)", plural(checks, "check"), plural(variants, "variant"), plural(versions, "version"))
+	switch corr {
+	case CorrectionHolm:
+		return shape + ", Holm"
+	case CorrectionHochberg:
+		return shape + ", Hochberg"
+	case CorrectionBonferroni:
+		return shape + ", Bonferroni"
+	case CorrectionNonePerVariant:
+		return shape + ", Holm within each variant only (no correction across variants)"
+	}
+	return shape + ", no correction"
 }
 
 // validate checks one sample's shape and values; role is "baseline" or
@@ -389,42 +596,58 @@ type obsKey struct {
 	repeat int
 }
 
-// pairing returns, for each candidate observation, the index of the
-// baseline observation with the same (seed, repeat), or -1; matched counts
-// those found; why is "" when the samples can be paired, else the reason
-// they cannot.
-func pairing(base, cand Sample) (idx []int, matched int, why string) {
+// pairs is the result of pairing.
+type pairs struct {
+	// cand[k], base[k] index the k-th pair (in the candidate's order).
+	cand, base []int
+	// unmatched counts the candidate's observations not in the baseline.
+	unmatched int
+	// why is "" when the samples can be paired (some (seed, repeat)
+	// shared, none repeated within a sample), else the reason they
+	// cannot.
+	why string
+	// example names one unmatched (seed, repeat), for messages.
+	example string
+}
+
+// pairing matches the candidate's observations with the baseline's by
+// (seed, repeat).
+func pairing(base, cand Sample) pairs {
+	var pr pairs
 	if base.Seeds == nil || cand.Seeds == nil {
-		return nil, 0, "seeds not recorded"
+		pr.why = "seeds not recorded"
+		return pr
 	}
 	at := make(map[obsKey]int, len(base.Scores))
 	for i := range base.Scores {
 		k := obsKey{base.Seeds[i], repeatAt(base, i)}
-		if _, dup := at[k]; dup && why == "" {
-			why = fmt.Sprintf("seed %d, repeat %d occurs twice in the baseline", k.seed, k.repeat)
+		if _, dup := at[k]; dup && pr.why == "" {
+			pr.why = fmt.Sprintf("seed %d, repeat %d occurs twice in the baseline", k.seed, k.repeat)
 		}
 		at[k] = i
 	}
-	idx = make([]int, len(cand.Scores))
 	mine := make(map[obsKey]bool, len(cand.Scores))
 	for i := range cand.Scores {
 		k := obsKey{cand.Seeds[i], repeatAt(cand, i)}
-		if mine[k] && why == "" {
-			why = fmt.Sprintf("seed %d, repeat %d occurs twice in the candidate", k.seed, k.repeat)
+		if mine[k] && pr.why == "" {
+			pr.why = fmt.Sprintf("seed %d, repeat %d occurs twice in the candidate", k.seed, k.repeat)
 		}
 		mine[k] = true
 		j, ok := at[k]
 		if !ok {
-			idx[i] = -1
-			if why == "" {
-				why = fmt.Sprintf("seed %d, repeat %d of the candidate is not in the baseline", k.seed, k.repeat)
+			pr.unmatched++
+			if pr.example == "" {
+				pr.example = fmt.Sprintf("seed %d, repeat %d of the candidate is not in the baseline", k.seed, k.repeat)
 			}
 			continue
 		}
-		idx[i] = j
-		matched++
+		pr.cand = append(pr.cand, i)
+		pr.base = append(pr.base, j)
 	}
-	return idx, matched, why
+	if pr.why == "" && len(pr.cand) == 0 {
+		pr.why = "no (seed, repeat) is in both samples"
+	}
+	return pr
 }
 
 // check computes one candidate's Check without the family adjustment.
@@ -432,71 +655,130 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 	where := fmt.Sprintf("variant %q, version %q", cand.Variant, cand.Version)
 	c := Check{
 		Version: cand.Version, Variant: cand.Variant,
+		Hypothesis: cfg.Hypothesis, MarginOn: cfg.MarginOn,
 		Margin: cfg.Margin, MarginA12: cfg.MarginA12,
 		Alpha: cfg.Alpha, Correction: cfg.Correction,
 	}
-	idx, matched, why := pairing(base, cand)
-	c.NPaired = matched
-	paired := why == ""
-	if cfg.Test == TestSignedRank && !paired {
-		return c, fmt.Errorf("%w: %s: %s", ErrUnpaired, where, why)
+	pr := pairing(base, cand)
+	c.NPaired = len(pr.cand)
+	if base.Seeds != nil && cand.Seeds != nil {
+		c.NUnmatched = pr.unmatched
 	}
-	x := cand.Scores
-	y := base.Scores
-	if paired && (cfg.Test != TestMWU) {
-		y = make([]float64, len(idx))
-		for i, j := range idx {
-			y[i] = base.Scores[j]
+	pairable := pr.why == ""
+	wantPaired := cfg.Test == TestSignedRank || (cfg.Test == TestAuto && pairable) ||
+		(cfg.Test == TestBootstrapT && pairable)
+	if cfg.Test == TestSignedRank && !pairable {
+		return c, fmt.Errorf("%w: %s: %s", ErrUnpaired, where, pr.why)
+	}
+	if cfg.MarginA12 > 0 {
+		wantPaired = false
+	}
+	if wantPaired && cfg.MaxUnmatched != NoLimit && pr.unmatched > cfg.MaxUnmatched {
+		return c, fmt.Errorf("%w: %s: %d unmatched observations (e.g. %s), more than the %d allowed (--max-unmatched)",
+			ErrUnpaired, where, pr.unmatched, pr.example, cfg.MaxUnmatched)
+	}
+	x, y := cand.Scores, base.Scores
+	if cfg.MarginA12 > 0 && pairable && cfg.Test != TestMWU {
+		// Brunner-Munzel on the seeds both played, as two samples.
+		x, y = make([]float64, len(pr.cand)), make([]float64, len(pr.cand))
+		for k := range pr.cand {
+			x[k], y[k] = cand.Scores[pr.cand[k]], base.Scores[pr.base[k]]
 		}
 	}
-	test := TestMWU
+	if wantPaired {
+		x, y = make([]float64, len(pr.cand)), make([]float64, len(pr.cand))
+		for k := range pr.cand {
+			x[k], y[k] = cand.Scores[pr.cand[k]], base.Scores[pr.base[k]]
+		}
+		c.Paired = true
+		if pr.unmatched > 0 {
+			c.Warnings = append(c.Warnings, fmt.Sprintf("%d unmatched observations (e.g. %s): paired on the %d both sides played", pr.unmatched, pr.example, len(x)))
+		}
+	} else if cfg.Test == TestAuto && cfg.MarginA12 == 0 {
+		c.Warnings = append(c.Warnings, "not paired ("+pr.why+"): test of independent samples")
+	}
+	if cfg.MarginA12 > 0 && pairable && cfg.Test != TestMWU {
+		c.Warnings = append(c.Warnings, "paired samples: the Brunner-Munzel A12 test treats them as independent samples")
+	}
+	ni := cfg.Hypothesis == HypothesisNonInferiority
+	alt := stats.Less
+	if ni {
+		alt = stats.Greater
+	}
 	switch {
 	case cfg.MarginA12 > 0:
-		test = TestA12
-		if paired && cfg.Test != TestMWU {
-			c.Warnings = append(c.Warnings, "paired samples: the A12 margin test (Wellek §6.2) treats the pairs' values as independent samples")
-		}
-	case cfg.Test == TestSignedRank || (cfg.Test == TestAuto && paired):
-		test = TestSignedRank
-	case cfg.Test == TestAuto:
-		c.Warnings = append(c.Warnings, "not paired ("+why+"): Mann-Whitney U test of independent samples")
+		c.Test = TestA12
+	case cfg.MarginOn == MarginOnMean && cfg.Test == TestBootstrapT:
+		c.Test = TestBootstrapT
+	case cfg.MarginOn == MarginOnMean && c.Paired:
+		c.Test = TestPairedT
+	case cfg.MarginOn == MarginOnMean:
+		c.Test = TestWelch
+	case c.Paired:
+		c.Test = TestSignedRank
+	default:
+		c.Test = TestMWU
 	}
-	c.Test = test
 	c.N, c.NBaseline = len(x), len(y)
-
-	if err := enough(test, len(x), len(y), cfg.Alpha); err != nil {
+	if err := enough(c.Test, len(x), len(y), cfg.Alpha); err != nil {
 		return c, fmt.Errorf("%w: %s: %v", ErrTooFew, where, err)
 	}
-
 	c.Mean, c.BaselineMean = mean(x), mean(y)
 	c.MeanDiff = c.Mean - c.BaselineMean
-
-	// x + D: the shifted sample of the non-inferiority test.
-	xs := x
-	if cfg.Margin > 0 {
-		xs = make([]float64, len(x))
-		for i, v := range x {
-			xs[i] = v + cfg.Margin
+	D := cfg.Margin
+	var d []float64 // paired differences (x − y), R's order
+	if c.Paired {
+		d = make([]float64, len(x))
+		for i := range d {
+			d[i] = x[i] - y[i]
 		}
 	}
 	var warns []error
-	switch test {
+	fail := func(err error) (Check, error) { return c, fmt.Errorf("gate: %s: %w", where, err) }
+	switch c.Test {
 	case TestMWU:
-		r, err := stats.MannWhitneyU(xs, y, stats.MWUOptions{Alternative: stats.Less})
+		xs := make([]float64, len(x))
+		for i, v := range x {
+			xs[i] = v - (-D) // R: rank(c(x - mu, y)), mu = -D
+		}
+		r, err := stats.MannWhitneyU(xs, y, stats.MWUOptions{Alternative: alt})
 		if err != nil {
-			return c, fmt.Errorf("gate: %s: %w", where, err)
+			return fail(err)
 		}
 		c.Statistic, c.P, warns = r.U, r.P, r.Warnings
 	case TestSignedRank:
-		r, err := stats.WilcoxonSignedRank(xs, y, stats.SignedRankOptions{Alternative: stats.Less})
+		ds := make([]float64, len(d))
+		for i, v := range d {
+			ds[i] = v - (-D) // R: x <- x - y; x <- x - mu, mu = -D
+		}
+		r, err := stats.WilcoxonSignedRank(ds, make([]float64, len(ds)), stats.SignedRankOptions{Alternative: alt})
 		if err != nil {
-			return c, fmt.Errorf("gate: %s: %w", where, err)
+			return fail(err)
 		}
 		c.Statistic, c.P, warns = r.TPlus, r.P, r.Warnings
 	case TestA12:
-		r := a12NonInferiority(x, y, 0.5-cfg.MarginA12)
-		c.Statistic, c.P = r.Z, r.P
-		c.Warnings = append(c.Warnings, r.Warnings...)
+		r, err := stats.BrunnerMunzelLogit(x, y, 0.5-cfg.MarginA12, alt)
+		if err != nil {
+			return fail(err)
+		}
+		c.Statistic, c.P, warns = r.T, r.P, r.Warnings
+	case TestWelch, TestPairedT, TestBootstrapT:
+		var r stats.TTestResult
+		var err error
+		switch {
+		case c.Test == TestWelch:
+			r, err = stats.WelchT(x, y, -D, alt)
+		case c.Test == TestPairedT:
+			r, err = stats.PairedT(x, y, -D, alt)
+		case c.Paired:
+			r, err = stats.BootstrapT(d, nil, -D, alt, BootstrapReps, rand.New(rand.NewPCG(BootstrapSeed, 0)))
+		default:
+			r, err = stats.BootstrapT(x, y, -D, alt, BootstrapReps, rand.New(rand.NewPCG(BootstrapSeed, 0)))
+		}
+		if err != nil {
+			return fail(err)
+		}
+		c.Statistic, c.P, warns = r.T, r.P, r.Warnings
 	}
 	for _, w := range warns {
 		// Ties are routine with integer scores and handled exactly by
@@ -508,20 +790,52 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 	}
 	a12, err := stats.A12(x, y)
 	if err != nil {
-		return c, fmt.Errorf("gate: %s: %w", where, err)
+		return fail(err)
 	}
 	c.A12 = a12
-	hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{ConfLevel: HLConfLevel})
-	if err != nil {
-		return c, fmt.Errorf("gate: %s: %w", where, err)
-	}
-	c.HLShift, c.HLLow, c.HLHigh = hl.Estimate, hl.CILow, hl.CIHigh
-	for _, w := range hl.Warnings {
-		if errors.Is(w, stats.WarnNoCI) {
-			c.Warnings = append(c.Warnings, "Hodges-Lehmann shift: "+w.Error())
+	if c.Paired {
+		hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{ConfLevel: HLConfLevel})
+		if err != nil {
+			return fail(err)
+		}
+		c.HLShift, c.HLLow, c.HLHigh = hl.Estimate, hl.CILow, hl.CIHigh
+		if slices.ContainsFunc(hl.Warnings, func(w error) bool { return errors.Is(w, stats.WarnNoCI) }) {
+			c.Warnings = append(c.Warnings, "Hodges-Lehmann estimate: "+stats.WarnNoCI.Error())
+			c.HLShift = median(d)
+		}
+	} else {
+		hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{ConfLevel: HLConfLevel})
+		if err != nil {
+			return fail(err)
+		}
+		c.HLShift, c.HLLow, c.HLHigh = hl.Estimate, hl.CILow, hl.CIHigh
+		for _, w := range hl.Warnings {
+			if errors.Is(w, stats.WarnNoCI) {
+				c.Warnings = append(c.Warnings, "Hodges-Lehmann shift: "+w.Error())
+			}
 		}
 	}
+	c.Power, c.PowerLoss = checkPower(c, x, y, d, cfg)
 	return c, nil
+}
+
+// median of x (not modified).
+func median(x []float64) float64 {
+	s := slices.Clone(x)
+	slices.Sort(s)
+	n := len(s)
+	if n%2 == 1 {
+		return s[n/2]
+	}
+	return (s[n/2-1] + s[n/2]) / 2
+}
+
+// powerFmt formats a power as a percentage.
+func powerFmt(p float64) string {
+	if math.IsNaN(p) {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.0f%%", 100*p)
 }
 
 // enough reports (as a non-nil error) why n1 candidate and n2 baseline
@@ -532,9 +846,9 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 func enough(test string, n1, n2 int, alpha float64) error {
 	var minP float64
 	switch test {
-	case TestA12:
+	case TestA12, TestWelch, TestPairedT, TestBootstrapT:
 		if n1 < 2 || n2 < 2 {
-			return fmt.Errorf("the A12 margin test needs at least 2 observations per sample, got %d candidate and %d baseline", n1, n2)
+			return fmt.Errorf("the %s test needs at least 2 observations per sample, got %d candidate and %d baseline", test, n1, n2)
 		}
 		return nil
 	case TestMWU:
@@ -581,36 +895,70 @@ func mean(x []float64) float64 {
 	return s / float64(len(x))
 }
 
+// H1 states the alternative hypothesis of c's test in words.
+func H1(c Check) string {
+	ni := c.Hypothesis == HypothesisNonInferiority
+	switch {
+	case c.MarginA12 > 0:
+		if ni {
+			return "A12 > " + num(0.5-c.MarginA12)
+		}
+		return "A12 < " + num(0.5-c.MarginA12)
+	case c.Margin > 0:
+		what := "shift"
+		if c.MarginOn == MarginOnMean {
+			what = "mean"
+		}
+		if ni {
+			return fmt.Sprintf("%s worse by less than %s", what, num(c.Margin))
+		}
+		return fmt.Sprintf("%s worse by more than %s", what, num(c.Margin))
+	case c.MarginOn == MarginOnMean:
+		return "mean worse"
+	}
+	return "worse"
+}
+
 // message formats Check.Message.
 func message(c Check) string {
 	var b strings.Builder
 	b.WriteString(c.Name())
-	if c.Regression {
+	switch {
+	case c.Failed && c.Hypothesis == HypothesisNonInferiority:
+		b.WriteString(": NOT SHOWN NON-INFERIOR: ")
+	case c.Failed:
 		b.WriteString(": REGRESSION: ")
-	} else {
+	case c.Hypothesis == HypothesisNonInferiority:
+		b.WriteString(": non-inferior: ")
+	default:
 		b.WriteString(": ok: ")
 	}
-	fmt.Fprintf(&b, "mean %s vs baseline %s (diff %s, HL shift %s [%g%% CI %s, %s])",
-		num(c.Mean), num(c.BaselineMean), num(c.MeanDiff), num(c.HLShift), HLConfLevel*100, num(c.HLLow), num(c.HLHigh))
-	switch {
-	case c.Margin > 0:
-		fmt.Fprintf(&b, "; H1: worse by more than %s", num(c.Margin))
-	case c.MarginA12 > 0:
-		fmt.Fprintf(&b, "; H1: A12 < %s", num(0.5-c.MarginA12))
-	default:
-		b.WriteString("; H1: worse")
+	hl := "HL shift"
+	if c.Paired {
+		hl = "HL paired diff"
 	}
+	fmt.Fprintf(&b, "mean %s vs baseline %s (diff %s, %s %s [%g%% CI %s, %s])",
+		num(c.Mean), num(c.BaselineMean), num(c.MeanDiff), hl, num(c.HLShift), HLConfLevel*100, num(c.HLLow), num(c.HLHigh))
+	fmt.Fprintf(&b, "; %s test, H1: %s", c.Hypothesis, H1(c))
 	fmt.Fprintf(&b, "; %s %s = %s, p = %s", c.Test, statName(c.Test), num(c.Statistic), pfmt(c.P))
 	if c.Correction != CorrectionNone {
 		fmt.Fprintf(&b, ", %s-adjusted p = %s", c.Correction, pfmt(c.PAdj))
 	}
 	rel := ">="
-	if c.Regression {
+	if c.PAdj < c.Alpha {
 		rel = "<"
 	}
 	fmt.Fprintf(&b, " %s alpha %v; A12 %.3f; n = %d vs %d", rel, c.Alpha, c.A12, c.N, c.NBaseline)
-	if c.Test == TestSignedRank {
+	if c.Paired {
 		b.WriteString(" paired by seed")
+	}
+	if c.NUnmatched > 0 {
+		fmt.Fprintf(&b, ", %d unmatched", c.NUnmatched)
+	}
+	if c.Hypothesis == HypothesisNonInferiority {
+		fmt.Fprintf(&b, "; power to show non-inferiority of an equal candidate %s", powerFmt(c.Power))
+	} else {
+		fmt.Fprintf(&b, "; power to detect a loss of %s: %s (passing is not evidence of non-inferiority)", num(c.PowerLoss), powerFmt(c.Power))
 	}
 	return b.String()
 }
@@ -620,8 +968,8 @@ func statName(test string) string {
 	switch test {
 	case TestSignedRank:
 		return "V"
-	case TestA12:
-		return "z"
+	case TestA12, TestWelch, TestPairedT, TestBootstrapT:
+		return "t"
 	}
 	return "U"
 }

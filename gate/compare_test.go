@@ -309,8 +309,9 @@ func TestVerdicts(t *testing.T) {
 	}
 }
 
-// TestFamily: p-values are Holm-adjusted within a variant only, and the
-// result keeps the candidates' order.
+// TestFamily: the family is every check of the call (Holm, Hochberg,
+// Bonferroni, none), or each variant (none-per-variant); the result keeps
+// the candidates' order.
 func TestFamily(t *testing.T) {
 	base := []Sample{sample("main", "a", game(100, 0, 1)), sample("main", "b", game(100, 0, 9))}
 	cands := []Sample{
@@ -319,8 +320,18 @@ func TestFamily(t *testing.T) {
 		sample("v2", "a", game(100, -8, 4)),
 		sample("v3", "a", game(100, 3, 5)),
 	}
-	for _, corr := range []string{CorrectionHolm, CorrectionNone} {
-		checks, err := Compare(base, cands, Config{Correction: corr})
+	for _, tc := range []struct {
+		corr   string
+		method stats.Correction
+		family string
+	}{
+		{CorrectionHolm, stats.Holm, "4 checks (2 variants × 3 versions), Holm"},
+		{CorrectionHochberg, stats.Hochberg, "4 checks (2 variants × 3 versions), Hochberg"},
+		{CorrectionBonferroni, stats.Bonferroni, "4 checks (2 variants × 3 versions), Bonferroni"},
+		{CorrectionNone, stats.None, "4 checks (2 variants × 3 versions), no correction"},
+		{CorrectionNonePerVariant, stats.Holm, "4 checks (2 variants × 3 versions), Holm within each variant only (no correction across variants)"},
+	} {
+		checks, err := Compare(base, cands, Config{Correction: tc.corr})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -328,22 +339,29 @@ func TestFamily(t *testing.T) {
 			if c.Version != cands[i].Version || c.Variant != cands[i].Variant {
 				t.Fatalf("check %d is %s, want the candidates' order", i, c.Name())
 			}
+			if c.Family != tc.family {
+				t.Errorf("%s: family %q, want %q", tc.corr, c.Family, tc.family)
+			}
 		}
-		method := stats.Holm
-		if corr == CorrectionNone {
-			method = stats.None
+		var want, got []float64
+		if tc.corr == CorrectionNonePerVariant {
+			want, _ = stats.Adjust([]float64{checks[0].P, checks[2].P, checks[3].P}, stats.Holm)
+			want = append(want, checks[1].P) // variant b: a family of one
+			got = []float64{checks[0].PAdj, checks[2].PAdj, checks[3].PAdj, checks[1].PAdj}
+		} else {
+			p := make([]float64, len(checks))
+			for i, c := range checks {
+				p[i] = c.P
+				got = append(got, c.PAdj)
+			}
+			want, _ = stats.Adjust(p, tc.method)
 		}
-		famA, _ := stats.Adjust([]float64{checks[0].P, checks[2].P, checks[3].P}, method)
-		got := []float64{checks[0].PAdj, checks[2].PAdj, checks[3].PAdj}
-		if !slices.Equal(got, famA) {
-			t.Errorf("%s: variant a PAdj = %v, want %v", corr, got, famA)
-		}
-		if checks[1].PAdj != checks[1].P {
-			t.Errorf("%s: variant b (family of one) PAdj = %v, want P = %v", corr, checks[1].PAdj, checks[1].P)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: PAdj = %v, want %v", tc.corr, got, want)
 		}
 		for _, c := range checks {
-			if c.Regression != (c.PAdj < c.Alpha) || c.Correction != corr {
-				t.Errorf("%s: %+v", corr, c)
+			if c.Regression != (c.PAdj < c.Alpha) || c.Failed != c.Regression || c.Correction != tc.corr {
+				t.Errorf("%s: %+v", tc.corr, c)
 			}
 		}
 	}
@@ -370,16 +388,30 @@ func TestPairing(t *testing.T) {
 		t.Errorf("mwu: test %s, n baseline %d, paired %d; want mwu against all 80", c.Test, c.NBaseline, c.NPaired)
 	}
 
-	// A repeat the baseline lacks: auto falls back to U with a warning.
+	// A repeat the baseline lacks: refused by default (MaxUnmatched 0);
+	// with MaxUnmatched >= 1 paired on the 11 seeds both played, with a
+	// warning naming the unmatched one.
 	rep := sub
 	rep.Repeats = make([]int, len(sub.Scores))
 	rep.Repeats[3] = 1
-	c = one(t, base, rep, Config{})
-	if c.Test != TestMWU || c.NPaired != 11 || len(c.Warnings) != 1 || !strings.Contains(c.Warnings[0], "seed 12, repeat 1") {
-		t.Errorf("unpaired: test %s, paired %d, warnings %q", c.Test, c.NPaired, c.Warnings)
+	for _, test := range []string{TestAuto, TestSignedRank} {
+		_, err := Compare([]Sample{base}, []Sample{rep}, Config{Test: test})
+		if !errors.Is(err, ErrUnpaired) || !strings.Contains(err.Error(), "1 unmatched") || !strings.Contains(err.Error(), "seed 12, repeat 1") {
+			t.Errorf("%s, one unmatched, default limit: err = %v, want ErrUnpaired naming it", test, err)
+		}
 	}
-	if _, err := Compare([]Sample{base}, []Sample{rep}, Config{Test: TestSignedRank}); !errors.Is(err, ErrUnpaired) {
-		t.Errorf("signed-rank unpaired: err = %v, want ErrUnpaired", err)
+	c = one(t, base, rep, Config{MaxUnmatched: 1})
+	if c.Test != TestSignedRank || !c.Paired || c.N != 11 || c.NPaired != 11 || c.NUnmatched != 1 ||
+		len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], "seed 12, repeat 1") {
+		t.Errorf("one unmatched, limit 1: test %s, n %d, paired %d, unmatched %d, warnings %q", c.Test, c.N, c.NPaired, c.NUnmatched, c.Warnings)
+	}
+	if c := one(t, base, rep, Config{MaxUnmatched: NoLimit}); c.N != 11 || c.NUnmatched != 1 {
+		t.Errorf("no limit: n %d, unmatched %d", c.N, c.NUnmatched)
+	}
+	// The paired check reports the one-sample HL of the differences (all
+	// −1 here, except the unmatched one dropped): exactly −1.
+	if c.HLShift != -1 {
+		t.Errorf("paired HL = %v, want -1", c.HLShift)
 	}
 
 	// Seeds not recorded.

@@ -5,22 +5,25 @@
 // # Steps
 //
 //  1. [Compare] matches each candidate [Sample] with the baseline sample of
-//     the same environment variant, pairs the observations by (seed, repeat)
-//     when it can, and runs one one-sided test per candidate: "is the
-//     candidate worse than the baseline" or, with a non-inferiority margin,
-//     "worse by more than the margin" (see Compare for the tests and their
-//     sources).
-//  2. It adjusts the p-values across the candidates of each variant (the
-//     family; Holm by default) and marks a [Check] as a regression when the
-//     adjusted p-value is below the family-wise level.
+//     the same environment variant, pairs the observations by (seed,
+//     repeat) on those both sides played, and runs one one-sided test per
+//     candidate under the configured hypothesis: "regression" (fail on
+//     evidence of a loss beyond the margin) or "non-inferiority" (pass only
+//     on evidence that any loss is within the margin), with the margin on
+//     a shift (rank tests), on the mean (t tests) or in A12 units
+//     (Brunner-Munzel); see Compare for the tests and their sources.
+//  2. It adjusts the p-values across the family, every (variant ×
+//     version) check of the call (Holm by default), decides each [Check]
+//     (Failed), and quotes the power of the check at its n.
 //  3. [WriteJUnit] writes one JUnit test case per check (failed on
 //     regression), [Markdown] a pull-request comment,
 //     [AppendStepSummary] appends that comment to a GitHub Actions step
 //     summary, and [JSON] the checks for --json.
 //
-// The statistics themselves (rank tests, A12, the Hodges-Lehmann shift,
-// Holm's adjustment) are package stats'; this package chooses and combines
-// them.
+// The statistics themselves (rank tests, t tests, Brunner-Munzel, A12, the
+// Hodges-Lehmann estimates, Holm's adjustment, Noether's power) are
+// package stats'; this package chooses and combines them. docs/
+// statistics.md has the simulations of their size and power.
 //
 // # Conventions
 //

@@ -13,6 +13,10 @@ type checkJSON struct {
 	N            int      `json:"n"`
 	NBaseline    int      `json:"n_baseline"`
 	NPaired      int      `json:"n_paired"`
+	NUnmatched   int      `json:"n_unmatched"`
+	Paired       bool     `json:"paired"`
+	Hypothesis   string   `json:"hypothesis"`
+	MarginOn     string   `json:"margin_on"`
 	Mean         *float64 `json:"mean"`
 	BaselineMean *float64 `json:"baseline_mean"`
 	MeanDiff     *float64 `json:"mean_diff"`
@@ -28,7 +32,11 @@ type checkJSON struct {
 	MarginA12    float64  `json:"margin_a12"`
 	Alpha        float64  `json:"alpha"`
 	Correction   string   `json:"correction"`
+	Family       string   `json:"family"`
+	Failed       bool     `json:"failed"`
 	Regression   bool     `json:"regression"`
+	Power        *float64 `json:"power"`
+	PowerLoss    float64  `json:"power_loss"`
 	Message      string   `json:"message"`
 	Warnings     []string `json:"warnings"`
 }
@@ -41,12 +49,13 @@ func finite(v float64) *float64 {
 }
 
 // MarshalJSON encodes c as an object with the snake_case keys version,
-// variant, n, n_baseline, n_paired, mean, baseline_mean, mean_diff, test,
-// statistic, p, p_adj, a12, hl_shift, hl_low, hl_high, margin,
-// margin_a12, alpha, correction, regression, message and warnings (an
+// variant, n, n_baseline, n_paired, n_unmatched, paired, hypothesis,
+// margin_on, mean, baseline_mean, mean_diff, test, statistic, p, p_adj,
+// a12, hl_shift, hl_low, hl_high, margin, margin_a12, alpha, correction,
+// family, failed, regression, power, power_loss, message and warnings (an
 // array, [] when there are none), each Check field under the key of its
-// name. NaN and ±Inf (an HL interval that could not be computed, the z of
-// a degenerate A12 test) are null.
+// name. NaN and ±Inf (an HL interval that could not be computed, the t of
+// a degenerate test, an unknown power) are null.
 func (c Check) MarshalJSON() ([]byte, error) {
 	w := c.Warnings
 	if w == nil {
@@ -54,13 +63,15 @@ func (c Check) MarshalJSON() ([]byte, error) {
 	}
 	return marshal(checkJSON{
 		Version: c.Version, Variant: c.Variant,
-		N: c.N, NBaseline: c.NBaseline, NPaired: c.NPaired,
+		N: c.N, NBaseline: c.NBaseline, NPaired: c.NPaired, NUnmatched: c.NUnmatched, Paired: c.Paired,
+		Hypothesis: c.Hypothesis, MarginOn: c.MarginOn,
 		Mean: finite(c.Mean), BaselineMean: finite(c.BaselineMean), MeanDiff: finite(c.MeanDiff),
 		Test: c.Test, Statistic: finite(c.Statistic),
 		P: finite(c.P), PAdj: finite(c.PAdj), A12: finite(c.A12),
 		HLShift: finite(c.HLShift), HLLow: finite(c.HLLow), HLHigh: finite(c.HLHigh),
-		Margin: c.Margin, MarginA12: c.MarginA12, Alpha: c.Alpha, Correction: c.Correction,
-		Regression: c.Regression, Message: c.Message, Warnings: w,
+		Margin: c.Margin, MarginA12: c.MarginA12, Alpha: c.Alpha, Correction: c.Correction, Family: c.Family,
+		Failed: c.Failed, Regression: c.Regression, Power: finite(c.Power), PowerLoss: c.PowerLoss,
+		Message: c.Message, Warnings: w,
 	}, "")
 }
 
@@ -80,18 +91,29 @@ func marshal(v any, indent string) ([]byte, error) {
 }
 
 // JSON returns checks as an indented JSON document ending in a newline:
-// {"regressions": K, "checks": [...]}, K the number of checks with
-// Regression set and each check as Check.MarshalJSON writes it, in order
-// ([] when checks is empty). The keys are stable.
+// {"hypothesis": H, "family": F, "failed": K, "regressions": R, "checks":
+// [...]}, H and F those of the first check ("" when there is none), K the
+// number of checks with Failed set, R the number with Regression set, and
+// each check as Check.MarshalJSON writes it, in order ([] when checks is
+// empty). The keys are stable.
 func JSON(checks []Check) ([]byte, error) {
 	doc := struct {
+		Hypothesis  string  `json:"hypothesis"`
+		Family      string  `json:"family"`
+		Failed      int     `json:"failed"`
 		Regressions int     `json:"regressions"`
 		Checks      []Check `json:"checks"`
 	}{Checks: checks}
 	if doc.Checks == nil {
 		doc.Checks = []Check{}
 	}
+	if len(checks) > 0 {
+		doc.Hypothesis, doc.Family = checks[0].Hypothesis, checks[0].Family
+	}
 	for _, c := range checks {
+		if c.Failed {
+			doc.Failed++
+		}
 		if c.Regression {
 			doc.Regressions++
 		}

@@ -80,9 +80,13 @@ func WriteJUnit(w io.Writer, suite string, checks []Check) error {
 			out = append(out, "warning: "+w)
 		}
 		tc.SystemOut = &junitText{xmlText(strings.Join(out, "\n"))}
-		if c.Regression {
+		if c.Failed {
 			s.Failures++
-			tc.Failure = &junitFailure{Message: c.Message, Type: "regression", Text: xmlText(details(c))}
+			typ := "regression"
+			if c.Hypothesis == HypothesisNonInferiority {
+				typ = "non-inferiority-not-shown"
+			}
+			tc.Failure = &junitFailure{Message: c.Message, Type: typ, Text: xmlText(details(c))}
 		}
 		s.Cases[i] = tc
 	}
@@ -120,19 +124,27 @@ func xmlText(s string) string {
 func details(c Check) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "version: %s\nvariant: %s\n", c.Version, c.Variant)
-	h1 := "candidate worse than baseline"
-	switch {
-	case c.Margin > 0:
-		h1 = "candidate worse by more than " + num(c.Margin) + " (margin, score units)"
-	case c.MarginA12 > 0:
-		h1 = "A12 < " + num(0.5-c.MarginA12) + " (margin " + num(c.MarginA12) + ", A12 units)"
-	}
-	fmt.Fprintf(&b, "test: %s, one-sided, H1: %s\n", c.Test, h1)
-	fmt.Fprintf(&b, "n: %d candidate, %d baseline, %d paired\n", c.N, c.NBaseline, c.NPaired)
+	fmt.Fprintf(&b, "hypothesis: %s (%s)\n", c.Hypothesis, hypothesisNote(c.Hypothesis))
+	fmt.Fprintf(&b, "test: %s, one-sided, H1: %s\n", c.Test, H1(c))
+	fmt.Fprintf(&b, "family: %s\n", c.Family)
+	fmt.Fprintf(&b, "n: %d candidate, %d baseline, %d paired, %d unmatched\n", c.N, c.NBaseline, c.NPaired, c.NUnmatched)
 	fmt.Fprintf(&b, "mean: %s candidate, %s baseline, diff %s\n", num(c.Mean), num(c.BaselineMean), num(c.MeanDiff))
-	fmt.Fprintf(&b, "HL shift: %s [%g%% CI %s, %s]\n", num(c.HLShift), HLConfLevel*100, num(c.HLLow), num(c.HLHigh))
+	hl := "HL shift"
+	if c.Paired {
+		hl = "HL paired difference"
+	}
+	fmt.Fprintf(&b, "%s: %s [%g%% CI %s, %s]\n", hl, num(c.HLShift), HLConfLevel*100, num(c.HLLow), num(c.HLHigh))
 	fmt.Fprintf(&b, "statistic: %s = %s\n", statName(c.Test), num(c.Statistic))
 	fmt.Fprintf(&b, "p: %s, %s-adjusted %s, alpha %v\n", pfmt(c.P), c.Correction, pfmt(c.PAdj), c.Alpha)
 	fmt.Fprintf(&b, "A12: %.3f\n", c.A12)
+	fmt.Fprintf(&b, "power: %s at a true loss of %s\n", powerFmt(c.Power), num(c.PowerLoss))
 	return b.String()
+}
+
+// hypothesisNote says what passing and failing mean under hypothesis h.
+func hypothesisNote(h string) string {
+	if h == HypothesisNonInferiority {
+		return "H0: worse by at least the margin; passing shows non-inferiority at alpha"
+	}
+	return "H0: not worse beyond the margin; fails on evidence of a loss; passing is not evidence of non-inferiority"
 }

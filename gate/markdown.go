@@ -15,12 +15,14 @@ const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
 
 // Markdown returns checks as a GitHub-flavoured Markdown pull-request
 // comment: a "## title" heading (DefaultTitle when title is empty), a
-// one-line verdict ("✅ No regression in N checks" or "❌ K of N checks
-// regressed"), the rule (test, alternative, margin, correction, alpha),
-// and a table with a row per check in order: version, variant, n
-// (candidate vs baseline), the means, their difference, the
-// Hodges-Lehmann shift with its 95% CI, the test, p (adjusted p), A12 and
-// the verdict (✅ ok / ❌ regression). Warnings follow as a list. Scores
+// one-line verdict ("✅ No regression in N checks", "❌ K of N checks
+// regressed", or under HypothesisNonInferiority "✅ Non-inferiority shown"
+// / "❌ K of N checks not shown non-inferior"), the rule (hypothesis, H1,
+// alpha, family and correction, what passing means), and a table with a
+// row per check in order: version, variant, n (candidate vs baseline, or
+// pairs and unmatched), the means, their difference, the Hodges-Lehmann
+// estimate with its 95% CI, the test, p (adjusted p), A12, the power
+// (Check.Power) and the verdict. Warnings follow as a list. Scores
 // are printed with about 4 significant digits, p-values with 2. Pipes and
 // line breaks in names are escaped, so each check is one table row. The
 // rule line takes Alpha and Correction from the first check (Compare
@@ -37,7 +39,7 @@ func Markdown(checks []Check, title string) string {
 	}
 	failed := 0
 	for _, c := range checks {
-		if c.Regression {
+		if c.Failed {
 			failed++
 		}
 	}
@@ -45,31 +47,45 @@ func Markdown(checks []Check, title string) string {
 	if len(checks) == 1 {
 		plural = ""
 	}
-	if failed == 0 {
-		fmt.Fprintf(&b, "✅ **No regression** in %d check%s.\n\n", len(checks), plural)
-	} else {
+	ni := checks[0].Hypothesis == HypothesisNonInferiority
+	switch {
+	case ni && failed == 0:
+		fmt.Fprintf(&b, "✅ **Non-inferiority shown** in %d check%s.\n\n", len(checks), plural)
+	case ni:
+		fmt.Fprintf(&b, "❌ **%d of %d check%s not shown non-inferior.**\n\n", failed, len(checks), plural)
+	case failed == 0:
+		fmt.Fprintf(&b, "✅ **No regression** in %d check%s (not evidence of non-inferiority; see the power column).\n\n", len(checks), plural)
+	default:
 		fmt.Fprintf(&b, "❌ **%d of %d check%s regressed.**\n\n", failed, len(checks), plural)
 	}
 	b.WriteString(rule(checks))
 	b.WriteString("\n\n")
-	b.WriteString("| version | variant | n | mean | baseline mean | diff | HL shift [95% CI] | test | p (adj.) | A12 | verdict |\n")
-	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | --- |\n")
+	b.WriteString("| version | variant | n | mean | baseline mean | diff | HL shift [95% CI] | test | p (adj.) | A12 | power | verdict |\n")
+	b.WriteString("| --- | --- | ---: | ---: | ---: | ---: | ---: | --- | ---: | ---: | ---: | --- |\n")
 	for _, c := range checks {
 		verdict := "✅ ok"
-		if c.Regression {
+		switch {
+		case c.Failed && ni:
+			verdict = "❌ not shown non-inferior"
+		case c.Failed:
 			verdict = "❌ regression"
+		case ni:
+			verdict = "✅ non-inferior"
 		}
 		variant := c.Variant
 		if variant == "" {
 			variant = "-"
 		}
 		n := fmt.Sprintf("%d vs %d", c.N, c.NBaseline)
-		if c.Test == TestSignedRank {
+		if c.Paired {
 			n = fmt.Sprintf("%d pairs", c.N)
+			if c.NUnmatched > 0 {
+				n += fmt.Sprintf(" (%d unmatched)", c.NUnmatched)
+			}
 		}
-		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s [%s, %s] | %s | %s (%s) | %.3f | %s |\n",
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s [%s, %s] | %s | %s (%s) | %.3f | %s | %s |\n",
 			cell(c.Version), cell(variant), n, num(c.Mean), num(c.BaselineMean), num(c.MeanDiff),
-			num(c.HLShift), num(c.HLLow), num(c.HLHigh), c.Test, pfmt(c.P), pfmt(c.PAdj), c.A12, verdict)
+			num(c.HLShift), num(c.HLLow), num(c.HLHigh), c.Test, pfmt(c.P), pfmt(c.PAdj), c.A12, powerFmt(c.Power), verdict)
 	}
 	var notes []string
 	for _, c := range checks {
@@ -86,25 +102,25 @@ func Markdown(checks []Check, title string) string {
 	return b.String()
 }
 
-// rule describes the test of the first check in one sentence.
+// rule describes the hypothesis, test and family of the first check.
 func rule(checks []Check) string {
 	c := checks[0]
-	var h1 string
-	switch {
-	case c.Margin > 0:
-		h1 = fmt.Sprintf("worse than the baseline by more than %s (non-inferiority margin, score units)", num(c.Margin))
-	case c.MarginA12 > 0:
-		h1 = fmt.Sprintf("A12 below %s (non-inferiority margin %s in A12 units)", num(0.5-c.MarginA12), num(c.MarginA12))
-	default:
-		h1 = "worse than the baseline"
-	}
-	corr := "Holm-adjusted across the versions of each variant"
+	corr := "p (adj.) is adjusted over the family: " + c.Family
 	if c.Correction == CorrectionNone {
-		corr = "not adjusted for multiple comparisons"
+		corr = "p is not adjusted for multiple comparisons (" + c.Family + ")"
 	}
-	return fmt.Sprintf("A version regresses when a one-sided test says it is %s: p %s, regression if p (adj.) < α = %v. "+
-		"A12 is P(version > baseline) + ties/2; diff and shift are version − baseline, the HL shift being the Hodges-Lehmann "+
-		"shift of the two score distributions with its 95%% CI (unpaired, so wider than what the paired test resolves).", h1, corr, c.Alpha)
+	var head string
+	if c.Hypothesis == HypothesisNonInferiority {
+		head = fmt.Sprintf("**Hypothesis: non-inferiority.** H0: the version is worse than the baseline by at least the margin; "+
+			"it passes only when a one-sided test rejects H0 (H1: %s) at α = %v. Passing is evidence of non-inferiority. "+
+			"Power: the chance to pass a version truly equal to the baseline.", H1(c), c.Alpha)
+	} else {
+		head = fmt.Sprintf("**Hypothesis: regression.** A version fails when a one-sided test supports H1: %s, at α = %v. "+
+			"Passing is **not** evidence of non-inferiority: power is the chance to fail a version truly worse by the loss in "+
+			"the message (twice the margin, or half the baseline's SD without one).", H1(c), c.Alpha)
+	}
+	return head + " " + corr + ". A12 is P(version > baseline) + ties/2; diff and shift are version − baseline; " +
+		"for paired checks the HL shift is the Hodges-Lehmann estimate of the paired differences (what the signed-rank test is about) with its 95% CI."
 }
 
 // cell escapes s for a GitHub-flavoured Markdown table cell: pipes are

@@ -334,7 +334,7 @@ func TestMarkdown(t *testing.T) {
 			continue
 		}
 		rows++
-		if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 12 {
+		if n := strings.Count(strings.ReplaceAll(line, `\|`, ""), "|"); n != 13 {
 			t.Errorf("row with %d pipes: %s", n, line)
 		}
 	}
@@ -345,7 +345,7 @@ func TestMarkdown(t *testing.T) {
 		t.Error("pipe in a variant not escaped")
 	}
 	pass := Markdown(checks[1:2], "t")
-	if !strings.Contains(pass, "✅ **No regression** in 1 check.") || strings.Contains(pass, "❌") {
+	if !strings.Contains(pass, "✅ **No regression** in 1 check (not evidence of non-inferiority") || strings.Contains(pass, "❌") {
 		t.Errorf("passing summary:\n%s", pass)
 	}
 	if got := Markdown(nil, "t"); !strings.Contains(got, "No checks") {
@@ -404,7 +404,8 @@ func TestJSON(t *testing.T) {
 	}
 	keys := []string{"version", "variant", "n", "n_baseline", "n_paired", "mean", "baseline_mean", "mean_diff", "test",
 		"statistic", "p", "p_adj", "a12", "hl_shift", "hl_low", "hl_high", "margin", "margin_a12", "alpha",
-		"correction", "regression", "message", "warnings"}
+		"correction", "regression", "message", "warnings",
+		"n_unmatched", "paired", "hypothesis", "margin_on", "family", "failed", "power", "power_loss"}
 	for _, c := range doc.Checks {
 		if len(c) != len(keys) {
 			t.Errorf("%d keys, want %d: %v", len(c), len(keys), c)
@@ -422,7 +423,7 @@ func TestJSON(t *testing.T) {
 	if err != nil || !strings.Contains(string(b), `"hl_low": null`) || !strings.Contains(string(b), `"statistic": null`) {
 		t.Errorf("non-finite: err %v\n%s", err, b)
 	}
-	if b, _ := JSON(nil); string(b) != "{\n  \"regressions\": 0,\n  \"checks\": []\n}\n" {
+	if b, _ := JSON(nil); string(b) != "{\n  \"hypothesis\": \"\",\n  \"family\": \"\",\n  \"failed\": 0,\n  \"regressions\": 0,\n  \"checks\": []\n}\n" {
 		t.Errorf("empty: %q", b)
 	}
 }
@@ -470,7 +471,7 @@ func FuzzNames(f *testing.F) {
 			}
 		}
 		unescaped := strings.ReplaceAll(strings.ReplaceAll(row, `\\`, ""), `\|`, "")
-		if n := strings.Count(unescaped, "|"); n != 12 {
+		if n := strings.Count(unescaped, "|"); n != 13 {
 			t.Fatalf("row with %d pipes: %q", n, row)
 		}
 	})

@@ -44,7 +44,7 @@ import (
 //
 // Simulated (TestRollbackStudy: 20,000 seeded trials per figure; the
 // drop comes after 200 to 249 monitored scores), with scores of the
-// design's observation model (DefaultObservationScores: sd 0.1236,
+// design's observation model (DefaultObservationScores: sd 0.123436,
 // skewed): a one-sigma drop is rolled back within DetectionWindow = 100
 // scores in 98.45% of trials (median delay 58 scores, p95 86), and under
 // no change 0.17% of trials roll back within 1,000 monitored scores.

@@ -41,7 +41,7 @@ type ObservationScores struct {
 // DefaultObservationScores is the model of the rollback simulation:
 // sentiment Beta(4, 2) (mean 2/3), 1 correction on average, success 60%
 // full, 20% partial, 20% failure. Its scores have mean 0.7433 and
-// standard deviation 0.1236 and are skewed to the left.
+// standard deviation 0.123436 and are skewed to the left.
 var DefaultObservationScores = ObservationScores{SentimentA: 4, SentimentB: 2, Corrections: 1, PFull: 0.6, PPartial: 0.2}
 
 // Draw returns the score of one random observation.

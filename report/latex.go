@@ -70,7 +70,7 @@ Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A
 \centering
 \caption{Test results of run \texttt{%s}: base and final version on the
 frozen test seeds. Mean $\pm$ half-width of the 95\%% CI; IQM with its 95\%%
-stratified-bootstrap CI (%d resamples); $p$ of the two-sided Mann-Whitney U
+BCa bootstrap CI (%d resamples); $p$ of the two-sided Mann-Whitney U
 test and $A_{12}$ of the final version against the base.}
 \label{tab:%s-test}
 \small

@@ -64,7 +64,7 @@ func (d *Data) document() []block {
 	add(block{kind: heading, level: 2, text: "Result on the test split"})
 	add(block{kind: para, text: d.verdict()})
 	if len(d.Test) > 0 {
-		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% CI]", "median", "IQM [95% bootstrap CI]"},
+		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% CI]", "median", "IQM [95% BCa CI]"},
 			right: []bool{false, false, true, true, true, true}}
 		for _, v := range d.Test {
 			t.rows = append(t.rows, []string{v.Version, v.Role, strconv.Itoa(v.Summary.N),
@@ -72,6 +72,11 @@ func (d *Data) document() []block {
 				withCI(v.IQM.Point, v.IQM.Low, v.IQM.High)})
 		}
 		add(t)
+		for _, v := range d.Test {
+			if v.Summary.N < 10 {
+				add(block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 80-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
+			}
+		}
 	}
 	if c := d.Compare; c != nil {
 		t := block{kind: table, head: []string{"final vs base (two-sided)", "statistic", "p"}, right: []bool{false, true, true}}
@@ -242,8 +247,8 @@ func (d *Data) methods() string {
 	}
 	return "Each generation evaluates the incumbent and its candidates on the same frozen val seeds and accepts the candidate with the best val mean among those significant under " +
 		gate + ", with the p-values of a generation's candidates adjusted by the " + titleCase(s.Correction) + " correction at family-wise α = " + num(s.Alpha) +
-		". Means carry Student t 95% confidence intervals. IQM is the interquartile mean (25% trimmed mean, scipy.stats.trim_mean); its 95% CI is the percentile interval of " +
-		strconv.Itoa(BootstrapReps) + " bootstrap resamples (rliable; PCG seed " + strconv.Itoa(BootstrapSeed) + "). " +
+		". Means carry Student t 95% confidence intervals. IQM is the interquartile mean (25% trimmed mean, scipy.stats.trim_mean); its 95% CI is the BCa (bias-corrected and accelerated; Efron 1987) interval of " +
+		strconv.Itoa(BootstrapReps) + " bootstrap resamples (PCG seed " + strconv.Itoa(BootstrapSeed) + "). " +
 		"A12 is the Vargha-Delaney effect size U/(n1·n2), the probability that a random episode of the first version outscores one of the second (ties count half). " +
 		"The Hodges-Lehmann shift is the median of pairwise differences with its 95% CI as R's wilcox.test(conf.int = TRUE). " +
 		"U is the first version's statistic, R's W for wilcox.test(first, second); V is R's V of the paired test."

@@ -12,10 +12,10 @@
 // Statistics of the test split (base against final version, both played on
 // the same test seeds):
 //   - mean with the Student t 95% CI, median, and the IQM (25% trimmed
-//     mean) with a 95% stratified-bootstrap percentile CI as rliable reports
-//     it (Agarwal et al., "Deep Reinforcement Learning at the Edge of the
-//     Statistical Precipice", NeurIPS 2021), BootstrapReps resamples from
-//     a PCG source seeded with BootstrapSeed;
+//     mean, as rliable reports it: Agarwal et al., "Deep Reinforcement
+//     Learning at the Edge of the Statistical Precipice", NeurIPS 2021)
+//     with a 95% BCa bootstrap CI (Efron 1987), BootstrapReps resamples
+//     from a PCG source seeded with BootstrapSeed;
 //   - the two-sided Mann-Whitney U test (R's wilcox.test(final, base),
 //     Auto method) and the two-sided Wilcoxon signed-rank test paired by
 //     seed (R's wilcox.test(final, base, paired = TRUE));
@@ -26,6 +26,7 @@ package report
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -88,7 +89,8 @@ type Version struct {
 	// Summary of the version's test scores (mean, Student t 95% CI, median,
 	// IQM), in score points.
 	Summary stats.Summary
-	// IQM is the IQM with its 95% stratified-bootstrap percentile CI.
+	// IQM is the IQM with its 95% BCa bootstrap CI (stats.BootstrapBCa;
+	// NaN limits for fewer than 2 scores).
 	IQM stats.Interval
 }
 
@@ -247,11 +249,14 @@ func (d *Data) testSplit() error {
 		if len(x) == 0 {
 			continue
 		}
-		// BootstrapIQM is BootstrapCI(x as runs × 1 task, AggregateIQM)
-		// without a sort per resample: O(reps·n).
-		iqm, err := stats.BootstrapIQM(x, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))})
-		if err != nil {
-			return fmt.Errorf("%s IQM CI: %w", v, err)
+		// The BCa interval (Efron 1987) of the IQM; one score has none.
+		iqm := stats.Interval{Point: stats.IQM(x), Low: math.NaN(), High: math.NaN(), ConfLevel: 0.95}
+		if len(x) >= 2 {
+			bca, err := stats.BootstrapBCaIQM(x, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))})
+			if err != nil {
+				return fmt.Errorf("%s IQM CI: %w", v, err)
+			}
+			iqm = bca.Interval
 		}
 		role := "base"
 		switch {

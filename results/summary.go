@@ -39,8 +39,8 @@ type SummaryRow struct {
 	// CILow and CIHigh bound the Student t 95% CI of the mean.
 	CILow  float64 `parquet:"ci_low"`
 	CIHigh float64 `parquet:"ci_high"`
-	// IQMCILow and IQMCIHigh bound the 95% percentile bootstrap CI of the
-	// IQM (stats.BootstrapIQM, 2,000 resamples, a fixed seed).
+	// IQMCILow and IQMCIHigh bound the 95% BCa bootstrap CI of the IQM
+	// (stats.BootstrapBCa, Efron 1987; 2,000 resamples, a fixed seed).
 	IQMCILow  float64 `parquet:"iqm_ci_low"`
 	IQMCIHigh float64 `parquet:"iqm_ci_high"`
 }

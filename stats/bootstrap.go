@@ -144,12 +144,24 @@ func BootstrapIQM(x []float64, cfg BootstrapConfig) (Interval, error) {
 	if err != nil {
 		return Interval{}, err
 	}
+	point, vals, err := iqmReplicates(x, reps, cfg)
+	if err != nil {
+		return Interval{}, err
+	}
+	out := Interval{ConfLevel: conf, Reps: reps, Point: point}
+	out.Low, out.High = percentiles(vals, conf)
+	return out, nil
+}
+
+// iqmReplicates returns the IQM of x and reps bootstrap replicates of it,
+// drawn as BootstrapIQM documents (the counting algorithm).
+func iqmReplicates(x []float64, reps int, cfg BootstrapConfig) (float64, []float64, error) {
 	n := len(x)
 	if n == 0 {
-		return Interval{}, fmt.Errorf("%w: scores has 0 runs and no tasks", ErrSampleSize)
+		return 0, nil, fmt.Errorf("%w: scores has 0 runs and no tasks", ErrSampleSize)
 	}
 	if hasNaN(x) {
-		return Interval{}, fmt.Errorf("%w: scores", ErrNaN)
+		return 0, nil, fmt.Errorf("%w: scores", ErrNaN)
 	}
 	// rank[i] is the position of x[i] in sorted: a stable argsort.
 	sorted := slices.Clone(x)
@@ -171,7 +183,6 @@ func BootstrapIQM(x []float64, cfg BootstrapConfig) (Interval, error) {
 	for pos, i := range order {
 		rank[i] = pos
 	}
-	out := Interval{ConfLevel: conf, Reps: reps, Point: trimMeanSorted(sorted, 0.25)}
 	cut := int(0.25 * float64(n))
 	kept := n - 2*cut
 	counts := make([]int, n)
@@ -198,8 +209,7 @@ func BootstrapIQM(x []float64, cfg BootstrapConfig) (Interval, error) {
 		}
 		vals[r] = sum / float64(kept)
 	}
-	out.Low, out.High = percentiles(vals, conf)
-	return out, nil
+	return trimMeanSorted(sorted, 0.25), vals, nil
 }
 
 // quantileLinear returns the q-quantile of sorted s with linear

@@ -55,6 +55,10 @@ var (
 	// WarnTiesCI: the exact confidence interval needs untied data; the
 	// asymptotic interval was computed instead (as R does).
 	WarnTiesCI = errors.New("ties: asymptotic confidence interval used")
+	// WarnFewForInterval: a bootstrap interval from fewer than 10
+	// observations; no interval reaches its confidence level reliably
+	// there (docs/statistics.md has the coverage table).
+	WarnFewForInterval = errors.New("fewer than 10 observations: the interval does not reach its confidence level reliably")
 	// WarnNoCI: the confidence interval cannot be computed (all shifted
 	// observations tied); CILow and CIHigh are NaN.
 	WarnNoCI = errors.New("confidence interval not computable: all observations tied")

@@ -9,6 +9,7 @@ import (
 	"math"
 	"text/tabwriter"
 
+	"evolve/gate"
 	"evolve/scores"
 	"evolve/stats"
 )
@@ -39,7 +40,10 @@ Statistics (all computed as candidate against baseline):
 	               for wilcox.test(candidate, baseline, paired = TRUE))
 	A12            Vargha-Delaney effect size U/(n1·n2): P(candidate > baseline)
 	rank-biserial  2·A12 − 1, in [−1, 1]
-	HL shift       Hodges-Lehmann estimate of candidate − baseline, 95% CI
+	HL shift       Hodges-Lehmann estimate of candidate − baseline, 95% CI;
+	               with signed-rank the one-sample estimate (pseudo-median)
+	               of the paired differences, R's wilcox.test(candidate,
+	               baseline, paired = TRUE, conf.int = TRUE)
 	method         --method auto picks the exact distribution for small
 	               samples, ties or not (U: n1·n2 <= 2500; signed-rank: <= 50
 	               nonzero differences), else the normal approximation with
@@ -55,19 +59,41 @@ significant at --alpha, "regression" when a one-sided test (candidate less)
 is, and "no significant difference" otherwise; --alternative only chooses
 the p-value reported.
 
+The gate line is the check of 'evolve eval' (package gate) on the two
+samples, with its hypothesis (--hypothesis):
+
+	regression (default)  H0: the candidate is not worse than the baseline
+	                      beyond --margin. The check FAILS on evidence of a
+	                      loss beyond the margin. Passing is NOT evidence of
+	                      non-inferiority; the line quotes the power to fail
+	                      a candidate truly worse by twice the margin (half
+	                      the baseline's SD without a margin).
+	non-inferiority       H0: the candidate is worse by at least the margin.
+	                      The check PASSES only when H0 is rejected at
+	                      --alpha. Needs --margin or --margin-a12.
+
+--margin D is in score units, on a location shift (--margin-on shift: the
+rank test of --test on x + D, paired: (x - y) + D, as R's wilcox.test(x, y,
+mu = -D)) or on the mean (--margin-on mean: Welch's t, or the paired t with
+--test signed-rank). --margin-a12 M tests A12 against 0.5 - M
+(Brunner-Munzel). The gate pairs on the seeds both samples played and
+refuses more than --max-unmatched unpaired candidate seeds.
+
 Exit status:
 
 	0  the comparison ran (whatever the verdict, unless --fail-on-regression)
 	1  an input could not be read
 	2  bad command line
-	3  --fail-on-regression and the verdict is "regression": a CI gate
+	3  --fail-on-regression and the gate check failed (either hypothesis)
 
 JSON output (--json) has the fields test, alternative, method (the method
 actually used), alpha, n1 (baseline), n2 (candidate), u, v, n_pairs, p,
 a12, rank_biserial, hl_shift, hl_ci_low, hl_ci_high, p_greater, p_less,
 verdict, and baseline and candidate summaries (n, mean, median, ci_low,
-ci_high). v and n_pairs are null for the U test; hl_* are null for too
-few observations.
+ci_high), and check (the gate's check: hypothesis, margin_on, family,
+failed, power, power_loss, ... as in 'evolve eval --json'; null when the
+samples are too small for the gate). v and n_pairs are null for the U
+test; hl_* are null for too few observations.
 
 Examples:
 
@@ -83,7 +109,12 @@ Examples:
 			alpha := fs.Float64("alpha", 0.05, "significance level of the verdict, in (0, 1)")
 			split := fs.String("split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
 			asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the candidate is significantly worse at --alpha")
+			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the gate check fails (either --hypothesis)")
+			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "the gate's `regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no such loss)")
+			margin := fs.Float64("margin", 0, "the gate's margin `D` in score units (shift, or mean with --margin-on mean)")
+			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
+			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (Brunner-Munzel)")
+			maxUnmatched := fs.Int("max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) != 2 {
 					return usagef("want BASELINE and CANDIDATE, got %d arguments", len(args))
@@ -105,6 +136,10 @@ Examples:
 				if *split != "train" && *split != "val" && *split != "test" {
 					return usagef("--split must be train, val or test, got %q", *split)
 				}
+				gcfg := gate.Config{Alpha: *alpha, Hypothesis: *hypothesis, Margin: *margin, MarginOn: *marginOn, MarginA12: *marginA12, MaxUnmatched: *maxUnmatched}
+				if err := gcfg.Validate(); err != nil {
+					return usagef("%v", err)
+				}
 				base, err := scores.Load(args[0], *split)
 				if err != nil {
 					return err
@@ -117,6 +152,11 @@ Examples:
 				if err != nil {
 					return err
 				}
+				check, why, err := compareGate(base, cand, *test, gcfg, *failReg)
+				if err != nil {
+					return err
+				}
+				res.Check = check
 				if *asJSON {
 					enc := json.NewEncoder(env.stdout)
 					enc.SetIndent("", "  ")
@@ -125,9 +165,10 @@ Examples:
 					}
 				} else {
 					printComparison(env.stdout, base, cand, res)
+					printGate(env.stdout, check, why)
 				}
-				if *failReg && res.Verdict == verdictRegression {
-					return &exitError{code: exitRegression, err: fmt.Errorf("regression: the candidate is significantly worse (one-sided p = %.3g < alpha %v)", res.PLess, *alpha)}
+				if *failReg && check != nil && check.Failed {
+					return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(check.Hypothesis), check.Message)}
 				}
 				return nil
 			}
@@ -161,26 +202,27 @@ type sampleJSON struct {
 
 // comparison is the result of evolve compare, as printed by --json.
 type comparison struct {
-	Test         string     `json:"test"`
-	Alternative  string     `json:"alternative"`
-	Method       string     `json:"method"`
-	Alpha        float64    `json:"alpha"`
-	N1           int        `json:"n1"`
-	N2           int        `json:"n2"`
-	U            float64    `json:"u"`
-	V            *float64   `json:"v"`
-	NPairs       *int       `json:"n_pairs"`
-	P            float64    `json:"p"`
-	A12          float64    `json:"a12"`
-	RankBiserial float64    `json:"rank_biserial"`
-	HLShift      *float64   `json:"hl_shift"`
-	HLCILow      *float64   `json:"hl_ci_low"`
-	HLCIHigh     *float64   `json:"hl_ci_high"`
-	PGreater     float64    `json:"p_greater"`
-	PLess        float64    `json:"p_less"`
-	Verdict      string     `json:"verdict"`
-	Baseline     sampleJSON `json:"baseline"`
-	Candidate    sampleJSON `json:"candidate"`
+	Test         string      `json:"test"`
+	Alternative  string      `json:"alternative"`
+	Method       string      `json:"method"`
+	Alpha        float64     `json:"alpha"`
+	N1           int         `json:"n1"`
+	N2           int         `json:"n2"`
+	U            float64     `json:"u"`
+	V            *float64    `json:"v"`
+	NPairs       *int        `json:"n_pairs"`
+	P            float64     `json:"p"`
+	A12          float64     `json:"a12"`
+	RankBiserial float64     `json:"rank_biserial"`
+	HLShift      *float64    `json:"hl_shift"`
+	HLCILow      *float64    `json:"hl_ci_low"`
+	HLCIHigh     *float64    `json:"hl_ci_high"`
+	PGreater     float64     `json:"p_greater"`
+	PLess        float64     `json:"p_less"`
+	Verdict      string      `json:"verdict"`
+	Baseline     sampleJSON  `json:"baseline"`
+	Candidate    sampleJSON  `json:"candidate"`
+	Check        *gate.Check `json:"check"`
 }
 
 func finitePtr(x float64) *float64 {
@@ -235,7 +277,21 @@ func compare(base, cand *scores.Sample, o compareOptions) (*comparison, error) {
 	if c.PLess, _, err = p(stats.Less); err != nil {
 		return nil, err
 	}
-	if hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
+	if o.Test == "signed-rank" {
+		// The paired check reports the one-sample HL of the differences,
+		// R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE).
+		px, py, err := scores.Pair(cand, base)
+		if err != nil {
+			return nil, err
+		}
+		d := make([]float64, len(px))
+		for i := range d {
+			d[i] = px[i] - py[i]
+		}
+		if hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
+			c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
+		}
+	} else if hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
 		c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
 	}
 	switch {
@@ -274,7 +330,11 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	}
 	fmt.Fprintf(w, "difference of means  %+.4g%s\n", diff, rel)
 	if c.HLShift != nil {
-		fmt.Fprintf(w, "Hodges-Lehmann shift %+.4g", *c.HLShift)
+		if c.Test == "signed-rank" {
+			fmt.Fprintf(w, "Hodges-Lehmann paired difference %+.4g", *c.HLShift)
+		} else {
+			fmt.Fprintf(w, "Hodges-Lehmann shift %+.4g", *c.HLShift)
+		}
 		if c.HLCILow != nil && c.HLCIHigh != nil {
 			fmt.Fprintf(w, " [95%% CI %.4g, %.4g]", *c.HLCILow, *c.HLCIHigh)
 		}

@@ -132,7 +132,7 @@ func TestCompareExitCodes(t *testing.T) {
 			if c.Verdict != tt.verdict {
 				t.Errorf("verdict %q, want %q", c.Verdict, tt.verdict)
 			}
-			if tt.code == exitRegression && !strings.Contains(stderr, "regression: the candidate is significantly worse") {
+			if tt.code == exitRegression && !strings.Contains(stderr, "regression: candidate: REGRESSION") {
 				t.Errorf("stderr = %q", stderr)
 			}
 		})

@@ -54,14 +54,36 @@ baseline: the first PROMPT, or with --baseline PATH an earlier eval
 by default its first). A baseline eval directory must have played the same
 environment configuration per variant and the same seeds, and the
 baseline every (seed, repeat) a candidate plays; anything else is refused,
-not compared. The test is one-sided, candidate
-worse (the Wilcoxon signed-rank test paired by seed and repeat when every
-pair is there, else Mann-Whitney U; --test), Holm-adjusted across the
-variant's versions; with --margin D it is the non-inferiority test "worse
-by more than D score units" (the candidate's scores shifted by +D; Hollander,
-Wolfe & Chicken 2014; Wellek 2010 ch. 6), with --margin-a12 M "P(candidate
-> baseline) below 0.5 - M" (Wellek's asymptotic Mann-Whitney test). A
-version is a regression when its adjusted p < --alpha.
+not compared. Pairing is on the (seed, repeat)s both sides played;
+--max-unmatched N refuses a paired check with more than N candidate
+observations the baseline lacks (default 0; -1: no limit).
+
+Hypotheses (--hypothesis), each one-sided, per version and variant:
+
+	regression (default)  H0: the version is not worse than the baseline
+	                      beyond the margin. It FAILS on evidence of a loss
+	                      beyond the margin (p < --alpha). Passing is NOT
+	                      evidence of non-inferiority: the output quotes the
+	                      power to fail a version truly worse by twice the
+	                      margin (half the baseline's SD without a margin).
+	non-inferiority       H0: the version is worse by at least the margin.
+	                      It PASSES only when H0 is rejected at --alpha:
+	                      passing is evidence of non-inferiority. Needs
+	                      --margin or --margin-a12.
+
+The margin: --margin D in score units, on a location shift (--margin-on
+shift, the default: the Wilcoxon signed-rank test of the differences
+(x - y) + D paired by seed and repeat, else Mann-Whitney U of x + D vs y;
+R's wilcox.test(x, y, mu = -D); --test) or on the mean (--margin-on mean:
+the paired t test, Welch's t unpaired, or --test bootstrap-t for skewed
+scores). A shift ignores rare large losses; the mean does not.
+--margin-a12 M: the Brunner-Munzel test of A12 = P(version > baseline) +
+ties/2 against 0.5 - M (valid under unequal distributions).
+
+The family is every (variant x version) check of the eval; its p-values
+are adjusted by --correction: holm (default), hochberg, bonferroni,
+none-per-variant (Holm within each variant only: the error rate grows
+with the variants) or none. The output states the family.
 
 Variants: a config's variants: list ({name, params} overriding
 environment.params), or --set environment.params.KEY=V1,V2 (repeatable;
@@ -86,7 +108,7 @@ own prompts, seeds and variants; give the gate, cache and output flags
 again (the interrupt message prints the whole command).
 
 Exit status: 0 ok; 1 failure; 2 bad command line; 3 --fail-on-regression
-and a version regressed; 130/143 interrupted (resume with --resume DIR).
+and a check failed (regressed, or was not shown non-inferior); 130/143 interrupted (resume with --resume DIR).
 
 Outputs CI systems read: --junit FILE (a test case per version and variant,
 failed on regression, with the numbers), --json (the comparisons), and a
@@ -113,11 +135,15 @@ Examples:
 			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: the config's)")
 			baseline := fs.String("baseline", "", "compare with the eval in `PATH` (its directory or episodes.parquet) instead of the first PROMPT")
 			baselineVersion := fs.String("baseline-version", "", "the `VERSION` of --baseline to compare with (default: its first)")
-			failOn := fs.Bool("fail-on-regression", false, "exit 3 when a version is significantly worse than the baseline")
-			margin := fs.Float64("margin", 0, "non-inferiority margin `D` in score units: a regression is worse by more than D")
-			marginA12 := fs.Float64("margin-a12", 0, "non-inferiority margin `M` in A12 units, in [0, 0.5)")
+			failOn := fs.Bool("fail-on-regression", false, "exit 3 when a check fails (either --hypothesis)")
+			margin := fs.Float64("margin", 0, "margin `D` in score units (a shift, or a mean with --margin-on mean)")
+			marginA12 := fs.Float64("margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): Brunner-Munzel test against A12 = 0.5 - M")
 			alpha := fs.Float64("alpha", 0.05, "family-wise significance level `A`")
-			test := fs.String("test", "auto", "`auto` (signed-rank when paired by seed, else mwu), mwu or signed-rank")
+			test := fs.String("test", "auto", "`auto` (paired by seed when possible), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
+			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")
+			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
+			correction := fs.String("correction", gate.CorrectionHolm, "adjustment over every check of the eval: `holm`, hochberg, bonferroni, none-per-variant or none")
+			maxUnmatched := fs.Int("max-unmatched", 0, "refuse a paired check with more than `N` candidate observations the baseline lacks (-1: no limit)")
 			junit := fs.String("junit", "", "write JUnit XML to `FILE`")
 			jsonOut := fs.Bool("json", false, "print the comparisons as JSON on stdout")
 			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
@@ -165,7 +191,8 @@ Examples:
 				case given["baseline-version"] && *baseline == "":
 					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
 				}
-				gcfg := gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12}
+				gcfg := gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12,
+					Hypothesis: *hypothesis, MarginOn: *marginOn, Correction: *correction, MaxUnmatched: *maxUnmatched}
 				if err := gcfg.Validate(); err != nil {
 					return usagef("%v", err)
 				}
@@ -290,12 +317,12 @@ Examples:
 				if *failOn {
 					var bad []string
 					for _, c := range checks {
-						if c.Regression {
+						if c.Failed {
 							bad = append(bad, c.Message)
 						}
 					}
 					if len(bad) > 0 {
-						return &exitError{code: exitRegression, err: fmt.Errorf("regression: %s", strings.Join(bad, "; "))}
+						return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(gcfg.Hypothesis), strings.Join(bad, "; "))}
 					}
 				}
 				return nil
@@ -497,7 +524,7 @@ func printEval(env *cmdEnv, res *eval.Result, checks []gate.Check) {
 	}
 	w.Flush()
 	if len(checks) > 0 {
-		fmt.Fprintln(env.stdout)
+		fmt.Fprintf(env.stdout, "\nhypothesis %s; family: %s\n", checks[0].Hypothesis, checks[0].Family)
 		for _, c := range checks {
 			fmt.Fprintln(env.stdout, c.Message)
 		}
@@ -510,4 +537,12 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// failWord names a failed check under hypothesis h in the exit message.
+func failWord(h string) string {
+	if h == gate.HypothesisNonInferiority {
+		return "not shown non-inferior"
+	}
+	return "regression"
 }

@@ -1,0 +1,88 @@
+package gate
+
+import (
+	"math"
+
+	"evolve/stats"
+)
+
+// checkPower returns Check.Power and Check.PowerLoss for a check c whose
+// test ran on x (candidate) and y (baseline), d = x − y when paired.
+//
+// The alternative studied is a candidate that is the baseline moved by a
+// true loss L (regression: L = 2·margin, or half the baseline's standard
+// deviation without a margin; non-inferiority: L = 0), and the power is
+// the chance the check comes out against the reassuring verdict: fail
+// (regression) or pass (non-inferiority). The distance from the test's
+// boundary −margin is |L − margin| (shift, mean) or |L − m| (A12). The
+// observed spread is used, not the observed effect:
+//
+//   - rank-sum: a12 = A12(y − dist, y) of the baseline against itself,
+//     then stats.NoetherPowerRankSum;
+//   - signed-rank: p2 = stats.WalshShare of the centred differences moved
+//     by dist, then stats.NoetherPowerSignedRank;
+//   - Brunner-Munzel: dist in A12 units over the null standard error
+//     sqrt((N+1)/(12·n1·n2)), stats.NormalPower;
+//   - mean tests: dist over the standard error of the difference of
+//     means (Welch) or of the mean difference (paired), stats.NormalPower.
+func checkPower(c Check, x, y, d []float64, cfg Config) (power, loss float64) {
+	ni := cfg.Hypothesis == HypothesisNonInferiority
+	n1, n2 := float64(len(x)), float64(len(y))
+	if c.Test == TestA12 {
+		m := cfg.MarginA12
+		if !ni {
+			loss = 2 * m
+		}
+		se := math.Sqrt((n1 + n2 + 1) / (12 * n1 * n2))
+		return stats.NormalPower(math.Abs(loss-m), se, cfg.Alpha), loss
+	}
+	D := cfg.Margin
+	if !ni {
+		loss = 2 * D
+		if D == 0 {
+			_, v := meanVarOf(y)
+			loss = math.Sqrt(v) / 2
+		}
+	}
+	dist := math.Abs(loss - D)
+	switch c.Test {
+	case TestMWU:
+		ys := make([]float64, len(y))
+		for i, v := range y {
+			ys[i] = v - dist
+		}
+		a, err := stats.A12(ys, y)
+		if err != nil {
+			return math.NaN(), loss
+		}
+		return stats.NoetherPowerRankSum(len(x), len(y), a, cfg.Alpha), loss
+	case TestSignedRank:
+		med := median(d)
+		dc := make([]float64, len(d))
+		for i, v := range d {
+			dc[i] = v - med - dist
+		}
+		return stats.NoetherPowerSignedRank(len(d), stats.WalshShare(dc), cfg.Alpha), loss
+	default: // mean tests
+		if c.Paired {
+			_, v := meanVarOf(d)
+			return stats.NormalPower(dist, math.Sqrt(v/float64(len(d))), cfg.Alpha), loss
+		}
+		_, v1 := meanVarOf(x)
+		_, v2 := meanVarOf(y)
+		return stats.NormalPower(dist, math.Sqrt(v1/n1+v2/n2), cfg.Alpha), loss
+	}
+}
+
+// meanVarOf returns the mean and sample variance of x (NaN variance for
+// fewer than 2 values).
+func meanVarOf(x []float64) (m, v float64) {
+	m = mean(x)
+	if len(x) < 2 {
+		return m, math.NaN()
+	}
+	for _, a := range x {
+		v += (a - m) * (a - m)
+	}
+	return m, v / float64(len(x)-1)
+}
