@@ -70,6 +70,8 @@ type Version struct {
 	// Prompt is the version, resolved (inheritance applied), its defaults
 	// set and its ContentSHA256 computed.
 	Prompt *prompt.Prompt
+
+	file string // the prompt file Source names, "" if not a file: for the lines of parameter errors
 }
 
 // Observer receives an eval's progress; evolve's progress display
@@ -233,8 +235,8 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 		schema := v.Env.Info().Params
 		for _, ver := range versions {
 			ver.Prompt.PolicyParameters = schema.Coerce(ver.Prompt.PolicyParameters)
-			if err := schema.Validate(ver.Prompt.PolicyParameters); err != nil {
-				return nil, fmt.Errorf("%s: %w (the %s environment's parameters)", ver.Source, err, e.cfg.Environment.Name)
+			if err := paramProblems(ver, schema, e.cfg.Environment.Name); err != nil {
+				return nil, err
 			}
 		}
 	}

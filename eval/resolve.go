@@ -9,7 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"evolve/internal/strictyaml"
+	"evolve/params"
 	"evolve/prompt"
+	"evolve/guard"
 )
 
 // ResolvePrompt resolves one PROMPT argument of evolve eval:
@@ -24,7 +27,10 @@ import (
 //
 // The version is resolved (inheritance applied: a prompt that inherits is
 // merged with its ancestors in the store), its defaults set and its
-// content hash computed; it must be playable (have policy parameters).
+// content hash computed; it must be playable (have policy parameters) and
+// its texts must pass guard.Default(), the screen of a run's base prompt
+// and of a store's writes; a file gets prompt.Checker's check, every
+// problem at its line.
 // The returned Version's Label is the prompt's version. Errors name the
 // argument and what was looked for.
 func ResolvePrompt(arg, store string) (*Version, error) {
@@ -40,7 +46,17 @@ func ResolvePrompt(arg, store string) (*Version, error) {
 	if _, err := prompt.Encode(p); err != nil {
 		return nil, fmt.Errorf("prompt %q: %w", arg, err)
 	}
-	return &Version{Label: p.Version.String(), Source: arg, Prompt: p}, nil
+	// One check everywhere: the texts pass the screen a run's base
+	// prompt and a store's writes pass (also those of a store version,
+	// which may predate today's screen).
+	if err := guard.Default().Error(p.Texts()...); err != nil {
+		return nil, fmt.Errorf("prompt %q: %w (evolve prompt validate lists the issues; a run and a prompt store refuse it too)", arg, err)
+	}
+	v := &Version{Label: p.Version.String(), Source: arg, Prompt: p}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		v.file = arg
+	}
+	return v, nil
 }
 
 func resolve(arg, store string) (*prompt.Prompt, error) {
@@ -57,10 +73,14 @@ func resolve(arg, store string) (*prompt.Prompt, error) {
 		if err != nil {
 			return nil, err
 		}
-		p, err := prompt.Decode(arg, data)
-		if err != nil {
+		// The check of every entry point (prompt.Checker): strict
+		// decoding, policy parameters, the text screen. The schema is
+		// checked by Run, against each environment variant's.
+		r := prompt.Checker{Playable: true, Policy: guard.Default()}.Check(arg, data)
+		if err := r.Err(); err != nil {
 			return nil, err
 		}
+		p := r.Prompt
 		if p.InheritsFrom != nil {
 			return nil, fmt.Errorf("it inherits from %s: name it in its store instead (--store DIR %s@%s)", p.InheritsFrom, p.SlugOrDefault(), p.Version)
 		}
@@ -111,4 +131,18 @@ func fromStore(dir, ref string) (*prompt.Prompt, error) {
 		return nil, err
 	}
 	return res.Prompt, nil
+}
+
+// paramProblems checks ver's policy parameters against schema, the
+// parameters of the environment env, and returns every problem at once
+// (strictyaml.Join: one *strictyaml.Error or a strictyaml.Errors), each
+// at its line in ver's prompt file, or naming ver.Source when the version
+// comes from a store or is embedded; nil if they fit.
+func paramProblems(ver Version, schema params.Schema, env string) error {
+	var data []byte
+	file := ver.Source
+	if ver.file != "" {
+		data, _ = os.ReadFile(ver.file) // nil on error: the problems keep no line
+	}
+	return strictyaml.Join(prompt.ParamProblems(file, data, ver.Prompt.PolicyParameters, schema, env)...)
 }

@@ -137,6 +137,10 @@ func (r *run) seedHashes() map[string]string {
 //   - refuses a checkpoint whose incumbent disagrees with the store's
 //     graph (HEAD of the base prompt's branch) or with generations.parquet.
 //
+// A directory whose run was killed in its first checkpoint write is taken
+// over as a plain rerun takes it over (see resumeStillborn): from the
+// checkpoint the write left complete, or afresh with the given cfg.
+//
 // A run that has already finished returns an error wrapping ErrFinished
 // (and nothing is written). The checkpoint and the manifest record each
 // session: when it started and ended, at which generation, and whether it
@@ -146,7 +150,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	data, err := os.ReadFile(ckPath)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, serr := os.Stat(filepath.Join(dir, "run.lock")); serr == nil && stillborn(dir) {
-			return nil, fmt.Errorf("%s holds no %s: the run stopped before its first write; run the same 'evolve run' again (it reuses the directory)", dir, CheckpointFile)
+			return resumeStillborn(ctx, dir, cfg, opt)
 		}
 		return nil, fmt.Errorf("%s is not a resumable run directory: no %s", dir, CheckpointFile)
 	}

@@ -106,6 +106,13 @@ func (c *Config) Check(out string) (*Inputs, error) {
 		in.Base.ContentSHA256 = ""
 		prompt.Encode(in.Base) // the hash of the coerced parameters (errors were reported by loadBase)
 		where := baseLocator(c.BasePrompt)
+		if c.BasePrompt != Embedded {
+			if data, err := os.ReadFile(c.BasePrompt); err == nil {
+				for _, e := range prompt.IntegerLiterals(c.BasePrompt, data, schema) {
+					bad("base_prompt", "base prompt %v (the %s environment's parameters)", e, c.Environment.Name)
+				}
+			}
+		}
 		for _, e := range schema.Problems(in.Base.PolicyParameters) {
 			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", where(e), e, c.Environment.Name)
 		}

@@ -309,6 +309,12 @@ func (r *run) create() error {
 		}
 		r.dir = filepath.Join(out, fmt.Sprintf("%s.%d", r.id, i))
 	}
+	return r.start()
+}
+
+// start locks r.dir, a new or stillborn run directory, and writes the
+// first checkpoint and the base version.
+func (r *run) start() error {
 	if err := r.lockDir(); err != nil {
 		return err
 	}

@@ -28,14 +28,22 @@ type Policy struct {
 	// Classifier, if not nil, scores each sentence after the patterns
 	// and intents (see Classifier); nil means none.
 	Classifier *Classifier
+	// Foreign are the forbidden intents in other languages, tried in
+	// order after the classifier on the text folded for them (see
+	// Foreign); nil means none.
+	Foreign []Foreign
+	// Decode screens what the text hides in encodings: the text of each
+	// base64 span with every check above, and the whole text read
+	// through ROT13 with the patterns and intents (see decodedIssues).
+	Decode bool
 }
 
 // Default returns the policy the prompt store uses: at most
-// DefaultMaxChars characters per text, DefaultPatterns, DefaultIntents
-// and DefaultClassifier.
+// DefaultMaxChars characters per text, DefaultPatterns, DefaultIntents,
+// DefaultClassifier, DefaultForeign, and decoding of base64 and ROT13.
 func Default() Policy {
 	return Policy{MaxChars: DefaultMaxChars, Patterns: DefaultPatterns(), Intents: DefaultIntents(),
-		Classifier: DefaultClassifier()}
+		Classifier: DefaultClassifier(), Foreign: DefaultForeign(), Decode: true}
 }
 
 // Text is one text to check and where it comes from.
@@ -253,6 +261,19 @@ func (p Policy) check(t Text) []Issue {
 		if p.Classifier != nil {
 			issues = p.Classifier.classify(s, toks, places, issues)
 		}
+	}
+	if len(p.Foreign) > 0 {
+		f := foldForeign(s)
+		for _, m := range foreignMatches(p.Foreign, f.text) {
+			fi := p.Foreign[m.intent]
+			start, end := f.start[m.from], f.end[m.to-1]
+			if !slices.ContainsFunc(places, func(g flagged) bool { return g.overlaps(fi.Category, start, end) }) {
+				found(fi.Name, fi.Category, start, end)
+			}
+		}
+	}
+	if p.Decode {
+		issues = append(issues, p.decodedIssues(s)...)
 	}
 	slices.SortStableFunc(issues, func(a, b Issue) int { return cmp.Compare(a.Offset, b.Offset) })
 

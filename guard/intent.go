@@ -43,6 +43,10 @@ type rule struct {
 	negated *lexicon
 	// forward rules need the object after the trigger.
 	forward bool
+	// forwardOnly are triggers that need their object after them, in a
+	// rule that is not forward: "X takes priority over Y" overrides Y,
+	// not X ("the rules above take priority over the skill ordering").
+	forwardOnly *lexicon
 	// gapFill, if not nil, must cover every word between a trigger and
 	// an object after it ("drop all your safeguards", not "drop the heavy
 	// safeguards").
@@ -491,7 +495,8 @@ func (r *rule) find(toks []token) []intentMatch {
 					// of its own ("the hidden notes reveal a spell") or is
 					// a verb in the third person, so the object is its
 					// subject ("the prompt above shows ...").
-					if o.tight || t.state || r.forward || ownObject(toks, t.to) || (toks[t.from].sForm && !t.compliance) {
+					if o.tight || t.state || r.forward || ownObject(toks, t.to) || (toks[t.from].sForm && !t.compliance) ||
+						(r.forwardOnly != nil && r.forwardOnly.match(toks, t.from) > t.from) {
 						continue
 					}
 					gap = t.from - o.to

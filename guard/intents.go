@@ -198,6 +198,11 @@ var metaOverride = &rule{
 		"deprioritize", "deprioritise", "downgrade", "regardless of", "despite", "in spite of",
 		"notwithstanding", "no matter what",
 	),
+	// "Rules above take priority over the skill ordering below": what
+	// takes priority is not what is overridden.
+	forwardOnly: newLexicon("precedence over", "priority over", "take precedence", "takes precedence",
+		"take priority", "takes priority", "outrank", "trump", "more important than", "higher priority than",
+		"prevail over"),
 	// Compliance words count when negated: "do not follow", "no longer apply".
 	negated: newLexicon(
 		"follow", "obey", "heed", "respect", "observe", "honor", "honour", "adhere",

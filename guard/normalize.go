@@ -44,6 +44,13 @@ type normalized struct {
 //     ASCII is preferred to one that is not;
 //  4. lowercased (Unicode simple lowercase mapping).
 //
+// Two spellings that hide a word are undone as well: a word broken across
+// lines with a hyphen ("Ig-\nnore", "sys-\n  tem") is joined, the hyphen,
+// the line break and the indentation dropped; and in a word that mixes
+// letters with the digits and signs of leetspeak, those are read as the
+// letters they stand for (see foldLeet: "Ign0re", "pr0mpt", "1nstruct10n5",
+// "@dmin" become "ignore", "prompt", "instructions", "admin").
+//
 // ASCII characters are only lowercased: unlike a full UTS #39 skeleton,
 // "m" stays "m" (not "rn") and "1" stays "1". An invalid UTF-8 byte
 // becomes U+FFFD. The result is not for display; Normalize is a pure
@@ -61,6 +68,12 @@ func normalize(s string) normalized {
 	for off := 0; off < len(s); {
 		c := s[off]
 		if c < utf8.RuneSelf {
+			if c == '-' {
+				if next, ok := lineSplit(s, off, out); ok {
+					off = next // "Ig-\nnore" reads "Ignore"
+					continue
+				}
+			}
 			if 'A' <= c && c <= 'Z' {
 				c += 'a' - 'A'
 			}
@@ -89,6 +102,7 @@ func normalize(s string) normalized {
 		}
 		off += size
 	}
+	foldLeet(out)
 	return normalized{text: string(out), start: start, end: end, soft: soft}
 }
 

@@ -158,6 +158,17 @@ func TestCodecs(t *testing.T) {
 		!strings.Contains(err.Error(), `line 5: ".nan" is not a finite number`) {
 		t.Errorf("YAML problems: %v", err)
 	}
+	// Integer literals other than decimal digits are refused, not read as
+	// YAML 1.1 octal (010 = 8) or hexadecimal (0x10 = 16).
+	err = yaml.Unmarshal([]byte("p:\n  a: 010\n  b: 0x10\n  c: 1_000\n  d: 10\n  e: 1e1\n"), &y)
+	for _, want := range []string{`line 2: "010" is not a decimal integer`, `line 3: "0x10" is not a decimal integer`, `line 4: "1_000"`} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("YAML integer literals: %v, want %s", err, want)
+		}
+	}
+	if err != nil && (strings.Contains(err.Error(), "line 5") || strings.Contains(err.Error(), "line 6")) {
+		t.Errorf("YAML integer literals: %v; 10 and 1e1 (a number) are fine", err)
+	}
 }
 
 // FuzzUnmarshalJSON: decoding never panics, and what decodes re-encodes to

@@ -2,13 +2,17 @@ package params
 
 import (
 	"fmt"
-	"strings"
+	"regexp"
 
 	"gopkg.in/yaml.v3"
 )
 
+// decimalRE is a decimal integer literal without a leading zero.
+var decimalRE = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+
 // UnmarshalYAML reads a YAML mapping of parameters, keeping its order: an
-// !!int scalar is an Integer, a !!float a Number, any other scalar an
+// !!int scalar written in decimal digits is an Integer (010, 0x10, 0o10
+// and 1_000 are refused, not read as 8, 16, 8 and 1000), a !!float a Number, any other scalar an
 // Enum, a sequence of scalars an Ordering. Problems (a repeated or invalid
 // name, a mapping or null value, a non-finite number) are reported
 // together as a *yaml.TypeError whose messages start "line N: ", the form
@@ -43,8 +47,12 @@ func (s *Set) UnmarshalYAML(node *yaml.Node) error {
 		}
 		var val Value
 		switch {
+		case v.Kind == yaml.ScalarNode && v.Tag == "!!int" && !decimalRE.MatchString(v.Value):
+			// yaml.v3 reads 010 as 8 (YAML 1.1 octal) and 0x10 as 16.
+			bad(v, "%q is not a decimal integer (write integers in decimal digits, without a leading zero or base prefix)", v.Value)
+			continue
 		case v.Kind == yaml.ScalarNode && (v.Tag == "!!int" || v.Tag == "!!float"):
-			x, err := ParseNumber(strings.ReplaceAll(v.Value, "_", ""))
+			x, err := ParseNumber(v.Value)
 			if err != nil {
 				bad(v, "%v", err)
 				continue

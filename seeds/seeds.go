@@ -1,7 +1,6 @@
 package seeds
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"embed"
@@ -120,6 +119,15 @@ func load(fsys fs.FS, dir, prefix string) (*Set, error) {
 	return set, nil
 }
 
+// quoteShort quotes s, cut to its first 40 characters with the length
+// of the rest when longer: "aaaa..." (10485760 bytes).
+func quoteShort(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return fmt.Sprintf("%q... (%d bytes)", string(r[:40]), len(s))
+	}
+	return strconv.Quote(s)
+}
+
 // parseSums reads sha256sum(1) lines "HEX  NAME".
 func parseSums(name string, data []byte) (map[string]string, error) {
 	m := map[string]string{}
@@ -138,29 +146,33 @@ func parseSums(name string, data []byte) (map[string]string, error) {
 }
 
 // Parse reads one split file: one unsigned 64-bit seed per line, blank
-// lines and lines starting with '#' ignored. A bad line, a duplicate seed
-// or no seed at all is an error naming name and the line.
+// lines and lines starting with '#' ignored. A bad line (of any length:
+// lines are not read with a bounded buffer), a duplicate seed or no seed
+// at all is an error naming name and the line; a bad line is quoted up to
+// its first 40 characters.
 func Parse(name string, data []byte) ([]uint64, error) {
 	var out []uint64
 	seen := map[uint64]int{}
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	for n := 1; sc.Scan(); n++ {
-		line := strings.TrimSpace(sc.Text())
+	for n := 1; len(data) > 0; n++ {
+		raw := data
+		if i := bytes.IndexByte(data, '\n'); i >= 0 {
+			raw, data = data[:i], data[i+1:]
+		} else {
+			data = nil
+		}
+		line := strings.TrimSpace(string(raw))
 		if line == "" || strings.HasPrefix(line, "#") {
 			continue
 		}
 		v, err := strconv.ParseUint(line, 10, 64)
 		if err != nil {
-			return nil, fmt.Errorf("%s:%d: %q is not a seed (want an unsigned 64-bit integer)", name, n, line)
+			return nil, fmt.Errorf("%s:%d: %s is not a seed (want an unsigned 64-bit integer)", name, n, quoteShort(line))
 		}
 		if first, dup := seen[v]; dup {
 			return nil, fmt.Errorf("%s:%d: seed %d repeats line %d", name, n, v, first)
 		}
 		seen[v] = n
 		out = append(out, v)
-	}
-	if err := sc.Err(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	if len(out) == 0 {
 		return nil, fmt.Errorf("%s: no seeds", name)

@@ -91,6 +91,10 @@ func TestParse(t *testing.T) {
 		{"18446744073709551616\n", nil, `s.txt:1: "18446744073709551616" is not a seed (want an unsigned 64-bit integer)`},
 		{"1 2\n", nil, `s.txt:1: "1 2" is not a seed (want an unsigned 64-bit integer)`},
 		{"5\n6\n5\n", nil, "s.txt:3: seed 5 repeats line 1"},
+		// bufio.Scanner stopped at 64 KiB: "bufio.Scanner: token too long", no line.
+		{"1\n" + strings.Repeat("7", 10<<20) + "\n", nil, `s.txt:2: "7777777777777777777777777777777777777777"... (10485760 bytes) is not a seed (want an unsigned 64-bit integer)`},
+		{"1\n#" + strings.Repeat("c", 10<<20) + "\n2", []uint64{1, 2}, ""},
+		{"1\n\xff\n", nil, `s.txt:2: "\xff" is not a seed (want an unsigned 64-bit integer)`},
 		{"# only a comment\n", nil, "s.txt: no seeds"},
 		{"", nil, "s.txt: no seeds"},
 	}

@@ -28,7 +28,11 @@ var ErrInvalidMigration = errors.New("invalid migration")
 
 // Entry is one prompt of a migration file: what a version of a slug on a
 // branch holds. Every field but Slug is optional; Type defaults to
-// "system" and Branch to "main".
+// "system" and Branch to "main". An entry on a branch other than main
+// keeps the tags, metadata and inherits_from (with override_sections) it
+// leaves out from the version it follows: main's HEAD, which a new branch
+// forks (as evolve prompt branch keeps them), or the branch's HEAD. An
+// entry on main is the whole content of its version.
 type Entry struct {
 	Slug              string          `yaml:"slug" json:"slug"`                             // required (see ValidateSlug)
 	Type              string          `yaml:"type" json:"type"`                             // one of Types; "" means system
@@ -508,6 +512,10 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 			return []Problem{problem("", lerr.Error())}
 		}
 		pe.Supersedes = &head
+		if p.Branch != prompt.MainBranch {
+			keepForkFields(p, e, hp) // as the branch's first version kept them
+			pe.InheritsFrom = p.InheritsFrom
+		}
 		if sameContent(hp, p) {
 			pe.Action = ActionUnchanged
 			return nil
@@ -527,6 +535,8 @@ func (tx *txn) migrateEntry(m *Migration, i int, pe *PlannedEntry) []Problem {
 		if lerr != nil {
 			return []Problem{problem("", lerr.Error())}
 		}
+		keepForkFields(p, e, fp)
+		pe.InheritsFrom = p.InheritsFrom
 		pe.Action, pe.Bump, pe.BranchedFrom = ActionBranch, prompt.BumpFor(fp, p).String(), &from
 		p.Version = prompt.NextVersion(mainHead, prompt.BumpFor(fp, p), tx.existing(p.Slug))
 		p.MutationHistory = []prompt.MutationRecord{{Version: p.Version, PrevVersion: mainHead, Operator: "migration",

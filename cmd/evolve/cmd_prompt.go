@@ -52,11 +52,16 @@ type promptSub struct {
 	// flags defines the subcommand's own flags and returns its action;
 	// o holds the flags every subcommand has.
 	flags func(fs *flag.FlagSet, o *promptOpts) func(env *cmdEnv, o *promptOpts, args []string) error
+	// writes marks a subcommand that changes the store (branch,
+	// rollback, promote, migrate): without --store it uses ./prompts,
+	// never a run's store (see storeDir).
+	writes bool
 }
 
 // promptOpts are the flags of every prompt subcommand and the store they
 // name.
 type promptOpts struct {
+	writes   bool // the subcommand changes the store
 	store    string
 	json     bool
 	maxChars int
@@ -104,9 +109,12 @@ REF names a version: SLUG (HEAD of main), SLUG@BRANCH (its HEAD) or
 SLUG@vX.Y.Z. In a store with one prompt (a run's), the slug may be left
 out: vX.Y.Z, @BRANCH.
 
-Every subcommand takes --store DIR (default: the prompt store of the most
-recent run under ./runs, else ./prompts), --json (one JSON value on stdout
-for scripts) and --max-chars N (the longest text that may enter the store,
+Every subcommand takes --store DIR. Commands that read default to the
+prompt store of the most recent run under ./runs, else ./prompts; branch,
+rollback, promote and migrate write to ./prompts unless --store names
+another store, so that a run's store (part of its results) changes only
+when named. Every subcommand takes --json (one JSON value on stdout for
+scripts) and --max-chars N (the longest text that may enter the store,
 8000 characters by default). Flags may come before or after the arguments.
 
 Exit status: 0 success, 1 failure (including invalid input and rejected
@@ -126,8 +134,12 @@ Examples:
 func runPromptSub(ctx context.Context, env *cmdEnv, sub *promptSub, store string, args []string) error {
 	fs := flag.NewFlagSet("evolve prompt "+sub.name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	o := &promptOpts{stderr: env.stderr}
-	fs.StringVar(&o.store, "store", store, "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+	o := &promptOpts{stderr: env.stderr, writes: sub.writes}
+	storeHelp := "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)"
+	if sub.writes {
+		storeHelp = "the prompt store `DIR` to change (default: ./prompts; a run's store only when named)"
+	}
+	fs.StringVar(&o.store, "store", store, storeHelp)
 	fs.BoolVar(&o.json, "json", false, "print JSON for scripts")
 	fs.IntVar(&o.maxChars, "max-chars", guard.DefaultMaxChars, "the most characters a text (section, task, rule, ...) may have when it enters the store; 0 for no limit")
 	action := sub.flags(fs, o)
@@ -163,7 +175,11 @@ func (o *promptOpts) openStore(existing bool) (*store.Store, error) {
 	dir := o.storeDir()
 	if existing {
 		if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
-			return nil, fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR, or create one with evolve prompt migrate", dir)
+			hint := "give --store DIR, or create one with evolve prompt migrate"
+			if o.writes && o.store == "" {
+				hint = "give --store DIR (e.g. --store runs/RUN_ID/prompts to change a run's store), or create one with evolve prompt migrate"
+			}
+			return nil, fmt.Errorf("no prompt store in %s (no versions.json): %s", dir, hint)
 		}
 	}
 	s, err := store.OpenStore(dir)
@@ -178,10 +194,16 @@ func (o *promptOpts) openStore(existing bool) (*store.Store, error) {
 }
 
 // storeDir returns the store directory o names, announcing the default
-// on stderr when --store is not given.
+// on stderr when --store is not given: for a subcommand that writes,
+// ./prompts (a run's store is part of its results: it changes only when
+// --store names it), else the most recent run's (defaultStoreDir).
 func (o *promptOpts) storeDir() string {
 	if o.store != "" {
 		return o.store
+	}
+	if o.writes {
+		fmt.Fprintf(o.stderr, "evolve prompt: writing to the prompt store %s (a run's store changes only when --store names it)\n", WriteStoreDir)
+		return WriteStoreDir
 	}
 	dir := defaultStoreDir()
 	fmt.Fprintf(o.stderr, "evolve prompt: using the prompt store %s (--store DIR to choose another)\n", dir)
@@ -200,6 +222,10 @@ func (o *promptOpts) openGraph() (*store.Store, *store.Graph, error) {
 	}
 	return s, g, nil
 }
+
+// WriteStoreDir is the store that branch, rollback, promote and migrate
+// write without --store.
+const WriteStoreDir = "prompts"
 
 // defaultStoreDir is the prompt store of the most recent run under ./runs
 // (by the modification time of its index), else ./prompts.
@@ -591,7 +617,7 @@ applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
 	})
 
 	registerPromptSub(&promptSub{
-		name: "branch", usage: "REF NAME",
+		name: "branch", usage: "REF NAME", writes: true,
 		help: `
 Fork the version REF names (SLUG@vX.Y.Z, or SLUG / SLUG@BRANCH for that
 branch's HEAD) into a new branch NAME of the same prompt. The branch's first
@@ -626,7 +652,7 @@ and not like a version. Prints the new version.`,
 	})
 
 	registerPromptSub(&promptSub{
-		name: "rollback", usage: "REF",
+		name: "rollback", usage: "REF", writes: true,
 		help: `
 Move HEAD of the branch REF names (SLUG or SLUG@BRANCH) back to the version
 it superseded, or with --to to a named version that was HEAD of the branch
@@ -676,7 +702,7 @@ Prints the new HEAD.`,
 
 func init() {
 	registerPromptSub(&promptSub{
-		name: "migrate", usage: "FILE",
+		name: "migrate", usage: "FILE", writes: true,
 		help: `
 Import the prompts of FILE, a JSON or YAML list of entries:
 
@@ -693,7 +719,9 @@ existing branch becomes its next version and HEAD (the bump follows what
 changed: major for sections and frozen parts, minor for skill priority,
 patch for parameters, tags and metadata), unless HEAD already holds the
 same content ("unchanged"); an entry on a new branch forks it from main's
-HEAD.
+HEAD. On a branch other than main, the tags, metadata and inherits_from
+an entry leaves out are kept from the version it follows (the fork point,
+or the branch's HEAD).
 
 It is all or nothing: every entry is checked first (schema, names, every
 text against the 8,000-character limit and the forbidden patterns,
@@ -759,7 +787,10 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 		name: "validate", usage: "FILE...",
 		help: `
 Check each FILE as the store would before writing it: a prompt version
-(YAML with a version key: strict schema, ranges, content hash if present)
+(YAML with a version key: strict schema, content hash if present, policy
+parameters present unless it inherits them, and each of the kind, range
+and items the environment of --config declares: by default the embedded
+default's, the dungeon's scripted agent)
 or a migration (a JSON or YAML list of entries: each entry on its own,
 without a store). Every text (sections, task, rules, skill descriptions,
 metadata strings, mutation descriptions) must have at most 8,000
@@ -772,14 +803,28 @@ column in the text, the pattern and its category, the byte offset. --json
 prints a list of {"file", "kind", "status", "issues", "problems"}. Exit
 status 1 if any file is REJECTED.`,
 		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			config := fs.String("config", "", "check policy parameters against the parameter schema of the environment of config `FILE` (default: the embedded default's, the dungeon)")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) == 0 {
 					return usagef("want at least one FILE")
 				}
+				cfg := experiment.DefaultConfig()
+				if *config != "" {
+					var err error
+					if cfg, err = experiment.Load(*config); err != nil {
+						return err
+					}
+				}
+				e, err := cfg.Env()
+				if err != nil {
+					return err
+				}
+				info := e.Info()
+				checker := prompt.Checker{Schema: info.Params, Env: info.Name, Policy: o.policy()}
 				var results []fileCheck
 				rejected := 0
 				for _, a := range args {
-					r := checkFile(a, o.policy())
+					r := checkFile(a, checker)
 					if r.Status != guard.Valid {
 						rejected++
 					}
@@ -818,8 +863,10 @@ type fileCheck struct {
 	Problems []string      `json:"problems"`
 }
 
-// checkFile validates one prompt or migration file.
-func checkFile(path string, policy guard.Policy) fileCheck {
+// checkFile validates one prompt or migration file: a prompt with
+// checker (prompt.Checker, the check of every entry point), a migration's
+// entries with its policy.
+func checkFile(path string, checker prompt.Checker) fileCheck {
 	r := fileCheck{File: path, Kind: "file", Status: guard.Valid, Issues: []guard.Issue{}, Problems: []string{}}
 	reject := func(msg string) { r.Status, r.Problems = guard.Rejected, append(r.Problems, msg) }
 	data, err := os.ReadFile(path)
@@ -827,16 +874,18 @@ func checkFile(path string, policy guard.Policy) fileCheck {
 		reject(err.Error())
 		return r
 	}
+	policy := checker.Policy
 	if isPrompt(data) {
 		r.Kind = "prompt"
-		p, err := prompt.Decode(path, data)
-		if err != nil {
-			reject(err.Error())
-			return r
+		c := checker.Check(path, data)
+		if c.Prompt != nil {
+			r.Kind = "prompt " + c.Prompt.Ref().String()
 		}
-		r.Kind = "prompt " + p.Ref().String()
-		if rep := policy.Check(p.Texts()...); !rep.OK() {
-			r.Status, r.Issues = guard.Rejected, rep.Issues
+		for _, p := range c.Problems {
+			reject(p.Error())
+		}
+		if len(c.Issues) > 0 {
+			r.Status, r.Issues = guard.Rejected, c.Issues
 		}
 		return r
 	}

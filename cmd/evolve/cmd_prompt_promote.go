@@ -8,7 +8,7 @@ import (
 
 func init() {
 	registerPromptSub(&promptSub{
-		name: "promote", usage: "SLUG@VERSION",
+		name: "promote", usage: "SLUG@VERSION", writes: true,
 		help: `
 Make a version HEAD of its branch by hand. This is how a version that an
 automatic rollback (evolve serve) excluded from selection comes back: it

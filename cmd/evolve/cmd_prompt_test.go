@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -134,6 +135,28 @@ func TestPromptDefaultStore(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "using the prompt store "+filepath.Join("runs", "new", "prompts")) || !strings.Contains(stdout, "coding-agent") {
 		t.Errorf("default store: exit %d\nstdout %s\nstderr %s", code, stdout, stderr)
 	}
+	// Commands that write never default to a run's store: they wrote
+	// into the most recent run's, changing its artifacts.
+	index := filepath.Join("runs", "new", "prompts", "versions.json")
+	before, _ := os.ReadFile(index)
+	for _, args := range [][]string{{"branch", "coding-agent", "exp-2"}, {"rollback", "coding-agent"}, {"promote", "coding-agent@v1.0.0"}} {
+		code, _, stderr := evolve(t, append([]string{"prompt"}, args...)...)
+		if code != exitFailure || !strings.Contains(stderr, "writing to the prompt store prompts") || !strings.Contains(stderr, "--store runs/RUN_ID/prompts") {
+			t.Errorf("prompt %v without --store: exit %d, stderr %s", args, code, stderr)
+		}
+	}
+	if code, _, stderr := evolve(t, "prompt", "migrate", filepath.Join(wd, "testdata/prompt/nine.json")); code != 0 || !strings.Contains(stderr, "writing to the prompt store prompts") {
+		t.Errorf("migrate without --store: exit %d, stderr %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join("prompts", "versions.json")); err != nil {
+		t.Errorf("migrate without --store did not write ./prompts: %v", err)
+	}
+	if after, _ := os.ReadFile(index); !bytes.Equal(before, after) {
+		t.Errorf("a write without --store changed the most recent run's store %s", index)
+	}
+	if code, stdout, stderr := evolve(t, "prompt", "branch", "--store", filepath.Join("runs", "new", "prompts"), "coding-agent", "exp-2"); code != 0 || !strings.Contains(stdout, "created branch exp-2") {
+		t.Errorf("branch --store RUN's store: exit %d, %s %s", code, stdout, stderr)
+	}
 }
 
 func mustStat(t *testing.T, path string) os.FileInfo {
@@ -162,6 +185,11 @@ func TestPromptUsage(t *testing.T) {
 		{[]string{"prompt", "rollback", "--to", "1.0", "x"}, exitUsage, "", `rollback: --to: invalid version "1.0"`},
 		{[]string{"prompt", "validate"}, exitUsage, "", "validate: want at least one FILE"},
 		{[]string{"prompt", "validate", "/nonexistent.yaml"}, exitFailure, "/nonexistent.yaml: REJECTED (file)", ""},
+		// The check of every entry point (prompt.Checker): these were VALID.
+		{[]string{"prompt", "validate", "testdata/prompt/badparams.yaml"}, exitFailure,
+			"testdata/prompt/badparams.yaml: REJECTED (prompt dungeon-agent@v1.0.0)\n" +
+				"    testdata/prompt/badparams.yaml:25: policy_parameters.max_combat_attempts: \"three\" is not an integer, allowed [1, 20] (the dungeon environment's parameters)\n" +
+				"    testdata/prompt/badparams.yaml:27: policy_parameters.skill_priority: [explore fight eat use_item] has 4 items, not 5", ""},
 		{[]string{"prompt", "validate", "--max-chars", "10", "testdata/prompt/nine.json"}, exitFailure,
 			"entry 0: sections.identity: 35 characters, more than the limit of 10", ""},
 		{[]string{"prompt", "list", "--max-chars", "-1"}, exitUsage, "", "list: --max-chars must be >= 0 (0 for no limit), got -1"},

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -14,8 +15,6 @@ import (
 	"evolve/envs"
 	"evolve/experiment"
 	"evolve/guard"
-	"evolve/internal/strictyaml"
-	"evolve/params"
 	"evolve/prompt"
 	"evolve/seeds"
 )
@@ -118,29 +117,14 @@ func validateOne(path string, info envs.Info) (string, error) {
 		return fmt.Sprintf("seed file: %d seeds", len(s)), nil
 	}
 	if isPrompt(data) {
-		p, err := prompt.Decode(path, data)
-		if err != nil {
+		r := prompt.Checker{Playable: true, Schema: info.Params, Env: info.Name, Policy: guard.Default()}.Check(path, data)
+		if err := r.Err(); err != nil {
+			if len(r.Issues) > 0 && len(r.Problems) == 0 {
+				err = fmt.Errorf("%s: %w (a store refuses it; evolve prompt validate %s lists the issues)", path, err, path)
+			}
 			return "prompt", err
 		}
-		if err := guard.Default().Error(p.Texts()...); err != nil {
-			return "prompt", fmt.Errorf("%s: %w (a store refuses it; evolve prompt validate %s lists the issues)", path, err, path)
-		}
-		if p.HasPolicy() {
-			var problems []*strictyaml.Error
-			for _, e := range info.Params.Problems(info.Params.Coerce(p.PolicyParameters)) {
-				var pe *params.Error
-				field := ""
-				if errors.As(e, &pe) {
-					field = "policy_parameters." + pe.Field
-				}
-				msg := strings.TrimPrefix(e.Error(), field+": ")
-				problems = append(problems, &strictyaml.Error{File: path, Line: paramLine(data, field), Field: field,
-					Msg: msg + " (the " + info.Name + " environment's parameters)"})
-			}
-			if err := strictyaml.Join(problems...); err != nil {
-				return "prompt", err
-			}
-		}
+		p := r.Prompt
 		hash := "no content_sha256 (not written by a store)"
 		if p.ContentSHA256 != "" {
 			hash = "content_sha256 verified"
@@ -164,6 +148,8 @@ func validateOne(path string, info envs.Info) (string, error) {
 // policy_parameters, task_definition or sections key.
 func isPrompt(data []byte) bool {
 	var top map[string]yaml.Node
+	// A bad byte must not hide the kind: the check reports it at its line.
+	data = bytes.ToValidUTF8(data, []byte("?"))
 	if err := yaml.Unmarshal(data, &top); err != nil {
 		var te *yaml.TypeError
 		if !errors.As(err, &te) {
@@ -176,14 +162,4 @@ func isPrompt(data []byte) bool {
 		}
 	}
 	return false
-}
-
-// paramLine returns the line of field ("policy_parameters.NAME[i]") in the
-// YAML document data, 0 if unknown.
-func paramLine(data []byte, field string) int {
-	var root yaml.Node
-	if field == "" || yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
-		return 0
-	}
-	return strictyaml.Line(root.Content[0], field)
 }

@@ -223,9 +223,9 @@ func readManifest(t *testing.T, dir string) manifestSessions {
 
 // TestCrashAtEveryWrite kills a small run (SIGKILL, through the fault hook
 // of internal/atomicfile) at each of its file-system writes in turn, then
-// continues it as a user would: --resume, or, when the process died before
-// its first checkpoint, the same 'evolve run' again, which takes over the
-// stillborn directory. Every file of the run directory must then equal
+// continues it as a retry loop would: --resume, also when the process died
+// in its first checkpoint write, which takes over the stillborn directory
+// as a plain rerun does (TestResumeStillborn). Every file of the run directory must then equal
 // the uninterrupted run's (checkpoint and manifest without their times).
 func TestCrashAtEveryWrite(t *testing.T) {
 	if testing.Short() {
@@ -257,8 +257,10 @@ func TestCrashAtEveryWrite(t *testing.T) {
 				how = "resume"
 				code, _, stderr = evolveProc(t, nil, "run", "--resume", dir, "--quiet")
 			} else {
-				how = "rerun"
-				code, _, stderr = evolveProc(t, nil, "run", "--config", cfg, "--out", out, "--quiet")
+				// Killed in its first checkpoint write: a retry loop that
+				// only calls --resume must take the directory over.
+				how = "resume of a stillborn directory"
+				code, _, stderr = evolveProc(t, nil, "run", "--resume", dir, "--quiet")
 			}
 			if code != 0 {
 				t.Fatalf("%s after a kill at write %d (%s): exit %d\n%s", how, n, points[n-1], code, stderr)
@@ -270,7 +272,7 @@ func TestCrashAtEveryWrite(t *testing.T) {
 				t.Errorf("%s after a kill at write %d (%s): %s", how, n, points[n-1], strings.Join(diffs, "; "))
 			}
 			m := readManifest(t, dir)
-			if how == "resume" {
+			if how != "" {
 				if len(m.Sessions) != 2 || m.Sessions[0].End != "crash" || m.Sessions[1].End != "finished" || m.Sessions[0].Started != m.Started {
 					t.Errorf("manifest: started %s, sessions %+v; want the first session's start, a crash and a finished session", m.Started, m.Sessions)
 				}
@@ -281,8 +283,8 @@ func TestCrashAtEveryWrite(t *testing.T) {
 		})
 	}
 	t.Cleanup(func() {
-		if !kinds["resume"] || !kinds["rerun"] {
-			t.Errorf("continued by %v; want both a resume and a rerun among the kill points", kinds)
+		if !kinds["resume"] || !kinds["resume of a stillborn directory"] {
+			t.Errorf("continued by %v; want both a resume and a resume of a stillborn directory among the kill points", kinds)
 		}
 	})
 }

@@ -1,6 +1,7 @@
 // Package strictyaml decodes YAML documents strictly: an unknown key, a
 // duplicate key, a value of the wrong type (including a fractional number
-// for an integer field, which yaml.v3 would truncate) or a second document
+// for an integer field, which yaml.v3 would truncate, and an integer not
+// written in decimal digits: 010, 0x10, 1e1, 2.0) or a second document
 // is an error that names the file, the line, the field path and the bad
 // value. Every problem of a document is reported at once (see Errors).
 // It wraps gopkg.in/yaml.v3, walking its node tree against the target's
@@ -21,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
 )
@@ -124,6 +126,9 @@ type Validator interface{ Validate() error }
 // Validator), all at once as by Join: one problem is an *Error, more an
 // Errors sorted by line.
 func Decode(file string, data []byte, out any) error {
+	if err := CheckUTF8(file, data); err != nil {
+		return err
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var doc yaml.Node
 	if err := dec.Decode(&doc); err != nil {
@@ -207,6 +212,9 @@ func check(file, path string, node *yaml.Node, t reflect.Type, problems *[]*Erro
 	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
 		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64, reflect.Uintptr:
 		if msg, bad := fraction(node); bad {
+			add(node.Line, path, "%s", msg)
+			values[path] = true
+		} else if msg, bad := nonDecimal(node); bad {
 			add(node.Line, path, "%s", msg)
 			values[path] = true
 		}
@@ -297,11 +305,35 @@ func withoutRepeats(n *yaml.Node, dups map[*yaml.Node]bool) *yaml.Node {
 	return &cp
 }
 
+// decimalRE is a decimal integer literal: an optional sign and digits
+// without a leading zero (YAML 1.2 core schema's int, minus the octal and
+// hexadecimal forms).
+var decimalRE = regexp.MustCompile(`^[-+]?(0|[1-9][0-9]*)$`)
+
+// nonDecimal reports whether node, a plain scalar for an integer field,
+// is a number that is not written as a decimal integer: a leading zero
+// (010, which yaml.v3 reads as octal 8 per YAML 1.1), 0o10, 0x10, 0b10,
+// 1_000, a whole float (2.0, 1e1). Such literals are refused rather than
+// read as something other than what a reader of the file sees. Quoted
+// strings and non-numbers are left to the decoder ("x" is not an integer).
+func nonDecimal(node *yaml.Node) (string, bool) {
+	if node.Kind != yaml.ScalarNode || node.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle|yaml.LiteralStyle|yaml.FoldedStyle) != 0 {
+		return "", false
+	}
+	tag := node.ShortTag()
+	if tag != "!!int" && tag != "!!float" {
+		return "", false
+	}
+	if decimalRE.MatchString(node.Value) {
+		return "", false
+	}
+	return fmt.Sprintf("%q is not a decimal integer (write integers in decimal digits, without a leading zero, exponent, point or base prefix)", node.Value), true
+}
+
 // fraction reports whether node, a value for an integer field, is a YAML
 // float that is not a whole number (1500.5, .inf, .nan), which yaml.v3
 // would truncate or wrap silently, and says why. Whole floats (2.0, 1e3)
-// are left to the decoder, which converts them exactly or reports the
-// overflow.
+// are refused by nonDecimal.
 func fraction(node *yaml.Node) (string, bool) {
 	if node.Kind != yaml.ScalarNode || node.ShortTag() != "!!float" {
 		return "", false
@@ -545,6 +577,30 @@ func pathAtLine(n *yaml.Node, path string, line int, scalar bool) string {
 		}
 	}
 	return ""
+}
+
+// CheckUTF8 returns nil if data is valid UTF-8, else an *Error at the
+// 1-based line and column (in bytes) of the first invalid byte, naming it
+// in hex. yaml.v3's own message ("invalid leading UTF-8 octet") has no
+// line; Decode calls this first.
+func CheckUTF8(file string, data []byte) *Error {
+	if utf8.Valid(data) {
+		return nil
+	}
+	line, col := 1, 1
+	for i := 0; i < len(data); {
+		r, size := utf8.DecodeRune(data[i:])
+		if r == utf8.RuneError && size <= 1 {
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("invalid UTF-8: byte 0x%02x at column %d (save the file as UTF-8)", data[i], col)}
+		}
+		if r == '\n' {
+			line, col = line+1, 1
+		} else {
+			col += size
+		}
+		i += size
+	}
+	return nil
 }
 
 // Root parses data and returns its top-level node (nil if data is not

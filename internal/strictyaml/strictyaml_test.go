@@ -60,6 +60,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"negative fraction", "inner:\n  count: -0.5\n", `f.yaml:2: inner.count: "-0.5" is not an integer (it has a fractional part)`},
 		{"infinite int", "inner:\n  count: -.inf\n", `f.yaml:2: inner.count: "-.inf" is not an integer`},
 		{"nan int", "inner:\n  count: .nan\n", `f.yaml:2: inner.count: ".nan" is not an integer`},
+		{"non-UTF-8", "name: a\ninner:\n  tags: [caf\xe9]\n", "f.yaml:3: invalid UTF-8: byte 0xe9 at column 13 (save the file as UTF-8)"},
 		{"quoted fraction", "inner:\n  count: \"1.5\"\n", `f.yaml:2: inner.count: "1.5" is not an integer`},
 	}
 	for _, tt := range tests {
@@ -80,16 +81,30 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
-// Whole numbers written as floats decode exactly; a fraction is never
-// truncated into an integer field.
-func TestDecodeWholeFloatsIntoInts(t *testing.T) {
+// Only decimal integer literals decode into an integer field: yaml.v3
+// alone reads 010 as 8 (YAML 1.1 octal), 0x10 as 16 and 1e1 as 10.
+func TestDecodeIntegerLiterals(t *testing.T) {
 	for _, tt := range []struct {
 		data string
-		want int
-	}{{"2.0", 2}, {"1e3", 1000}, {"-4.0", -4}, {"7", 7}} {
+		want int // when ok
+		ok   bool
+	}{
+		{"7", 7, true}, {"-4", -4, true}, {"+3", 3, true}, {"0", 0, true}, {"120", 120, true},
+		{"010", 0, false}, {"0x10", 0, false}, {"0o10", 0, false}, {"0b10", 0, false},
+		{"1e1", 0, false}, {"1e3", 0, false}, {"2.0", 0, false}, {"-4.0", 0, false},
+		{"1_000", 0, false}, {"-010", 0, false}, {"00", 0, false},
+	} {
 		var out inner
-		if err := Decode("f.yaml", []byte("count: "+tt.data+"\n"), &out); err != nil || out.Count != tt.want {
-			t.Errorf("count: %s: got %d, %v; want %d", tt.data, out.Count, err, tt.want)
+		err := Decode("f.yaml", []byte("alpha: 1\ncount: "+tt.data+"\n"), &out)
+		if tt.ok {
+			if err != nil || out.Count != tt.want {
+				t.Errorf("count: %s: got %d, %v; want %d", tt.data, out.Count, err, tt.want)
+			}
+			continue
+		}
+		want := fmt.Sprintf("f.yaml:2: count: %q is not a decimal integer", tt.data)
+		if err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("count: %s: got %v (count %d), want %s...", tt.data, err, out.Count, want)
 		}
 	}
 }
