@@ -116,7 +116,9 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 		return envs.Outcome{}, err
 	}
 	actions := e.hello.Actions
-	s := agent.NewSession(e.model, rd, e.llmOpt)
+	opt := e.llmOpt
+	opt.Record = ep.Record
+	s := agent.NewSession(e.model, rd, opt)
 	parse := func(reply string) (int, error) { return agent.ParseChoice(reply, actions) }
 	correct := func(err error) string { return agent.CorrectionFor(err, actions) }
 	obs := p.r.Observation
@@ -126,10 +128,11 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 			return envs.Outcome{}, env.fail(ep.Seed, "step", protocolf("step %d: %v", step, err), time.Time{}, time.Time{}, "")
 		}
 		start := time.Now()
-		a, _, err := s.Choose(ctx, step, text, parse, correct)
+		a, found, err := s.Choose(ctx, step, text, parse, correct)
 		if err != nil {
 			return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
 		}
+		s.NoteAction(step, actions[a], !found)
 		epDeadline = epDeadline.Add(time.Since(start)) // the model's time is not the environment's
 		env.req = append(appendHead(env.req[:0], env.id, "step"), `,"action":`...)
 		env.req = append(strconv.AppendQuote(env.req, actions[a]), "}\n"...)
@@ -157,6 +160,9 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 				out.Metrics = append(out.Metrics, envs.MetricValue{Null: true})
 			}
 			out.Metrics = append(out.Metrics, s.Metrics()...)
+			if ep.Record && len(out.Trajectory) == 0 { // the environment's own trajectory is kept as given
+				out.Trajectory, out.TrajectoryFormat = s.Transcript(), envs.TrajectoryJSON
+			}
 			return out, nil
 		}
 		obs = r.Observation
