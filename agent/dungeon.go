@@ -151,16 +151,19 @@ func (e *DungeonEnv) NewPlayer(int) (envs.Player, error) {
 		}
 		return &llmPlayer{ep: e.env.NewEpisode(), model: e.model, opt: opt}, nil
 	}
-	return &dungeonPlayer{ep: e.env.NewEpisode(), budget: e.stepBudget}, nil
+	return &dungeonPlayer{ep: e.env.NewEpisode(), cfg: e.env.Config(), budget: e.stepBudget}, nil
 }
 
 type dungeonPlayer struct {
 	ep     dungeon.Episode
+	cfg    dungeon.Config
 	budget int
+	rec    recorder // reused by recorded episodes
 }
 
 // Play implements envs.Player. It checks ctx only before the episode: an
-// episode takes about a millisecond.
+// episode takes about a millisecond. With ep.Record it fills the
+// outcome's trajectory with a DungeonRecord.
 func (pl *dungeonPlayer) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error) {
 	if err := ctx.Err(); err != nil {
 		return envs.Outcome{}, err
@@ -168,8 +171,15 @@ func (pl *dungeonPlayer) Play(ctx context.Context, ep envs.Episode) (envs.Outcom
 	if err := Schema.Validate(ep.Params); err != nil {
 		return envs.Outcome{}, err
 	}
-	o := Play(pl.ep, NewScripted(ep.Params), ep.Seed, pl.budget)
-	return DungeonOutcome(&o), nil
+	if !ep.Record {
+		o := Play(pl.ep, NewScripted(ep.Params), ep.Seed, pl.budget)
+		return DungeonOutcome(&o), nil
+	}
+	pl.rec.Agent, pl.rec.acts = NewScripted(ep.Params), pl.rec.acts[:0]
+	o := Play(pl.ep, &pl.rec, ep.Seed, pl.budget)
+	out := DungeonOutcome(&o)
+	out.Trajectory, out.TrajectoryFormat = recordDungeon(pl.cfg, ep.Seed, pl.budget, pl.rec.acts, &o), envs.TrajectoryJSON
+	return out, nil
 }
 
 // Close implements envs.Player.

@@ -50,7 +50,9 @@ func (pl *llmPlayer) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, e
 	if err != nil {
 		return envs.Outcome{}, err
 	}
-	return llmEpisode(ctx, pl.ep, pl.model, rd, ep.Seed, pl.opt)
+	opt := pl.opt
+	opt.Record = ep.Record
+	return llmEpisode(ctx, pl.ep, pl.model, rd, ep.Seed, opt)
 }
 
 // RendererCache keeps a player's renderer of the last system prompt it

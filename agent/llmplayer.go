@@ -57,6 +57,9 @@ type LLMOptions struct {
 	// first, then the turn's message cut. A system prompt that alone does
 	// not fit ends the episode with render.ErrOverBudget.
 	MaxPromptTokens int
+	// Record keeps the episode's Transcript as its trajectory
+	// (envs.Episode.Record); it changes nothing else.
+	Record bool
 }
 
 // LLMMetrics are the metric columns an LLM agent adds to the
@@ -92,6 +95,8 @@ type Session struct {
 
 	calls, ptok, ctok, fallbacks          int
 	rendered, renderedMax, dropped, trunc int
+
+	tr *Transcript // nil unless opt.Record
 }
 
 // NewSession returns an episode's session with model under rd
@@ -101,7 +106,11 @@ func NewSession(model ChatModel, rd *render.Renderer, opt LLMOptions) *Session {
 	if opt.MaxTries <= 0 {
 		opt.MaxTries = 3
 	}
-	return &Session{model: model, rd: rd, opt: opt}
+	s := &Session{model: model, rd: rd, opt: opt}
+	if opt.Record {
+		s.tr = &Transcript{Kind: TranscriptKind}
+	}
+	return s
 }
 
 // Choose asks the model for turn's action given the turn's text
@@ -145,6 +154,7 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 		s.ptok, s.ctok = s.ptok+r.PromptTokens, s.ctok+r.CompletionTokens
 		reply = r.Content
 		a, perr := parse(r.Content)
+		s.noteTry(turn, msgs, reply, perr)
 		if perr == nil {
 			s.remember(first, reply)
 			return a, true, nil
@@ -229,6 +239,7 @@ func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *re
 		if !found {
 			action = opt.Fallback
 		}
+		s.NoteAction(turn, action.String(), !found)
 		if ep.Step(action) {
 			break
 		}
@@ -240,5 +251,8 @@ func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *re
 	o := ep.Outcome()
 	out := DungeonOutcome(&o)
 	out.Metrics = append(out.Metrics, s.Metrics()...)
+	if opt.Record {
+		out.Trajectory, out.TrajectoryFormat = s.Transcript(), envs.TrajectoryJSON
+	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 
 	"evolve/envs"
 )
@@ -36,14 +37,17 @@ type StepTurns struct {
 	actions []string
 }
 
-// Begin starts an episode under prompt p with the declared actions. The
-// error is render.ForSystem's: p's text does not fit the token budget.
-func (t *StepTurns) Begin(p *envs.Prompt, actions []string) error {
+// Begin starts an episode under prompt p with the declared actions,
+// keeping its transcript if record is set. The error is
+// render.ForSystem's: p's text does not fit the token budget.
+func (t *StepTurns) Begin(p *envs.Prompt, actions []string, record bool) error {
 	rd, err := t.rc.Get(p, t.agent.Options.MaxPromptTokens)
 	if err != nil {
 		return err
 	}
-	t.s = NewSession(t.agent.Model, rd, t.agent.Options)
+	opt := t.agent.Options
+	opt.Record = record
+	t.s = NewSession(t.agent.Model, rd, opt)
 	t.actions = actions
 	return nil
 }
@@ -53,9 +57,16 @@ func (t *StepTurns) Begin(p *envs.Prompt, actions []string) error {
 func (t *StepTurns) Choose(ctx context.Context, step int, observation string) (int, error) {
 	parse := func(reply string) (int, error) { return ParseChoice(reply, t.actions) }
 	correct := func(err error) string { return CorrectionFor(err, t.actions) }
-	a, _, err := t.s.Choose(ctx, step, observation, parse, correct)
+	a, found, err := t.s.Choose(ctx, step, observation, parse, correct)
+	if err == nil {
+		t.s.NoteAction(step, t.actions[a], !found)
+	}
 	return a, err
 }
+
+// Transcript returns the episode's transcript (Session.Transcript), or
+// nil if Begin was not asked to record.
+func (t *StepTurns) Transcript() json.RawMessage { return t.s.Transcript() }
 
 // Metrics returns the episode's LLMMetrics values.
 func (t *StepTurns) Metrics() []envs.MetricValue { return t.s.Metrics() }

@@ -29,6 +29,7 @@ import (
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/stats"
+	"evolve/trajectory"
 )
 
 // SemanticsVersion is evolve's episode semantics version. It enters every
@@ -163,6 +164,10 @@ type checkpoint struct {
 	// agent), which the resolved config does not hold, so that a resume
 	// replays from the same cache.
 	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
+	// Trajectories is the config's trajectories policy (not in the
+	// resolved config), so that a resume keeps the same episodes'
+	// trajectories; "" for the default.
+	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
 }
 
 type checkpointEntry struct {
@@ -283,7 +288,7 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 		return nil, err
 	}
 	e.ck = checkpoint{Schema: 1, Config: string(resolved), Split: e.opt.Split, Seeds: e.seeds, SeedsSHA: seedsSHA,
-		Repeats: opt.Repeats, Sets: opt.Sets, Started: time.Now().UTC().Truncate(time.Second)}
+		Repeats: opt.Repeats, Sets: opt.Sets, Started: time.Now().UTC().Truncate(time.Second), Trajectories: e.cfg.Trajectories}
 	if e.llm != nil && e.cfg.Agent.CacheDir != "" {
 		if e.ck.LLMCacheDir, err = filepath.Abs(e.cfg.Agent.CacheDir); err != nil {
 			return nil, err
@@ -524,8 +529,9 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 			return fmt.Errorf("version %s: rendering the prompt: %w", ver.Label, err)
 		}
 		pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: p.Version.String(), Text: text, SHA256: p.ContentSHA256}
+		record := e.cfg.Trajectories.Record()
 		episode := func(seed uint64) envs.Episode {
-			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr}
+			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr, Record: record}
 		}
 		runner.OnError = func(ee *evaluate.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
 		var putErr error
@@ -536,6 +542,9 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 			runner.Finished = func(i int, o envs.Outcome) {
 				if o.Cause == envs.CauseError || putErr != nil { // error episodes are retried, never cached
 					return
+				}
+				if !e.cfg.Trajectories.Keep(o.Cause) { // cache only the trajectories the policy keeps
+					o.Trajectory, o.TrajectoryFormat = nil, ""
 				}
 				putErr = e.opt.Cache.Put(jobs[todo[i]].key, o)
 			}
@@ -554,6 +563,9 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 	}
 	if obs := e.opt.Observer; obs != nil {
 		obs.PhaseEnd(0, e.opt.Split, label, len(todo), time.Since(start))
+	}
+	if err := e.storeTrajectories(v.Name, ver.Label, outs, func(k int) (uint64, int) { return jobs[k].seed, jobs[k].repeat }); err != nil {
+		return err
 	}
 	nm := len(v.Env.Info().Metrics)
 	for k, o := range outs {

@@ -14,6 +14,7 @@ import (
 	"evolve/experiment"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/trajectory"
 )
 
 // InterruptedError is returned by Run and Resume when ctx is cancelled:
@@ -85,6 +86,7 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	cfg.Agent.CacheDir = ck.LLMCacheDir
+	cfg.Trajectories = ck.Trajectories
 	if err := e.useAgent(); err != nil {
 		return nil, err
 	}
@@ -92,6 +94,9 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 		return nil, err
 	}
 	defer e.unlock()
+	if err := trajectory.RemoveTemps(dir); err != nil {
+		return nil, err
+	}
 	rows, _, err := results.ReadEpisodes(filepath.Join(dir, EpisodesFile))
 	if err != nil {
 		return nil, err

@@ -28,11 +28,15 @@ type Phase struct {
 	// OnError, if not nil, receives each episode recorded as an error
 	// (Runner.RecordErrors), one call at a time.
 	OnError func(*EpisodeError)
+	// Record asks the players to record each episode's trajectory
+	// (envs.Episode.Record); it never changes an outcome otherwise. The
+	// caller stores what its trajectory policy keeps (package trajectory).
+	Record bool
 }
 
 // Episode returns the episode of the phase with the given seed.
 func (ph *Phase) Episode(seed uint64) envs.Episode {
-	return envs.Episode{Seed: seed, Params: ph.Params, Prompt: ph.Prompt}
+	return envs.Episode{Seed: seed, Params: ph.Params, Prompt: ph.Prompt, Record: ph.Record}
 }
 
 // Executor is where the episodes of a phase are played: this machine's

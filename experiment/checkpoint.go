@@ -20,6 +20,7 @@ import (
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/seeds"
+	"evolve/trajectory"
 )
 
 // CheckpointFile is the name of a run's checkpoint in its directory.
@@ -54,6 +55,15 @@ type checkpoint struct {
 	// config leaves out, so that a resume without --config replays from
 	// the same response cache ("" for the default directory).
 	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
+	// Trajectories is the config's trajectories policy, which the
+	// resolved config leaves out, so that a resume without --config
+	// stores the same episodes' trajectories ("" for the default).
+	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
+	// StopReason says why the loop stopped (see StopReason), "" while it
+	// runs.
+	StopReason string `json:"stop_reason,omitempty"`
+	// StopHint is a StopNoCandidates stop's advice, "" otherwise.
+	StopHint string `json:"stop_hint,omitempty"`
 }
 
 // Session is one process's part of a run, from its start or resume to its
@@ -95,6 +105,9 @@ var ErrFinished = errors.New("the run has already finished; nothing to resume")
 // crash between the two leaves tables ahead of the checkpoint, which a
 // resume ignores (it drops rows of unfinished generations).
 func (r *run) save() error {
+	if r.trajErr != nil {
+		return r.trajErr
+	}
 	if err := r.writeTables(); err != nil {
 		return err
 	}
@@ -178,6 +191,7 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	given := cfg != nil
 	if cfg == nil {
 		recorded.Agent.CacheDir = ck.LLMCacheDir
+		recorded.Trajectories = ck.Trajectories
 		cfg = recorded
 	} else {
 		a, err := cfg.Resolved()
@@ -280,6 +294,9 @@ func (r *run) recover() error {
 				}
 			}
 		}
+	}
+	if err := trajectory.RemoveTemps(r.dir); err != nil {
+		return err
 	}
 	if r.store == nil {
 		return nil // a new run: no store yet

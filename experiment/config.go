@@ -15,6 +15,7 @@ import (
 	_ "evolve/envs/process" // registers process: environments and agents in other languages (docs/protocol.md)
 	"evolve/internal/strictyaml"
 	"evolve/mutate"
+	"evolve/trajectory"
 )
 
 // Config is an experiment: what to evolve, where, and how to decide. It is
@@ -69,6 +70,11 @@ type Config struct {
 	// relative path is relative to the working directory of the run (as
 	// --out is), not to the config file.
 	Output string `yaml:"output"`
+	// Trajectories says which episodes keep their trajectory in the run
+	// directory (package trajectory): "failed" (the default: every
+	// episode whose cause is not none), "all" or "none". It never changes
+	// a result, so it is not part of the run's ID.
+	Trajectories trajectory.Policy `yaml:"trajectories"`
 	// Variants are environment configurations that evolve eval plays,
 	// each a name and parameters overriding environment.params (see
 	// VariantConfig); evolve run ignores them, and they do not enter a

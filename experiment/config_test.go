@@ -50,7 +50,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "name: x\nmax_generation: 3\n",
-			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`},
+			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
 		{"unknown nested key", "acceptance:\n  alpah: 0.1\n",
 			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, correction, test)`},
 		{"unknown env param", "environment:\n  name: dungeon\n  params:\n    max_turn: 10\n",
@@ -75,6 +75,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:1: max_generations: 0 is out of range, allowed [1, 1000]`},
 		{"bad patience", "patience: 0\n",
 			`exp.yaml:1: patience: 0 is out of range, allowed [1, 100]`},
+		{"bad trajectories", "trajectories: some\n",
+			`exp.yaml:1: trajectories: "some" is not failed, all or none`},
 		{"negative workers", "workers: -1\n",
 			`exp.yaml:1: workers: -1 is out of range, allowed [0, 4096] (0 = GOMAXPROCS)`},
 		{"bad name", "name: 'my run'\n",
@@ -154,7 +156,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
 		`exp.yaml:12: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`,
 		`exp.yaml:13: patience: 0 is out of range, allowed [1, 100]`,
-		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, variants, workers)`,
+		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`,
 	}
 	_, err := Parse("exp.yaml", []byte(data))
 	if err == nil {

@@ -32,6 +32,14 @@ type Manifest struct {
 	FinalVersion string            `yaml:"final_version"` // the last accepted version (BaseVersion if none)
 	TestBase     SummaryYAML       `yaml:"test_base"`     // BaseVersion's test-split scores
 	TestFinal    SummaryYAML       `yaml:"test_final"`    // FinalVersion's test-split scores
+	// StopReason says why the evolution loop stopped: patience,
+	// max_generations, no_failures or no_candidates (see StopPatience).
+	StopReason string `yaml:"stop_reason"`
+	// StopHint is, for no_candidates, what to change in the config.
+	StopHint string `yaml:"stop_hint,omitempty"`
+	// Trajectories is the trajectories policy the run stored episodes'
+	// trajectories by (failed, all or none), under trajectories/.
+	Trajectories string `yaml:"trajectories"`
 
 	// SeedsDir is the absolute path of the seed directory the run read,
 	// "embedded" for the built-in seed sets.
@@ -90,6 +98,7 @@ func (r *run) writeManifest(res *Result) error {
 		SeedCounts:  map[string]int{"train": len(r.seeds.Train), "val": len(r.seeds.Val), "test": len(r.seeds.Test)},
 		Generations: len(res.Generations), BaseVersion: res.Base, FinalVersion: res.Final,
 		TestBase: summaryYAML(res.TestBase), TestFinal: summaryYAML(res.TestFinal),
+		StopReason: res.StopReason, StopHint: res.StopHint, Trajectories: string(r.cfg.Trajectories.OrDefault()),
 	}
 	for s, h := range r.seeds.Hashes {
 		m.Seeds[string(s)] = h

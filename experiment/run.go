@@ -132,6 +132,8 @@ type Result struct {
 	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
 	Started     time.Time               // when the run was first started (UTC; a resume keeps it)
 	Finished    time.Time               // when the run finished (UTC)
+	StopReason  string                  // why the loop stopped: StopPatience, StopMaxGenerations, StopNoFailures or StopNoCandidates
+	StopHint    string                  // for StopNoCandidates, what to change in the config; "" otherwise
 }
 
 // SourceDateEpoch returns the time in the SOURCE_DATE_EPOCH environment
@@ -174,6 +176,7 @@ type run struct {
 	// checkpoint (its executor then comes from there too).
 	cfgGiven bool
 
+	trajErr     error // the first error storing trajectories (save returns it)
 	episodes    []results.EpisodeRow
 	candidates  []results.CandidateRow
 	generations []results.GenerationRow
@@ -329,6 +332,7 @@ func (r *run) start() error {
 		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
 		Versions: []string{r.base.Version.String()}, Started: started,
 		Sessions: []Session{{Started: started}}, Executor: r.ck.Executor, LLMCacheDir: r.cfg.Agent.CacheDir,
+		Trajectories: r.cfg.Trajectories,
 	}
 	// The checkpoint comes first, so that a crash at any later write
 	// leaves a directory that --resume continues.
@@ -400,6 +404,9 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
+	if r.ck.StopReason == StopInterrupted {
+		r.ck.StopReason = "" // resumed
+	}
 	incVal, err := r.valScores(inc.Version.String())
 	if err != nil {
 		return nil, err
@@ -419,6 +426,9 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			r.ck.Incumbent = inc.Version.String()
 		}
 		r.ck.LoopDone = r.ck.Stall >= r.cfg.Patience || r.ck.Generations >= r.cfg.MaxGenerations
+		if r.ck.LoopDone {
+			r.ck.StopReason, r.ck.StopHint = r.stopReason(gen)
+		}
 		if err := r.save(); err != nil {
 			return nil, err
 		}
@@ -427,6 +437,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		}
 	}
 	res.Final = inc.Version.String()
+	res.StopReason, res.StopHint = r.ck.StopReason, r.ck.StopHint
 	last := r.ck.Generations - 1
 	if res.TestFinal, err = r.test(ctx, last, inc); err != nil {
 		return nil, r.interrupted(ctx, err)
@@ -485,6 +496,9 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 		end = c.Error()
 	}
 	r.endSession(end, time.Now())
+	if !r.ck.LoopDone {
+		r.ck.StopReason = StopInterrupted
+	}
 	ie := &InterruptedError{Dir: r.dir, Generations: r.ck.Generations, Cause: ctx.Err()}
 	if serr := r.saveCheckpoint(); serr != nil {
 		return errors.Join(ie, fmt.Errorf("recording the interruption in %s: %w", CheckpointFile, serr))
@@ -575,6 +589,7 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 		}
 	}
 	ph.Params, ph.Prompt = p.PolicyParameters, pr
+	ph.Record = r.recordPhase(split, version)
 	outs, err := r.exec.Play(ctx, ph, seedList)
 	if err != nil {
 		var ee *evaluate.EpisodeError
@@ -629,6 +644,7 @@ func (r *run) record(gen int, split, version string, outs []envs.Outcome) {
 			Seed: o.Seed, Score: o.Score, Cause: o.Cause, EndReason: o.EndReason, Metrics: metrics,
 		})
 	}
+	r.storeTrajectories(split, version, outs)
 }
 
 // valScores returns the recorded val scores of version, in the order of

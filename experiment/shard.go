@@ -39,6 +39,9 @@ type shardSpec struct {
 	Params      params.Set   `json:"params"`
 	Prompt      *envs.Prompt `json:"prompt,omitempty"`
 	Shards      [][]uint64   `json:"shards"` // contiguous runs of the phase's seeds, in order
+	// Record asks the players to record trajectories (evaluate.Phase.Record);
+	// they come back in the gob of the outcomes.
+	Record bool `json:"record,omitempty"`
 }
 
 // shardResult is what a task writes to shard-NNNN.out (gob): the outcomes
@@ -167,7 +170,7 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 	runner := &evaluate.Runner{Env: env, Workers: workers, RecordErrors: cfg.OnEpisodePanic == "record"}
 	defer runner.Close()
 	ph := evaluate.Phase{
-		Generation: spec.Generation, Split: spec.Split, Params: spec.Params, Prompt: spec.Prompt,
+		Generation: spec.Generation, Split: spec.Split, Params: spec.Params, Prompt: spec.Prompt, Record: spec.Record,
 		OnError: func(ee *evaluate.EpisodeError) {
 			se := shardError{Seed: ee.Seed, Err: ee.Err.Error(), Stack: ee.Stack}
 			if ee.Panic != nil {

@@ -150,7 +150,7 @@ func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uin
 	}
 	start := time.Now()
 	spec := x.spec
-	spec.Generation, spec.Split, spec.Params, spec.Prompt = ph.Generation, ph.Split, ph.Params, ph.Prompt
+	spec.Generation, spec.Split, spec.Params, spec.Prompt, spec.Record = ph.Generation, ph.Split, ph.Params, ph.Prompt, ph.Record
 	spec.Shards = cutShards(seeds, x.cfg.ArraySize)
 	name, data, err := phaseName(&spec)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/experiment"
 	"evolve/results"
 )
 
@@ -56,10 +57,19 @@ func (d *Data) document() []block {
 			testLong(s.Test), titleCase(s.Correction), num(s.Alpha), s.Candidates)},
 		{"generations", fmt.Sprintf("%d (at most %d, patience %d)", m.Generations, s.MaxGenerations, s.Patience)},
 		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
+	}})
+	if m.StopReason != "" {
+		stop := experiment.StopText(m.StopReason, s.Patience, s.MaxGenerations)
+		if m.StopHint != "" {
+			stop += " (" + m.StopHint + ")"
+		}
+		b[len(b)-1].rows = append(b[len(b)-1].rows, []string{"stopped", stop})
+	}
+	b[len(b)-1].rows = append(b[len(b)-1].rows, [][]string{
 		{"software", fmt.Sprintf("evolve %s, %s", m.Evolve, m.Go)},
 		{"started", stamp(m.Started)},
 		{"finished", stamp(m.Finished)},
-	}})
+	}...)
 
 	add(block{kind: heading, level: 2, text: "Result on the test split"})
 	add(block{kind: para, text: d.verdict()})

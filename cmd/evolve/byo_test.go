@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"evolve/results"
+	"evolve/trajectory"
 )
 
 // python3 returns the path of python3, or skips the test.
@@ -116,7 +117,28 @@ func TestPythonExample(t *testing.T) {
 	if left := processesIn(ex); len(left) > 0 {
 		t.Errorf("processes left after the run: %v", left)
 	}
-	t.Logf("%d generations, %d accepted", len(gens), accepted)
+	// The environment's trajectories of failed episodes are stored as
+	// given (the default trajectories policy, failed).
+	stored := 0
+	eps, _, _ := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	for _, e := range eps {
+		tr, err := trajectory.Read(dir, trajectory.Phase{Split: e.Split, Version: e.Version}, e.Seed, 0)
+		switch {
+		case e.Cause == "none" && err == nil:
+			t.Fatalf("%s %s seed %d succeeded but has a stored trajectory", e.Split, e.Version, e.Seed)
+		case e.Cause != "none" && err != nil:
+			t.Fatalf("%s %s seed %d failed (%s) but has no trajectory: %v", e.Split, e.Version, e.Seed, e.Cause, err)
+		case err == nil:
+			if !strings.HasPrefix(string(tr.Data), `[{"turn": 0, "event": "patch"`) && !strings.HasPrefix(string(tr.Data), `[{"turn":0,"event":"patch"`) {
+				t.Fatalf("seed %d: stored trajectory %.80q is not the environment's", e.Seed, tr.Data)
+			}
+			stored++
+		}
+	}
+	if stored == 0 {
+		t.Error("no trajectory stored")
+	}
+	t.Logf("%d generations, %d accepted, %d trajectories", len(gens), accepted, stored)
 }
 
 // SIGINT reaches the environment processes: evolve exits 130 and none of

@@ -95,6 +95,12 @@ after Ctrl-C, or main's baseline in CI plays nothing it has played before
 (--cache DIR, default the user cache dir's evolve/episodes; --no-cache).
 Error episodes are never cached.
 
+Trajectories: by the config's trajectories policy (failed by default: every
+episode whose cause is not none; all; none) the eval keeps episodes'
+trajectories in trajectories/SPLIT[/VARIANT]/LABEL.zip (see 'evolve run
+--help'); the outcome cache keeps those the policy keeps, so a cached
+episode shows its trajectory too. 'evolve view' replays them.
+
 With a language model as the agent (the config's agent: {kind: llm, ...};
 see docs/llm.md) every variant plays through one client, with
 agent.llm.concurrency episodes at once unless --workers is given. The

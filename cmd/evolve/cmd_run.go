@@ -49,6 +49,21 @@ config and seeds give the same ID and byte-identical Parquet, whatever
 --workers is. New prompt versions are stamped with SOURCE_DATE_EPOCH when it
 is set (for byte-identical prompt files), else with the current time.
 
+Trajectories: by the config's trajectories policy (failed, the default:
+every episode whose cause is not none; all; or none) the run keeps
+episodes' trajectories in trajectories/SPLIT/VERSION.zip, one DEFLATE
+entry per episode (SEED.json, or SEED.cast for a terminal recording),
+byte-identical whatever --workers is. The built-in dungeon records one
+byte per step (its seed and actions; 'evolve view' replays the map, the
+state and the rewards from them), about 0.3 bytes a step on disk: 2.6 MB
+for the default run. Recording never changes a result. 'evolve view'
+shows them; 'evolve runs' lists runs.
+
+Stop reason: the summary, the report and manifest.yaml (stop_reason) say
+why the loop stopped: patience (that many generations in a row without an
+accepted candidate), max_generations, no_failures (the incumbent failed no
+train episode) or no_candidates (nothing left to propose, with a hint).
+
 Interrupting and resuming: the run directory is checkpointed at every
 generation boundary (checkpoint.json and the tables so far). Ctrl-C
 (SIGINT) or SIGTERM stops starting episodes, discards the unfinished
@@ -193,6 +208,12 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 		res.Final, res.TestFinal.Mean, half(res.TestFinal.CILow, res.TestFinal.CIHigh))
 	if res.Final != res.Base && res.TestBase.Mean != 0 {
 		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
+	}
+	if res.StopReason != "" {
+		fmt.Fprintf(env.stdout, "\nstopped: %s", res.StopReason)
+		if res.StopHint != "" {
+			fmt.Fprintf(env.stdout, " (%s)", res.StopHint)
+		}
 	}
 	fmt.Fprintf(env.stdout, "\nrun directory: %s\nreport: %s\n", res.Dir, filepath.Join(res.Dir, report.MarkdownFile))
 }

@@ -30,10 +30,11 @@ type TextAgent interface {
 // Turns chooses the actions of one episode at a time, turn by turn.
 type Turns interface {
 	// Begin starts an episode under prompt p (nil: no prompt text) whose
-	// actions are the environment's declared ones, in order. An error
-	// means the episode cannot be played (e.g. the prompt does not fit
-	// the agent's token budget).
-	Begin(p *envs.Prompt, actions []string) error
+	// actions are the environment's declared ones, in order; record asks
+	// for the episode's transcript (Transcript). An error means the
+	// episode cannot be played (e.g. the prompt does not fit the agent's
+	// token budget).
+	Begin(p *envs.Prompt, actions []string, record bool) error
 	// Choose returns the index in actions of turn step's action (step
 	// counts from 1), given the observation as text (ObservationText).
 	// An error ends the episode as an error (the model could not be
@@ -42,6 +43,9 @@ type Turns interface {
 	// Metrics returns the episode's values of the agent's metrics,
 	// indexed like TextAgent.Metrics.
 	Metrics() []envs.MetricValue
+	// Transcript returns the episode's transcript as a JSON trajectory
+	// (envs.TrajectoryJSON), or nil if Begin was not asked to record.
+	Transcript() json.RawMessage
 }
 
 // UseLLM makes a text agent (a language model: package agent's
@@ -134,7 +138,7 @@ func compact(v any) string {
 func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
 	env, e := p.ep, p.env
 	actions := e.hello.Actions
-	if err := p.turns.Begin(ep.Prompt, actions); err != nil {
+	if err := p.turns.Begin(ep.Prompt, actions, ep.Record); err != nil {
 		return envs.Outcome{}, fmt.Errorf("seed %d: %w", ep.Seed, err)
 	}
 	if err := p.reset(ep, epDeadline); err != nil {
@@ -178,6 +182,11 @@ func (p *Player) playLLM(ctx context.Context, ep envs.Episode, epDeadline time.T
 				out.Metrics = append(out.Metrics, envs.MetricValue{Null: true})
 			}
 			out.Metrics = append(out.Metrics, p.turns.Metrics()...)
+			if ep.Record && len(out.Trajectory) == 0 { // the environment's own trajectory is kept as given
+				if tr := p.turns.Transcript(); tr != nil {
+					out.Trajectory, out.TrajectoryFormat = tr, envs.TrajectoryJSON
+				}
+			}
 			return out, nil
 		}
 		obs = r.Observation

@@ -84,17 +84,22 @@ def play(seed, p):
 
     risky, richness = new_patch()
     patches, poor, died = 1, 0, None
+    # The trajectory: what happened, for people (evolve view shows it;
+    # evolve stores it as given and never reads it).
+    events = [{"turn": 0, "event": "patch", "risky": risky, "energy": round(energy, 1)}]
     for turn in range(TURNS):
         energy -= 1
         if risky and rng.random() < 0.06:  # a predator shows up
             reaction = priority[0]
             last_reaction = reaction
+            events.append({"turn": turn, "event": "predator", "reaction": reaction})
             if rng.random() < ATTACK[reaction]:
                 died = "predation"
                 break
             if reaction == "flee":
                 energy -= MOVE_COST
                 risky, richness = new_patch()
+                events.append({"turn": turn, "event": "patch", "risky": risky, "energy": round(energy, 1)})
                 patches += 1
                 poor = 0
                 continue
@@ -108,6 +113,7 @@ def play(seed, p):
         if poor >= patience:
             energy -= MOVE_COST
             risky, richness = new_patch()
+            events.append({"turn": turn, "event": "patch", "risky": risky, "energy": round(energy, 1)})
             patches += 1
             poor = 0
         if energy <= 0:
@@ -132,6 +138,7 @@ def play(seed, p):
             "survived": survived,
             "last_reaction": last_reaction,
         },
+        "trajectory": events,
     }
 
 

@@ -1,0 +1,64 @@
+package main
+
+import (
+	"context"
+	"flag"
+
+	"evolve/rundir"
+)
+
+func init() {
+	register(&command{
+		name:     "runs",
+		synopsis: "list the runs and evals under directories, with status and stop reason",
+		usage:    "[--json] [DIR...]",
+		help: `
+List every run and eval directory under each DIR (default: runs and
+evals, those that exist), recursively: ID, kind (run or eval), status,
+start time (UTC), duration, generations done of the most, accepted
+versions, the base → final mean test score of a finished run (an eval's
+versions with their mean score), the stop reason, and the directory.
+Newest first.
+
+Status comes from the directory's lock, checkpoint and sessions:
+
+	running      a process holds its lock (run.lock, eval.lock)
+	finished     its checkpoint says done
+	interrupted  stopped by a signal; evolve run --resume DIR continues it
+	crashed      the process died without a word (kill -9, power loss);
+	             --resume continues it too
+
+The stop reason of a run says why its loop stopped: patience (that many
+generations without an accepted candidate), max_generations, no_failures
+(the incumbent failed no train episode), no_candidates (nothing left to
+propose; the hint says what to change), or interrupted/crashed.
+
+--json writes the same as a JSON array, one object per directory, for
+scripts and CI. Nothing is written to the directories.
+
+Exit status: 0 listed (even if empty), 1 a DIR cannot be read, 2 usage.
+
+Examples:
+
+	evolve runs
+	evolve runs runs/ evals/ /scratch/sweep
+	evolve runs --json runs/ | jq '.[] | select(.status=="crashed") | .dir'`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			asJSON := fs.Bool("json", false, "write a JSON array instead of a table")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				roots, err := viewRoots(args)
+				if err != nil {
+					return err
+				}
+				entries, err := rundir.List(roots)
+				if err != nil {
+					return err
+				}
+				if *asJSON {
+					return rundir.WriteJSON(env.stdout, entries)
+				}
+				return rundir.WriteTable(env.stdout, entries)
+			}
+		},
+	})
+}

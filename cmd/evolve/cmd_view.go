@@ -1,0 +1,128 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	"evolve/view"
+)
+
+func init() {
+	register(&command{
+		name:     "view",
+		synopsis: "browse runs, evals, episodes and their trajectories in a local web app",
+		usage:    "[--addr HOST:PORT] [--token TOKEN | --token-file FILE] [DIR...]",
+		help: `
+Serve a read-only web app over the runs and evals under each DIR (default:
+runs and evals, those that exist) and print its URL. Open it in a browser:
+
+	/                        every run and eval: status, progress (live while
+	                         a run is going), test means, stop reason;
+	                         replicates (same config, other seed sets) grouped
+	                         with the mean and 95% CI across them
+	/runs/ID                 settings, stop reason, the lineage graph, every
+	                         generation with each candidate's mutation, p,
+	                         adjusted p, A12, val mean and verdict; the plots,
+	                         report.html and results.tex; an eval's versions
+	                         against its baseline
+	/runs/ID/episodes        the episodes, filtered by split, version, cause,
+	                         score range and seed, sorted, paged
+	/runs/ID/episodes/SPLIT/VERSION/SEED
+	                         one episode with its trajectory replayed (step
+	                         slider, play/pause, arrow keys): the dungeon's map
+	                         per turn, a terminal for asciicast recordings, an
+	                         LLM agent's transcript
+	/runs/ID/versions/VERSION
+	                         the rendered prompt, its sections and its diff
+	                         against its parent
+	/compare?a=ID&b=ID[&av=VERSION&bv=VERSION&split=S]
+	                         two runs, evals or versions side by side: summaries,
+	                         the regression gate both ways, score distributions,
+	                         per-seed paired differences and the seeds where
+	                         they differ most, linked to both episodes
+
+Trajectories are stored by the trajectories: policy of the config (failed
+by default; see evolve run --help). Everything is served from this binary:
+no CDN, no network. Nothing is written to the directories.
+
+The server listens on loopback (127.0.0.1:8090) unless --addr says
+otherwise; another address needs --token or --token-file, and then every
+request needs the token (open the printed URL, which carries it once, or
+send "Authorization: Bearer TOKEN"). Port 0 picks a free port.
+
+Exit status: 0 after Ctrl-C, 1 the address cannot be listened on, 2 usage.
+
+Examples:
+
+	evolve view
+	evolve view runs/ evals/ --addr 127.0.0.1:0
+	evolve view --addr 0.0.0.0:8090 --token-file /run/secrets/view /scratch/runs`,
+		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
+			addr := fs.String("addr", "127.0.0.1:8090", "listen on `HOST:PORT` (port 0: any free port)")
+			token := fs.String("token", "", "`TOKEN` every request must carry (required for a non-loopback address)")
+			tokenFile := fs.String("token-file", "", "read the token from `FILE` (first line)")
+			return func(ctx context.Context, env *cmdEnv, args []string) error {
+				roots, err := viewRoots(args)
+				if err != nil {
+					return err
+				}
+				tok := *token
+				if *tokenFile != "" {
+					if tok != "" {
+						return usagef("give --token or --token-file, not both")
+					}
+					data, err := os.ReadFile(*tokenFile)
+					if err != nil {
+						return fmt.Errorf("--token-file: %w", err)
+					}
+					tok, _, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
+					if tok = strings.TrimSpace(tok); tok == "" {
+						return fmt.Errorf("--token-file %s: empty", *tokenFile)
+					}
+				}
+				loop, err := loopbackAddr(*addr)
+				if err != nil {
+					return usagef("--addr: %v", err)
+				}
+				if !loop && tok == "" {
+					return usagef("--addr %s is not a loopback address: give --token or --token-file", *addr)
+				}
+				srv, err := view.New(view.Config{Roots: roots, Token: tok})
+				if err != nil {
+					return err
+				}
+				ln, err := net.Listen("tcp", *addr)
+				if err != nil {
+					return err
+				}
+				url := "http://" + ln.Addr().String() + "/"
+				if tok != "" {
+					url += "?token=" + tok
+				}
+				fmt.Fprintf(env.stdout, "evolve view: %s (runs and evals under %s; Ctrl-C stops)\n", url, strings.Join(roots, ", "))
+				hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+				errc := make(chan error, 1)
+				go func() { errc <- hs.Serve(ln) }()
+				select {
+				case err := <-errc:
+					return err
+				case <-ctx.Done():
+				}
+				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				hs.Shutdown(sctx)
+				if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+					return err
+				}
+				return nil
+			}
+		},
+	})
+}

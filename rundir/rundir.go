@@ -1,0 +1,384 @@
+package rundir
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"evolve/results"
+)
+
+// Kind says what a directory holds.
+type Kind string
+
+// The kinds.
+const (
+	KindRun  Kind = "run"  // evolve run
+	KindEval Kind = "eval" // evolve eval
+)
+
+// Status is where a run or eval stands.
+type Status string
+
+// The statuses.
+const (
+	// Running: a process holds the directory's lock.
+	Running Status = "running"
+	// Finished: the checkpoint says done (a run's exports, an eval's
+	// summary are written).
+	Finished Status = "finished"
+	// Interrupted: no process holds the lock, and the last session ended
+	// by a signal (or an eval stopped before its end): it can be resumed.
+	Interrupted Status = "interrupted"
+	// Crashed: no process holds the lock and the last session has no
+	// end: the process died without a word (kill -9, power loss).
+	Crashed Status = "crashed"
+)
+
+// Entry is one run or eval directory.
+type Entry struct {
+	// ID is the run's or eval's ID (its directory's base name, but for a
+	// numeric suffix).
+	ID string `json:"id"`
+	// Kind is KindRun or KindEval.
+	Kind Kind `json:"kind"`
+	// Dir is the directory, as found under its root (root joined with
+	// the relative path).
+	Dir string `json:"dir"`
+	// Key is Dir relative to its root, with '/' separators, prefixed by
+	// the root's index when more than one root is given ("1:runs/x"): a
+	// stable name for URLs.
+	Key string `json:"key"`
+	// Status is where it stands.
+	Status Status `json:"status"`
+	// Started is when it was first started (UTC); Updated when its
+	// checkpoint was last written (UTC).
+	Started time.Time `json:"started"`
+	Updated time.Time `json:"updated"`
+	// Finished is when it finished (UTC), zero if it has not.
+	Finished time.Time `json:"finished,omitzero"`
+	// Seconds is Finished (or Updated) minus Started, in seconds.
+	Seconds float64 `json:"seconds"`
+	// Name is the config's name.
+	Name string `json:"name"`
+	// ConfigHash is the SHA-256 (hex, 12 digits) of the resolved config
+	// without its name and seeds lines: runs with equal ConfigHash and
+	// different seed sets are replicates.
+	ConfigHash string `json:"config_hash"`
+	// SeedHash is the hash of the seed sets (runs: of the three split
+	// hashes; evals: of the seeds played), 12 hex digits.
+	SeedHash string `json:"seed_hash"`
+
+	// Generations is a run's finished generations; MaxGenerations the
+	// config's bound.
+	Generations    int `json:"generations"`
+	MaxGenerations int `json:"max_generations"`
+	// Accepted counts a run's accepted candidates (versions that became
+	// incumbent): the supersedes edges of its prompt store.
+	Accepted int `json:"accepted"`
+	// Base and Final are a run's base and final versions.
+	Base  string `json:"base,omitempty"`
+	Final string `json:"final,omitempty"`
+	// TestBase and TestFinal are a finished run's mean test scores, nil
+	// before its test split is played.
+	TestBase  *float64 `json:"test_base,omitempty"`
+	TestFinal *float64 `json:"test_final,omitempty"`
+	// StopReason says why a run's loop stopped (experiment.StopPatience,
+	// ...; "interrupted" for an interrupted run), "" while it runs.
+	StopReason string `json:"stop_reason,omitempty"`
+	StopHint   string `json:"stop_hint,omitempty"`
+
+	// Split, Versions and Means are an eval's: the split played, its
+	// versions' labels in order, and each version's mean score (the first
+	// variant's) once summary.parquet is written.
+	Split    string             `json:"split,omitempty"`
+	Versions []string           `json:"versions,omitempty"`
+	Means    map[string]float64 `json:"means,omitempty"`
+	// Phases is an eval's finished phases (variant × version).
+	Phases int `json:"phases,omitempty"`
+
+	// Problem, if not "", says what could not be read (the entry is then
+	// partial).
+	Problem string `json:"problem,omitempty"`
+}
+
+// checkpoint is what rundir reads of a run's or eval's checkpoint.json.
+type checkpoint struct {
+	RunID       string            `json:"run_id"` // a run's
+	ID          string            `json:"id"`     // an eval's
+	Config      string            `json:"config"`
+	SeedSHA256  map[string]string `json:"seed_sha256"`
+	SeedsSHA    string            `json:"seeds_sha256"`
+	Base        string            `json:"base"`
+	Generations int               `json:"generations"`
+	Incumbent   string            `json:"incumbent"`
+	LoopDone    bool              `json:"loop_done"`
+	Done        bool              `json:"done"`
+	Started     time.Time         `json:"started"`
+	Finished    time.Time         `json:"-"`
+	Sessions    []struct {
+		End string `json:"end"`
+	} `json:"sessions"`
+	StopReason string `json:"stop_reason"`
+	StopHint   string `json:"stop_hint"`
+	// an eval's
+	Split    string          `json:"split"`
+	Versions json.RawMessage `json:"versions"` // a run's: strings; an eval's: objects with a Label
+	DoneEval []string        `json:"-"`
+	EvalDone bool            `json:"-"`
+}
+
+// manifest is what rundir reads of a finished run's manifest.yaml.
+type manifest struct {
+	Finished  time.Time              `yaml:"finished"`
+	Final     string                 `yaml:"final_version"`
+	TestBase  struct{ Mean float64 } `yaml:"test_base"`
+	TestFinal struct{ Mean float64 } `yaml:"test_final"`
+}
+
+// UnmarshalJSON reads both checkpoints: "done" is a bool in a run's and a
+// list of phases in an eval's; "finished" a time in a run's and a bool in
+// an eval's.
+func (c *checkpoint) UnmarshalJSON(b []byte) error {
+	type plain checkpoint
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(b, &raw); err != nil {
+		return err
+	}
+	done, fin := raw["done"], raw["finished"]
+	delete(raw, "done")
+	delete(raw, "finished")
+	rest, _ := json.Marshal(raw)
+	var p plain
+	if err := json.Unmarshal(rest, &p); err != nil {
+		return err
+	}
+	*c = checkpoint(p)
+	if len(fin) > 0 {
+		if fin[0] == '"' {
+			_ = json.Unmarshal(fin, &c.Finished)
+		} else {
+			_ = json.Unmarshal(fin, &c.EvalDone)
+		}
+	}
+	if len(done) > 0 {
+		if done[0] == '[' {
+			_ = json.Unmarshal(done, &c.DoneEval)
+		} else {
+			_ = json.Unmarshal(done, &c.Done)
+		}
+	}
+	return nil
+}
+
+// List walks roots and returns every run and eval directory under them,
+// newest first (then by Key). A root that does not exist or cannot be
+// walked is an error naming it; a directory whose checkpoint cannot be
+// parsed is listed with Problem set. Symbolic links are not followed.
+func List(roots []string) ([]Entry, error) {
+	var out []Entry
+	for i, root := range roots {
+		if _, err := os.Stat(root); err != nil {
+			return nil, fmt.Errorf("rundir: %w", err)
+		}
+		err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				if path == root {
+					return err
+				}
+				return nil // an unreadable subdirectory is skipped
+			}
+			if !d.IsDir() {
+				return nil
+			}
+			if _, err := os.Stat(filepath.Join(path, "checkpoint.json")); err != nil {
+				return nil
+			}
+			e := Read(path)
+			rel, _ := filepath.Rel(root, path)
+			e.Key = filepath.ToSlash(rel)
+			if len(roots) > 1 {
+				e.Key = fmt.Sprintf("%d:%s", i, e.Key)
+			}
+			out = append(out, e)
+			return filepath.SkipDir
+		})
+		if err != nil {
+			return nil, fmt.Errorf("rundir: walking %s: %w", root, err)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if !out[i].Started.Equal(out[j].Started) {
+			return out[i].Started.After(out[j].Started)
+		}
+		return out[i].Key < out[j].Key
+	})
+	return out, nil
+}
+
+// Read returns the entry of one run or eval directory (Key is left
+// empty). What cannot be read is said in Problem.
+func Read(dir string) Entry {
+	e := Entry{Dir: dir, ID: filepath.Base(dir)}
+	ckPath := filepath.Join(dir, "checkpoint.json")
+	data, err := os.ReadFile(ckPath)
+	if err != nil {
+		e.Problem = err.Error()
+		return e
+	}
+	var ck checkpoint
+	if err := json.Unmarshal(data, &ck); err != nil {
+		e.Problem = fmt.Sprintf("%s: %v", ckPath, err)
+		return e
+	}
+	if fi, err := os.Stat(ckPath); err == nil {
+		e.Updated = fi.ModTime().UTC().Truncate(time.Second)
+	}
+	e.Started = ck.Started.UTC()
+	var cfg struct {
+		Name           string `yaml:"name"`
+		MaxGenerations int    `yaml:"max_generations"`
+	}
+	_ = yaml.Unmarshal([]byte(ck.Config), &cfg)
+	e.Name, e.MaxGenerations = cfg.Name, cfg.MaxGenerations
+	e.ConfigHash = configHash(ck.Config)
+	if ck.ID != "" && ck.RunID == "" {
+		readEval(&e, dir, &ck)
+	} else {
+		readRun(&e, dir, &ck)
+	}
+	end := e.Finished
+	if end.IsZero() {
+		end = e.Updated
+	}
+	if !e.Started.IsZero() && end.After(e.Started) {
+		e.Seconds = end.Sub(e.Started).Seconds()
+	}
+	return e
+}
+
+func readRun(e *Entry, dir string, ck *checkpoint) {
+	e.Kind, e.ID = KindRun, ck.RunID
+	e.Generations, e.Base, e.Final = ck.Generations, ck.Base, ck.Incumbent
+	e.StopReason, e.StopHint = ck.StopReason, ck.StopHint
+	var splits []string
+	for s, h := range ck.SeedSHA256 {
+		splits = append(splits, s+" "+h)
+	}
+	sort.Strings(splits)
+	e.SeedHash = short(strings.Join(splits, "\n"))
+	// Each accepted candidate superseded the incumbent in the run's
+	// prompt store (cheaper to read than generations.parquet).
+	var store struct {
+		Edges []struct {
+			Kind string `json:"kind"`
+		} `json:"edges"`
+	}
+	if data, err := os.ReadFile(filepath.Join(dir, "prompts", "versions.json")); err == nil && json.Unmarshal(data, &store) == nil {
+		for _, ed := range store.Edges {
+			if ed.Kind == "supersedes" {
+				e.Accepted++
+			}
+		}
+	}
+	switch {
+	case ck.Done:
+		e.Status = Finished
+		e.Finished = ck.Finished.UTC()
+		var m manifest
+		if data, err := os.ReadFile(filepath.Join(dir, "manifest.yaml")); err == nil && yaml.Unmarshal(data, &m) == nil {
+			b, f := m.TestBase.Mean, m.TestFinal.Mean
+			e.TestBase, e.TestFinal = &b, &f
+		}
+	case locked(filepath.Join(dir, "run.lock")):
+		e.Status = Running
+	default:
+		e.Status = Crashed
+		if n := len(ck.Sessions); n > 0 && ck.Sessions[n-1].End != "" {
+			e.Status = Interrupted
+		}
+		if e.StopReason == "" {
+			e.StopReason = string(e.Status)
+		}
+	}
+}
+
+func readEval(e *Entry, dir string, ck *checkpoint) {
+	e.Kind, e.ID, e.Split = KindEval, ck.ID, ck.Split
+	e.SeedHash = short(ck.SeedsSHA)
+	var vs []struct{ Label string }
+	_ = json.Unmarshal(ck.Versions, &vs)
+	for _, v := range vs {
+		e.Versions = append(e.Versions, v.Label)
+	}
+	e.Phases = len(ck.DoneEval)
+	switch {
+	case ck.EvalDone:
+		e.Status = Finished
+		if fi, err := os.Stat(filepath.Join(dir, "summary.parquet")); err == nil {
+			e.Finished = fi.ModTime().UTC().Truncate(time.Second)
+		}
+		if rows, err := results.ReadSummaries(filepath.Join(dir, "summary.parquet")); err == nil {
+			e.Means = map[string]float64{}
+			first := ""
+			if len(rows) > 0 {
+				first = rows[0].Variant
+			}
+			for _, r := range rows {
+				if r.Variant == first {
+					e.Means[r.Version] = r.Mean
+				}
+			}
+		}
+	case locked(filepath.Join(dir, "eval.lock")):
+		e.Status = Running
+	default:
+		e.Status = Interrupted
+	}
+}
+
+// locked reports whether another process holds an exclusive flock on
+// path: a shared, non-blocking lock fails. The lock taken to test is
+// released at once; a missing file is not locked.
+func locked(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
+		return errors.Is(err, syscall.EWOULDBLOCK)
+	}
+	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	return false
+}
+
+// configHash hashes a resolved config without its name and seeds lines.
+func configHash(cfg string) string {
+	var keep []string
+	for _, l := range strings.Split(cfg, "\n") {
+		if !strings.HasPrefix(l, "seeds:") && !strings.HasPrefix(l, "name:") {
+			keep = append(keep, l)
+		}
+	}
+	return short(strings.Join(keep, "\n"))
+}
+
+func short(s string) string {
+	if s == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(h[:])[:12]
+}

@@ -1,0 +1,508 @@
+// evolve view: draws the page its URL names from the JSON API of the
+// same server (no other network). Every text from a run directory goes
+// into the DOM as text, never as HTML.
+'use strict';
+
+const main = document.getElementById('main');
+const crumbs = document.getElementById('crumbs');
+let timer = null; // the page's polling or replay timer
+
+// h builds an element: h('td', {class: 'num'}, 'text', child, ...).
+function h(tag, attrs, ...kids) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'text') el.textContent = v;
+    else el.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of kids.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return el;
+}
+const svgNS = 'http://www.w3.org/2000/svg';
+function s(tag, attrs, ...kids) {
+  const el = document.createElementNS(svgNS, tag);
+  for (const [k, v] of Object.entries(attrs || {})) el.setAttribute(k, v);
+  for (const c of kids.flat(Infinity)) el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  return el;
+}
+
+async function api(path) {
+  const r = await fetch(path, {headers: {Accept: 'application/json'}});
+  const body = await r.json();
+  if (!r.ok) throw new Error(body.error || r.statusText);
+  return body;
+}
+
+const enc = encodeURIComponent;
+const runURL = (id) => '/runs/' + enc(id);
+const fmt = (x, d = 1) => (x === null || x === undefined || Number.isNaN(x)) ? '–' : Number(x).toFixed(d);
+const fmtp = (p) => (p === null || p === undefined) ? '–' : (p < 0.001 ? Number(p).toExponential(1) : Number(p).toFixed(3));
+function dur(sec) {
+  sec = Math.floor(sec || 0);
+  if (sec >= 3600) return Math.floor(sec / 3600) + 'h' + String(Math.floor(sec / 60) % 60).padStart(2, '0') + 'm';
+  if (sec >= 60) return Math.floor(sec / 60) + 'm' + String(sec % 60).padStart(2, '0') + 's';
+  return sec + 's';
+}
+const when = (t) => (!t || t.startsWith('0001')) ? '–' : t.replace('T', ' ').slice(0, 16);
+// A prompt ref is written "slug@vX.Y.Z" in versions.json.
+const refKey = (r) => (typeof r === 'string' ? r : r.slug + '@' + r.version);
+const refVer = (r) => refKey(r).split('@').pop();
+const badge = (st) => h('span', {class: 'badge s-' + st, text: st});
+
+function setCrumbs(...items) {
+  crumbs.replaceChildren(...items.map(([label, href]) => href ? h('a', {href}, label) : h('span', {}, label)));
+}
+
+// setMain replaces the page's content (null and false children are left out).
+function setMain(...kids) {
+  main.replaceChildren(...kids.flat(Infinity).filter((k) => k !== null && k !== undefined && k !== false));
+}
+
+function fail(err) {
+  setMain(h('p', {class: 'error', id: 'error'}, String(err.message || err)));
+}
+
+// route draws the page of the current URL.
+async function route() {
+  if (timer) { clearInterval(timer); timer = null; }
+  const p = location.pathname.split('/').filter(Boolean).map(decodeURIComponent);
+  try {
+    if (p.length === 0) return await pageRuns();
+    if (p[0] === 'compare') return await pageCompare();
+    if (p[0] === 'runs' && p.length === 2) return await pageRun(p[1]);
+    if (p[0] === 'runs' && p[2] === 'episodes' && p.length === 3) return await pageEpisodes(p[1]);
+    if (p[0] === 'runs' && p[2] === 'episodes' && p.length === 6) return await pageEpisode(p[1], p[3], p[4], p[5]);
+    if (p[0] === 'runs' && p[2] === 'versions' && p.length === 4) return await pageVersion(p[1], p[3]);
+    fail(new Error('no such page'));
+  } catch (e) { fail(e); }
+}
+
+// ---------- / : the runs table ----------
+async function pageRuns() {
+  setCrumbs(['runs']);
+  const picked = new Set();
+  const draw = async () => {
+    const d = await api('/api/runs');
+    const rows = d.entries.map((e) => {
+      let gens = '–';
+      if (e.kind === 'run') {
+        const frac = e.max_generations ? e.generations / e.max_generations : 0;
+        gens = h('span', {}, e.generations + '/' + e.max_generations + ' ',
+          e.status === 'running' ? h('span', {class: 'progress'}, (() => { const b = h('span', {class: 'bar'}); b.style.width = Math.round(100 * frac) + 'px'; return b; })()) : null);
+      }
+      let test = '–';
+      if (e.kind === 'run' && e.test_base !== undefined) test = fmt(e.test_base) + ' → ' + fmt(e.test_final);
+      if (e.kind === 'eval') test = (e.versions || []).map((v) => v + (e.means && v in e.means ? ' ' + fmt(e.means[v]) : '')).join(', ');
+      const box = h('input', {type: 'checkbox', 'data-id': e.url_id, checked: picked.has(e.url_id), onchange: (ev) => {
+        if (ev.target.checked) picked.add(e.url_id); else picked.delete(e.url_id);
+        cmp.disabled = picked.size !== 2;
+      }});
+      return h('tr', {'data-id': e.url_id},
+        h('td', {}, box), h('td', {}, h('a', {href: runURL(e.url_id), class: 'run-link'}, e.id)), h('td', {}, e.kind),
+        h('td', {class: 'status'}, badge(e.status)), h('td', {}, when(e.started)), h('td', {class: 'num'}, dur(e.seconds)),
+        h('td', {}, gens), h('td', {class: 'num'}, e.kind === 'run' ? e.accepted : '–'), h('td', {}, test),
+        h('td', {}, e.stop_reason || '–'), h('td', {class: 'muted'}, e.key));
+    });
+    const cmp = h('button', {id: 'compare', disabled: picked.size !== 2, onclick: () => {
+      const [a, b] = [...picked];
+      location.href = '/compare?a=' + enc(a) + '&b=' + enc(b);
+    }}, 'Compare the two checked');
+    const groups = (d.groups || []).map((g) => h('tr', {},
+      h('td', {}, g.name), h('td', {class: 'num'}, g.members.length),
+      h('td', {}, fmt(g.base.Mean) + ' [' + fmt(g.base.CILow) + ', ' + fmt(g.base.CIHigh) + ']'),
+      h('td', {}, fmt(g.final.Mean) + ' [' + fmt(g.final.CILow) + ', ' + fmt(g.final.CIHigh) + ']'),
+      h('td', {}, g.members.map((m) => h('a', {href: runURL(m.url_id)}, m.key + ' '))))); 
+    setMain(
+      h('h1', {}, 'Runs and evals'),
+      h('p', {class: 'muted'}, 'Under ' + d.roots.join(', ') + ' · ' + d.entries.length + ' directories · updated ' + when(d.now) + ' UTC'),
+      h('table', {id: 'runs'},
+        h('tr', {}, ['', 'ID', 'kind', 'status', 'started (UTC)', 'duration', 'generations', 'accepted', 'test mean', 'stop', 'directory'].map((t) => h('th', {}, t))),
+        rows),
+      cmp,
+      groups.length ? h('div', {}, h('h2', {}, 'Replicates (same config, different seed sets)'),
+        h('table', {id: 'replicates'}, h('tr', {}, ['config', 'runs', 'base test mean [95% CI]', 'final test mean [95% CI]', 'members'].map((t) => h('th', {}, t))), groups)) : null);
+    return d.entries.some((e) => e.status === 'running');
+  };
+  await draw();
+  // Live: poll while the page is open (every 2 s), so a running run's
+  // progress moves without a reload.
+  timer = setInterval(() => { draw().catch(fail); }, 2000);
+}
+
+// ---------- /runs/{id} ----------
+async function pageRun(id) {
+  const d = await api('/api/runs/' + enc(id));
+  const e = d.entry;
+  setCrumbs(['runs', '/'], [e.id, null]);
+  const links = h('p', {}, h('a', {href: runURL(id) + '/episodes', id: 'episodes-link'}, 'Episodes'), ' · ',
+    (d.files || []).map((f) => [h('a', {href: '/files/' + enc(id) + '/' + f}, f), ' · ']));
+  const parts = [h('h1', {}, (e.kind === 'eval' ? 'Eval ' : 'Run ') + e.id, ' ', badge(e.status)), links];
+  const info = [['directory', e.dir], ['started', when(e.started) + ' UTC'], ['duration', dur(e.seconds)]];
+  if (e.kind === 'run') {
+    info.push(['generations', e.generations + ' of at most ' + e.max_generations], ['accepted', e.accepted],
+      ['versions', 'base ' + e.base + ', final ' + e.final]);
+    if (e.test_base !== undefined) info.push(['test mean', fmt(e.test_base) + ' → ' + fmt(e.test_final)]);
+    info.push(['stopped', d.stop_text || '–']);
+  } else {
+    info.push(['split', e.split], ['versions', (e.versions || []).join(', ')]);
+  }
+  info.push(['trajectories stored', Object.entries(d.trajectories || {}).map(([k, v]) => k + ' ' + v + ' phase(s)').join(', ') || 'none']);
+  parts.push(h('table', {id: 'summary'}, info.map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {class: k === 'stopped' ? 'stop' : ''}, v)))));
+  if (d.replicates) {
+    const g = d.replicates;
+    parts.push(h('p', {}, 'Replicate of ' + g.members.length + ' runs of this config: final test mean ' + fmt(g.final.Mean) +
+      ' [' + fmt(g.final.CILow) + ', ' + fmt(g.final.CIHigh) + '] across seed sets.'));
+  }
+  if (e.kind === 'run') {
+    parts.push(h('h2', {}, 'Lineage'), lineage(id, d.lineage, d.candidates));
+    parts.push(h('h2', {}, 'Generations'), generations(id, d));
+    if (e.base && e.final) parts.push(h('p', {}, h('a', {href: '/compare?a=' + enc(id) + '&b=' + enc(id), id: 'compare-base'}, 'Compare base ' + e.base + ' with final ' + e.final + ' on test')));
+  } else {
+    parts.push(h('h2', {}, 'Versions'), h('table', {id: 'eval-summary'},
+      h('tr', {}, ['variant', 'version', 'n', 'mean [95% CI]', 'median', 'IQM'].map((t) => h('th', {}, t))),
+      (d.summaries || []).map((r) => h('tr', {}, h('td', {}, r.Variant || '–'), h('td', {}, r.Version), h('td', {class: 'num'}, r.N),
+        h('td', {}, fmt(r.Mean) + ' [' + fmt(r.CILow) + ', ' + fmt(r.CIHigh) + ']'), h('td', {class: 'num'}, fmt(r.Median)), h('td', {class: 'num'}, fmt(r.IQM))))));
+    if (d.checks && d.checks.length) {
+      parts.push(h('h2', {}, 'Against the baseline ' + e.versions[0] + ' (regression gate, one-sided: worse)'), h('table', {id: 'checks'},
+        h('tr', {}, ['version', 'variant', 'verdict', 'mean diff', 'test', 'p', 'p (Holm)', 'A12', 'compare'].map((t) => h('th', {}, t))),
+        d.checks.map((c) => h('tr', {class: c.Regression ? 'regression' : ''}, h('td', {}, c.Version), h('td', {}, c.Variant || '–'),
+          h('td', {}, c.Regression ? 'regression' : 'ok'), h('td', {class: 'num'}, fmt(c.Diff)), h('td', {}, c.Test),
+          h('td', {class: 'num'}, fmtp(c.P)), h('td', {class: 'num'}, fmtp(c.PAdj)), h('td', {class: 'num'}, fmt(c.A12, 3)),
+          h('td', {}, h('a', {href: '/compare?a=' + enc(id) + '&av=' + enc(e.versions[0]) + '&b=' + enc(id) + '&bv=' + enc(c.Version)}, 'compare'))))));
+    }
+  }
+  if (d.plots && d.plots.length) {
+    parts.push(h('h2', {}, 'Plots'), h('div', {class: 'plots'}, d.plots.map((p) => h('img', {src: '/files/' + enc(id) + '/' + p, alt: p, title: p}))));
+  }
+  parts.push(h('h2', {}, 'Settings'), h('pre', {id: 'config'}, d.config || ''));
+  setMain(...parts);
+}
+
+// generations draws every generation with its candidates.
+function generations(id, d) {
+  const byGen = {};
+  for (const c of d.candidates || []) (byGen[c.Generation] ||= []).push(c);
+  const rows = [];
+  for (const g of d.generations || []) {
+    rows.push(h('tr', {class: 'gen'}, h('td', {}, g.Generation), h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(g.Incumbent)}, g.Incumbent), ' (incumbent)'),
+      h('td', {colspan: 3}, 'train failures ' + g.Failures + ' of ' + g.NTrain), h('td', {class: 'num'}, fmt(g.ValMean)), h('td', {colspan: 2}, g.Accepted ? 'accepted ' + g.Accepted : 'none accepted')));
+    for (const c of byGen[g.Generation] || []) {
+      rows.push(h('tr', {class: c.Accepted ? 'accepted cand' : 'cand'}, h('td', {}, ''), h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(c.Version)}, c.Version)),
+        h('td', {}, c.Operator + ': ' + c.Mutation), h('td', {class: 'num'}, fmtp(c.P)), h('td', {class: 'num'}, fmtp(c.PAdj)),
+        h('td', {class: 'num'}, fmt(c.Mean)), h('td', {class: 'num'}, fmt(c.A12, 3)), h('td', {}, c.Accepted ? 'accepted' : 'rejected')));
+    }
+  }
+  return h('table', {id: 'generations'}, h('tr', {}, ['gen', 'version', 'mutation', 'p', 'p (adj.)', 'val mean', 'A12', 'verdict'].map((t) => h('th', {}, t))), rows);
+}
+
+// lineage draws the version graph: one column per generation, edges
+// coloured by kind (supersedes, branched_from, inherits_from, rolled_back).
+function lineage(id, l, cands) {
+  const vs = (l && l.versions) || [];
+  if (!vs.length) return h('p', {class: 'muted'}, 'No prompt store.');
+  const gen = {};
+  for (const c of cands || []) gen[c.Version] = c.Generation + 1;
+  const cols = {};
+  const pos = {};
+  for (const v of vs) {
+    const key = v.slug + '@' + v.version;
+    const g = gen[v.version] ?? 0;
+    cols[g] = (cols[g] || 0) + 1;
+    pos[key] = [30 + g * 150, 20 + (cols[g] - 1) * 34];
+  }
+  const W = 60 + 150 * Object.keys(cols).length, H = 40 + 34 * Math.max(...Object.values(cols));
+  const colour = {supersedes: '#1a7f37', branched_from: '#8250df', inherits_from: '#0969da', rolled_back: '#cf222e'};
+  const svg = s('svg', {width: W, height: H, id: 'lineage'});
+  const parent = [];
+  for (const v of vs) if (v.parent) parent.push({kind: 'derived_from', from: v.slug + '@' + v.version, to: v.slug + '@' + v.parent});
+  for (const e of [...parent, ...(l.edges || [])]) {
+    const a = pos[refKey(e.from)], b = pos[refKey(e.to)];
+    if (!a || !b) continue;
+    svg.append(s('line', {x1: a[0], y1: a[1], x2: b[0] + 60, y2: b[1], stroke: colour[e.kind] || '#afb8c1', 'stroke-width': e.kind === 'derived_from' ? 1 : 2.5},
+      s('title', {}, e.kind + ': ' + refVer(e.from) + ' → ' + refVer(e.to))));
+  }
+  for (const v of vs) {
+    const [x, y] = pos[v.slug + '@' + v.version];
+    const a = s('a', {href: runURL(id) + '/versions/' + enc(v.version)},
+      s('rect', {x: x, y: y - 11, width: 60, height: 20, rx: 4, fill: '#fff', stroke: '#57606a'}),
+      s('text', {x: x + 6, y: y + 3}, v.version), s('title', {}, (v.operator || 'base') + ': ' + (v.description || '')));
+    svg.append(a);
+  }
+  const legend = h('p', {class: 'muted'}, 'Edges: ', Object.entries(colour).map(([k, c]) => { const sp = h('span', {}, '■ ' + k + '  '); sp.style.color = c; return sp; }), '(grey: derived from parent). Columns are generations.');
+  return h('div', {}, svg, legend);
+}
+
+// ---------- /runs/{id}/episodes ----------
+async function pageEpisodes(id) {
+  const q = new URLSearchParams(location.search);
+  const d = await api('/api/runs/' + enc(id) + '/episodes?' + q.toString());
+  setCrumbs(['runs', '/'], [id, runURL(id)], ['episodes']);
+  const go = (changes) => {
+    for (const [k, v] of Object.entries(changes)) { if (v === '' || v === null) q.delete(k); else q.set(k, v); }
+    history.pushState(null, '', location.pathname + '?' + q.toString());
+    route();
+  };
+  const sel = (name, values) => h('label', {}, name, h('select', {name}, h('option', {value: ''}, 'any'),
+    values.map((v) => h('option', {value: v, selected: q.get(name) === v}, v || '(none)'))));
+  const inp = (name, label) => h('label', {}, label, h('input', {name, value: q.get(name) || '', size: 8}));
+  const form = h('form', {class: 'filters', id: 'filters', onsubmit: (ev) => {
+    ev.preventDefault();
+    const f = new FormData(ev.target);
+    const ch = {page: ''};
+    for (const k of ['split', 'version', 'cause', 'variant', 'seed', 'min', 'max']) ch[k] = f.get(k) || '';
+    go(ch);
+  }}, sel('split', d.splits), sel('version', d.versions), sel('cause', d.causes), d.variants.length > 1 ? sel('variant', d.variants) : null,
+  inp('min', 'score ≥'), inp('max', 'score ≤'), inp('seed', 'seed'), h('button', {type: 'submit'}, 'Filter'));
+  const cols = ['split', 'version', 'seed', 'generation', 'score', 'cause', 'end_reason', ...d.metric_columns.map((m) => m.name)];
+  const head = h('tr', {}, cols.map((c) => h('th', {class: 'sortable' + (q.get('sort') === c ? ' sorted' : ''), 'data-col': c, onclick: () => {
+    go({sort: c, desc: q.get('sort') === c && q.get('desc') !== '1' ? '1' : '', page: ''});
+  }}, c + (q.get('sort') === c ? (q.get('desc') === '1' ? ' ▼' : ' ▲') : ''))), h('th', {}, 'trajectory'));
+  const rows = d.episodes.map((e) => {
+    let href = runURL(id) + '/episodes/' + enc(e.split) + '/' + enc(e.version) + '/' + e.seed;
+    const extra = new URLSearchParams();
+    if (e.variant) extra.set('variant', e.variant);
+    if (e.repeat) extra.set('repeat', e.repeat);
+    if ([...extra].length) href += '?' + extra.toString();
+    const v = {split: e.split, version: e.version, seed: h('a', {href, class: 'episode-link'}, e.seed), generation: e.generation,
+      score: fmt(e.score), cause: e.cause, end_reason: e.end_reason};
+    return h('tr', {}, cols.map((c) => h('td', {class: ['score', 'generation'].includes(c) || typeof e.metrics[c] === 'number' ? 'num' : ''},
+      c in v ? v[c] : (e.metrics[c] === null ? '–' : e.metrics[c]))), h('td', {}, e.has_trajectory ? '▶' : ''));
+  });
+  const page = d.page, pages = Math.max(1, Math.ceil(d.total / d.size));
+  const pager = h('div', {class: 'controls', id: 'pager'},
+    h('button', {disabled: page === 0, onclick: () => go({page: page - 1})}, '← previous'),
+    h('span', {}, 'page ' + (page + 1) + ' of ' + pages + ' · ' + d.total + ' episodes'),
+    h('button', {disabled: page + 1 >= pages, onclick: () => go({page: page + 1}), id: 'next-page'}, 'next →'));
+  setMain(h('h1', {}, 'Episodes of ' + id), form, pager, h('table', {id: 'episodes'}, head, rows));
+}
+
+// ---------- /runs/{id}/episodes/{split}/{version}/{seed} ----------
+async function pageEpisode(id, split, version, seed) {
+  const d = await api('/api/runs/' + enc(id) + '/episodes/' + enc(split) + '/' + enc(version) + '/' + enc(seed) + location.search);
+  setCrumbs(['runs', '/'], [id, runURL(id)], ['episodes', runURL(id) + '/episodes'], [split + ' ' + version + ' ' + seed]);
+  const e = d.episode;
+  const facts = [['split', e.split], ['version', e.version], ['seed', e.seed], ['score', fmt(e.score)], ['cause', e.cause], ['end', e.end_reason],
+    ...Object.entries(e.metrics).map(([k, v]) => [k, v === null ? '–' : v])];
+  const parts = [h('h1', {}, 'Episode ' + e.split + ' / ' + e.version + ' / seed ' + e.seed),
+    h('table', {id: 'episode-facts'}, h('tr', {}, facts.map(([k]) => h('th', {}, k))), h('tr', {}, facts.map(([, v]) => h('td', {}, v))))];
+  if (!d.trajectory) {
+    parts.push(h('p', {class: 'muted', id: 'no-trajectory'}, d.note || 'No trajectory.'));
+    setMain(...parts);
+    return;
+  }
+  const t = d.trajectory;
+  parts.push(h('p', {class: 'muted'}, 'Trajectory: ' + t.kind + ' (' + t.format + ', ' + t.bytes + ' bytes stored)'));
+  setMain(...parts);
+  if (t.kind === 'dungeon') return replayDungeon(t.dungeon);
+  if (t.kind === 'asciicast') return replayCast(t.cast);
+  if (t.kind === 'transcript') return replayTranscript(t.transcript);
+  main.append(h('pre', {id: 'raw'}, JSON.stringify(t.raw, null, 2)));
+}
+
+// player adds the replay controls (slider, buttons, keys) for n frames
+// and calls show(i) for the frame to draw.
+function player(n, show, delay = 120) {
+  let i = 0, playing = false;
+  const slider = h('input', {type: 'range', min: 0, max: n - 1, value: 0, id: 'step-slider', oninput: (ev) => set(Number(ev.target.value))});
+  const label = h('span', {id: 'step-label'});
+  const playBtn = h('button', {id: 'play', onclick: () => toggle()}, '▶ play');
+  const set = (k) => { i = Math.max(0, Math.min(n - 1, k)); slider.value = i; label.textContent = 'step ' + (i + 1) + ' of ' + n; show(i); };
+  const toggle = () => {
+    playing = !playing;
+    playBtn.textContent = playing ? '❚❚ pause' : '▶ play';
+    if (timer) { clearInterval(timer); timer = null; }
+    if (playing) timer = setInterval(() => { if (i >= n - 1) toggle(); else set(i + 1); }, delay);
+  };
+  document.onkeydown = (ev) => {
+    if (ev.target.tagName === 'INPUT' && ev.target.type !== 'range') return;
+    if (ev.key === 'ArrowRight') set(i + 1); else if (ev.key === 'ArrowLeft') set(i - 1);
+    else if (ev.key === ' ') { ev.preventDefault(); toggle(); } else if (ev.key === 'Home') set(0); else if (ev.key === 'End') set(n - 1);
+    else return;
+    ev.preventDefault();
+  };
+  const bar = h('div', {class: 'controls'}, h('button', {id: 'step-back', onclick: () => set(i - 1)}, '◀'), playBtn,
+    h('button', {id: 'step-forward', onclick: () => set(i + 1)}, '▶|'), slider, label,
+    h('span', {class: 'muted'}, 'keys: ← → step, space play/pause, Home/End'));
+  main.append(bar);
+  return set;
+}
+
+function replayDungeon(rp) {
+  if (rp.diverged) main.append(h('p', {class: 'error'}, 'Replay diverged: ' + rp.diverged));
+  const map = h('pre', {class: 'map', id: 'map'});
+  const state = h('table', {id: 'state'});
+  const act = h('p', {id: 'action'});
+  const set = player(rp.steps.length, (i) => {
+    const st = rp.steps[i];
+    map.textContent = st.map;
+    act.textContent = st.action ? 'turn ' + st.turn + ': action ' + st.action + ', reward ' + st.reward + ', score ' + st.score : 'end: ' + rp.record.end + ' after ' + st.turn + ' turns, score ' + st.score;
+    state.replaceChildren(...Object.entries(st.state).map(([k, v]) => h('tr', {}, h('th', {}, k), h('td', {}, typeof v === 'number' && !Number.isInteger(v) ? v.toFixed(2) : String(v)))));
+  });
+  main.append(act, h('div', {class: 'grid'}, map, state));
+  set(0);
+}
+
+// replayCast plays an asciicast v2 recording on a small terminal
+// emulator (cursor movement, erase, SGR ignored): one frame per event.
+function replayCast(text) {
+  const lines = text.split('\n').filter((l) => l.trim());
+  const hdr = JSON.parse(lines[0]);
+  const W = hdr.width || 80, Hh = hdr.height || 24;
+  const events = lines.slice(1).map((l) => JSON.parse(l)).filter((ev) => ev[1] === 'o');
+  const screen = h('pre', {class: 'term', id: 'terminal'});
+  const frames = []; // screen text after each event, computed once
+  const term = newTerm(W, Hh);
+  for (const ev of events) { term.write(ev[2]); frames.push(term.text()); }
+  if (!frames.length) frames.push(term.text());
+  const tlabel = h('p', {id: 'cast-time'});
+  const set = player(frames.length, (i) => { screen.textContent = frames[i]; tlabel.textContent = events[i] ? 't = ' + Number(events[i][0]).toFixed(2) + ' s' : ''; });
+  main.append(tlabel, screen);
+  set(0);
+}
+
+function newTerm(W, H) {
+  let grid = Array.from({length: H}, () => Array(W).fill(' '));
+  let x = 0, y = 0, saved = [0, 0];
+  const clamp = () => { x = Math.max(0, Math.min(W - 1, x)); y = Math.max(0, Math.min(H - 1, y)); };
+  const scroll = () => { grid.shift(); grid.push(Array(W).fill(' ')); };
+  let pending = '';
+  function csi(params, fin) {
+    const ps = params.replace(/^\?/, '').split(';').map((v) => (v === '' ? NaN : Number(v)));
+    const p1 = Number.isNaN(ps[0]) ? 1 : ps[0];
+    switch (fin) {
+      case 'H': case 'f': y = (Number.isNaN(ps[0]) ? 1 : ps[0]) - 1; x = (ps.length > 1 && !Number.isNaN(ps[1]) ? ps[1] : 1) - 1; break;
+      case 'A': y -= p1; break; case 'B': y += p1; break; case 'C': x += p1; break; case 'D': x -= p1; break;
+      case 'G': x = p1 - 1; break; case 'd': y = p1 - 1; break;
+      case 'J': {
+        const m = Number.isNaN(ps[0]) ? 0 : ps[0];
+        if (m === 2 || m === 3) grid = Array.from({length: H}, () => Array(W).fill(' '));
+        else if (m === 0) { for (let c = x; c < W; c++) grid[y][c] = ' '; for (let r = y + 1; r < H; r++) grid[r].fill(' '); }
+        else if (m === 1) { for (let c = 0; c <= x; c++) grid[y][c] = ' '; for (let r = 0; r < y; r++) grid[r].fill(' '); }
+        break;
+      }
+      case 'K': {
+        const m = Number.isNaN(ps[0]) ? 0 : ps[0];
+        if (m === 0) for (let c = x; c < W; c++) grid[y][c] = ' ';
+        else if (m === 1) for (let c = 0; c <= x; c++) grid[y][c] = ' ';
+        else grid[y].fill(' ');
+        break;
+      }
+      default: break; // m (colours), h/l (modes), r (scroll region): not drawn
+    }
+    clamp();
+  }
+  function write(data) {
+    data = pending + data;
+    pending = '';
+    for (let i = 0; i < data.length; i++) {
+      const c = data[i];
+      if (c === '\x1b') {
+        if (i + 1 >= data.length) { pending = data.slice(i); return; }
+        const n = data[i + 1];
+        if (n === '[') {
+          let j = i + 2;
+          while (j < data.length && !/[@-~]/.test(data[j])) j++;
+          if (j >= data.length) { pending = data.slice(i); return; }
+          csi(data.slice(i + 2, j), data[j]);
+          i = j;
+        } else if (n === '(' || n === ')') { i += 2; }
+        else if (n === '7') { saved = [x, y]; i++; }
+        else if (n === '8') { [x, y] = saved; i++; }
+        else if (n === ']') { const j = data.indexOf('\x07', i); i = j < 0 ? data.length : j; }
+        else i++;
+      } else if (c === '\r') x = 0;
+      else if (c === '\n') { y++; if (y >= H) { scroll(); y = H - 1; } }
+      else if (c === '\b') x = Math.max(0, x - 1);
+      else if (c === '\t') x = Math.min(W - 1, (Math.floor(x / 8) + 1) * 8);
+      else if (c >= ' ') {
+        if (x >= W) { x = 0; y++; if (y >= H) { scroll(); y = H - 1; } }
+        grid[y][x] = c; x++;
+      }
+    }
+  }
+  return {write, text: () => grid.map((r) => r.join('').replace(/\s+$/, '')).join('\n').replace(/\n+$/, '')};
+}
+
+function replayTranscript(tr) {
+  const turns = tr.turns || [];
+  const sys = h('details', {}, h('summary', {}, 'System prompt (sent first in every request)'), h('pre', {}, tr.system || ''));
+  const box = h('div', {id: 'transcript'});
+  const set = player(Math.max(1, turns.length), (i) => {
+    const t = turns[i];
+    if (!t) { box.replaceChildren(h('p', {}, 'No turns.')); return; }
+    box.replaceChildren(h('div', {class: 'turn current'},
+      h('p', {}, 'Turn ' + t.turn + ': action ', h('b', {}, t.action), t.fallback ? ' (fallback: no reply named an action)' : ''),
+      t.tries.map((tr, k) => h('div', {},
+        h('p', {class: 'muted'}, 'Request ' + (k + 1)),
+        tr.messages.map((m) => h('div', {class: 'msg ' + m.Role}, m.Role + ': ' + m.Content)),
+        h('div', {class: 'msg assistant'}, 'reply: ' + tr.reply),
+        tr.rejected ? h('div', {class: 'msg rejected'}, 'rejected: ' + tr.rejected + ' (a correction follows)') : null))));
+  }, 600);
+  main.append(sys, box);
+  set(0);
+}
+
+// ---------- /runs/{id}/versions/{version} ----------
+async function pageVersion(id, version) {
+  const d = await api('/api/runs/' + enc(id) + '/versions/' + enc(version) + location.search);
+  setCrumbs(['runs', '/'], [id, runURL(id)], ['version ' + version]);
+  const v = d.info;
+  const parts = [h('h1', {}, v.slug + ' ' + v.version),
+    h('p', {}, 'Branch ' + v.branch + (d.parent ? ', derived from ' : ''), d.parent ? h('a', {href: runURL(id) + '/versions/' + enc(d.parent)}, d.parent) : '',
+      v.operator ? ' by ' + v.operator + ': ' + (v.description || '') : '')];
+  if (d.edges.length) parts.push(h('p', {}, 'Edges: ' + d.edges.map((e) => e.kind + ' ' + refVer(e.from) + ' → ' + refVer(e.to)).join('; ')));
+  parts.push(h('h2', {}, 'Policy parameters'), h('pre', {id: 'params'}, d.params));
+  if (d.changes && d.changes.length) {
+    parts.push(h('h2', {}, 'Changes from ' + d.parent), h('table', {id: 'changes'}, h('tr', {}, ['field', 'kind', 'old', 'new'].map((t) => h('th', {}, t))),
+      d.changes.filter((c) => !c.text).map((c) => h('tr', {}, h('td', {}, c.field), h('td', {}, c.kind), h('td', {}, c.old || ''), h('td', {}, c.new || '')))));
+  }
+  if (d.text_diff) {
+    parts.push(h('h2', {}, 'Rendered prompt, diff against ' + d.parent), h('pre', {id: 'diff'}, d.text_diff.split('\n').map((l) =>
+      h('span', {class: l.startsWith('+ ') ? 'diff-add' : l.startsWith('- ') ? 'diff-del' : ''}, l + '\n'))));
+  }
+  parts.push(h('h2', {}, 'Sections'), (d.sections || []).length ? d.sections.map((sc) => h('details', {}, h('summary', {}, sc.Name), h('pre', {}, sc.Text))) : h('p', {class: 'muted'}, 'This version has no sections.'));
+  parts.push(h('h2', {}, 'Rendered prompt'), h('pre', {id: 'rendered'}, d.rendered));
+  setMain(...parts);
+}
+
+// ---------- /compare ----------
+async function pageCompare() {
+  const d = await api('/api/compare' + location.search);
+  setCrumbs(['runs', '/'], ['compare']);
+  const side = (x) => h('td', {}, h('a', {href: runURL(x.id)}, x.key), ' ', x.version, ' (' + x.split + (x.variant ? ', ' + x.variant : '') + ')');
+  const row = (label, f) => h('tr', {}, h('th', {}, label), h('td', {class: 'num'}, f(d.A)), h('td', {class: 'num'}, f(d.B)));
+  const sum = h('table', {id: 'compare-summary'}, h('tr', {}, h('th', {}, ''), h('th', {}, 'A'), h('th', {}, 'B')),
+    h('tr', {}, h('th', {}, 'what'), side(d.A), side(d.B)),
+    row('n', (x) => x.summary.n), row('mean [95% CI]', (x) => fmt(x.summary.Mean) + ' [' + fmt(x.summary.CILow) + ', ' + fmt(x.summary.CIHigh) + ']'),
+    row('median', (x) => fmt(x.summary.Median)), row('IQM', (x) => fmt(x.summary.IQM)));
+  // Regression in the Better check (A as the candidate) means B is significantly better.
+  const gate = (c, label, cls) => c ? h('p', {class: c.Regression ? cls : '', id: cls === 'regression' ? 'gate-worse' : 'gate-better'},
+    label + ': ' + (c.Regression ? 'yes' : 'no') + ' — ' + c.Message) : null;
+  // Score distributions: two bar series on shared bins.
+  const max = Math.max(1, ...d.A.hist, ...d.B.hist);
+  const svg = s('svg', {width: 520, height: 170, id: 'hist'});
+  d.A.hist.forEach((n, i) => {
+    svg.append(s('rect', {x: 20 + i * 24, y: 140 - 120 * n / max, width: 11, height: 120 * n / max, fill: '#8c959f'}, s('title', {}, 'A: ' + n)));
+    const m = d.B.hist[i];
+    svg.append(s('rect', {x: 31 + i * 24, y: 140 - 120 * m / max, width: 11, height: 120 * m / max, fill: '#0969da'}, s('title', {}, 'B: ' + m)));
+  });
+  svg.append(s('text', {x: 20, y: 160}, fmt(d.bins[0])), s('text', {x: 470, y: 160}, fmt(d.bins[d.bins.length - 1])),
+    s('text', {x: 200, y: 12}, 'scores: A grey, B blue'));
+  const top = h('table', {id: 'top-pairs'}, h('tr', {}, ['seed', 'A', 'B', 'B − A', 'episodes'].map((t) => h('th', {}, t))),
+    d.top.map((p) => h('tr', {}, h('td', {}, p.seed), h('td', {class: 'num'}, fmt(p.A)), h('td', {class: 'num'}, fmt(p.B)), h('td', {class: 'num'}, fmt(p.diff)),
+      h('td', {}, h('a', {href: p.link_a, class: 'pair-a'}, 'A'), ' · ', h('a', {href: p.link_b, class: 'pair-b'}, 'B')))));
+  setMain(h('h1', {}, 'Compare'), sum,
+    h('h2', {}, 'Gate (one-sided tests, gate defaults)'), gate(d.Worse, 'B significantly worse than A', 'regression'), gate(d.Better, 'B significantly better than A (A worse than B)', 'accepted'),
+    d.note ? h('p', {class: 'muted'}, d.note) : null,
+    h('h2', {}, 'Score distributions'), svg,
+    h('h2', {}, 'Per-seed paired differences'), h('p', {id: 'paired'}, d.paired + ' seeds played by both; B − A mean ' + fmt(d.diffs.Mean) +
+      ' [' + fmt(d.diffs.CILow) + ', ' + fmt(d.diffs.CIHigh) + '], median ' + fmt(d.diffs.Median)),
+    h('h2', {}, 'Seeds where they differ most'), top);
+}
+
+window.addEventListener('popstate', route);
+route();

@@ -1,0 +1,267 @@
+package view
+
+import (
+	"context"
+	"encoding/json"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
+)
+
+// chromium returns the path of a Chromium on PATH, or skips.
+func chromium(t *testing.T) string {
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("no Chromium on PATH (apt-get install chromium; .ci/run installs it)")
+	return ""
+}
+
+// TestBrowser clicks through evolve view in headless Chromium: runs →
+// run → episodes → a failed episode, steps its replay with the buttons
+// and the keyboard, opens compare (two runs, and an eval against its
+// baseline) and a version, asserting the DOM at each step and that the
+// console shows no error. Screenshots go to $EVOLVE_SCREENSHOTS (kept as
+// CI artifacts), else to a temporary directory.
+func TestBrowser(t *testing.T) {
+	exe := chromium(t)
+	f := getFixture(t)
+	srv, err := New(Config{Roots: []string{f.root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(srv)
+	defer ts.Close()
+	shots := os.Getenv("EVOLVE_SCREENSHOTS")
+	if shots == "" {
+		shots = t.TempDir()
+	} else if err := os.MkdirAll(shots, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	opts := append(chromedp.DefaultExecAllocatorOptions[:], chromedp.ExecPath(exe), chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.Flag("disable-component-update", true), chromedp.WindowSize(1400, 1000))
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	defer cancelA()
+	ctx, cancel := chromedp.NewContext(actx)
+	defer cancel()
+	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	defer cancelT()
+
+	var mu sync.Mutex
+	var problems []string
+	messages := chromedp.Console(ctx)
+	go func() {
+		for m, err := range messages {
+			if err != nil {
+				return
+			}
+			if m.Type == chromedp.ConsoleError || m.IsException() {
+				mu.Lock()
+				problems = append(problems, m.String()+" at "+m.URL)
+				mu.Unlock()
+			}
+		}
+	}()
+
+	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
+		t.Helper()
+		if err := chromedp.Do(ctx, steps...); err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+	}
+	text := func(sel string) string {
+		t.Helper()
+		s, err := chromedp.Run(ctx, chromedp.Text(chromedp.CSS(sel)))
+		if err != nil {
+			t.Fatalf("text of %s: %v", sel, err)
+		}
+		return s
+	}
+	shot := func(name string) {
+		t.Helper()
+		body, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.getElementById('main').innerText"))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		for _, bad := range []string{"\nnull\n", "undefined", "[object ", "NaN"} {
+			if strings.Contains(body, bad) {
+				t.Errorf("%s: the page shows %q:\n%.800s", name, bad, body)
+			}
+		}
+		png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // quality 100: PNG
+		if err != nil {
+			t.Fatalf("screenshot %s: %v", name, err)
+		}
+		if err := os.WriteFile(filepath.Join(shots, name), png, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	id1, id2 := runID(f, f.run1.Dir), runID(f, f.run2.Dir)
+	// Runs.
+	do("runs page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+id1+`"] a.run-link`)))
+	if s := text("#runs"); !strings.Contains(s, f.run1.RunID) || !strings.Contains(s, "finished") || !strings.Contains(s, "eval") {
+		t.Fatalf("runs table lacks the run, its status or the eval:\n%s", s)
+	}
+	shot("runs.png")
+	// Run.
+	do("open the run", chromedp.Click(chromedp.CSS(`tr[data-id="`+id1+`"] a.run-link`)), chromedp.WaitVisible(chromedp.CSS("#generations")))
+	if s := text("#summary"); !strings.Contains(s, "stopped") || !strings.Contains(s, f.run1.StopReason) {
+		t.Fatalf("run summary lacks the stop reason %q:\n%s", f.run1.StopReason, s)
+	}
+	if s := text("#generations"); !strings.Contains(s, "accepted") && !strings.Contains(s, "rejected") {
+		t.Fatalf("generations table lacks verdicts:\n%s", s)
+	}
+	do("lineage", chromedp.WaitVisible(chromedp.CSS("#lineage rect")))
+	shot("run.png")
+	// Episodes, filtered to failed val episodes, then one of them.
+	do("episodes", chromedp.Click(chromedp.CSS("#episodes-link")), chromedp.WaitVisible(chromedp.CSS("#episodes")))
+	do("filter", chromedp.Navigate(ts.URL+"/runs/"+id1+"/episodes?split=val&cause=injury&sort=score"), chromedp.WaitVisible(chromedp.CSS("#episodes a.episode-link")))
+	if s := text("#episodes"); strings.Contains(s, "combat_loss") || !strings.Contains(s, "injury") {
+		t.Fatalf("the cause filter let other causes through:\n%.500s", s)
+	}
+	shot("episodes.png")
+	do("episode", chromedp.Click(chromedp.CSS("#episodes a.episode-link")), chromedp.WaitVisible(chromedp.CSS("#map")))
+	first := text("#map")
+	if !strings.Contains(first, "@") || !strings.Contains(text("#step-label"), "step 1 of") {
+		t.Fatalf("replay does not start at step 1 with the hero on the map:\n%s", first)
+	}
+	do("step", chromedp.Click(chromedp.CSS("#step-forward")), chromedp.Click(chromedp.CSS("#step-forward")))
+	do("key", chromedp.KeyEvent(kb.ArrowRight))
+	if s := text("#step-label"); !strings.HasPrefix(s, "step 4 of") {
+		t.Fatalf("after two clicks and a key the label is %q, want step 4", s)
+	}
+	do("end", chromedp.KeyEvent(kb.End))
+	if s := text("#action"); !strings.HasPrefix(s, "end: ") {
+		t.Fatalf("End does not show the episode's end: %q", s)
+	}
+	if text("#map") == first {
+		t.Fatal("the map did not change between the first and the last step")
+	}
+	shot("episode.png")
+	// Compare two runs from the runs table.
+	do("compare", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`input[data-id="`+id2+`"]`)),
+		chromedp.Click(chromedp.CSS(`input[data-id="`+id1+`"]`)), chromedp.Click(chromedp.CSS(`input[data-id="`+id2+`"]`)),
+		chromedp.Click(chromedp.CSS("#compare")), chromedp.WaitVisible(chromedp.CSS("#compare-summary")))
+	if s := text("#compare-summary"); !strings.Contains(s, "mean") {
+		t.Fatalf("compare summary:\n%s", s)
+	}
+	do("histogram", chromedp.WaitVisible(chromedp.CSS("#hist rect")))
+	shot("compare-runs.png")
+	// An eval against its baseline, from the eval's page.
+	eid := runID(f, f.evalDir)
+	do("eval", chromedp.Navigate(ts.URL+"/runs/"+eid), chromedp.WaitVisible(chromedp.CSS("#checks a")))
+	if s := text("#checks"); !strings.Contains(s, f.final) {
+		t.Fatalf("eval checks lack %s:\n%s", f.final, s)
+	}
+	do("eval compare", chromedp.Click(chromedp.CSS("#checks a")), chromedp.WaitVisible(chromedp.CSS("#top-pairs a.pair-b")))
+	if s := text("#paired"); !strings.HasPrefix(s, "60 seeds played by both") {
+		t.Fatalf("eval compare pairs: %q", s)
+	}
+	shot("compare-eval.png")
+	do("pair", chromedp.Click(chromedp.CSS("#top-pairs a.pair-b")), chromedp.WaitVisible(chromedp.CSS("#episode-facts")))
+	// The other replays: a terminal recording, an LLM transcript, raw JSON.
+	ep := func(seed uint64) string {
+		return ts.URL + "/runs/" + id2 + "/episodes/test/" + f.run2.Final + "/" + strconv.FormatUint(seed, 10)
+	}
+	do("asciicast", chromedp.Navigate(ep(f.special[0])), chromedp.WaitVisible(chromedp.CSS("#terminal")))
+	if s := text("#terminal"); !strings.HasPrefix(s, "Hello") {
+		t.Fatalf("terminal at the first event: %q", s)
+	}
+	do("asciicast end", chromedp.KeyEvent(kb.End))
+	if s := text("#terminal"); s != "Dlvl:1 $:0\n\n    world" {
+		t.Fatalf("terminal at the last event: %q, want the status line over the cleared Hello and world at row 3, column 5", s)
+	}
+	shot("episode-asciicast.png")
+	do("transcript", chromedp.Navigate(ep(f.special[1])), chromedp.WaitVisible(chromedp.CSS("#transcript")))
+	if s := text("#transcript"); !strings.Contains(s, "rejected: no action named") || !strings.Contains(s, "ACTION: explore") {
+		t.Fatalf("transcript turn 1:\n%s", s)
+	}
+	do("transcript step", chromedp.Click(chromedp.CSS("#step-forward")))
+	if s := text("#transcript"); !strings.Contains(s, "Turn 2: action eat") {
+		t.Fatalf("transcript turn 2:\n%s", s)
+	}
+	shot("episode-transcript.png")
+	do("raw", chromedp.Navigate(ep(f.special[2])), chromedp.WaitVisible(chromedp.CSS("#raw")))
+	if s := text("#raw"); !strings.Contains(s, `"forage"`) {
+		t.Fatalf("raw trajectory: %q", s)
+	}
+	// A version and its diff.
+	do("version", chromedp.Navigate(ts.URL+"/runs/"+id1+"/versions/"+f.final), chromedp.WaitVisible(chromedp.CSS("#rendered")))
+	shot("version.png")
+
+	// Live: a run that starts while the runs page is open appears, as
+	// running, without a reload; its progress moves when its checkpoint
+	// does.
+	do("runs again", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#runs a.run-link")))
+	live := filepath.Join(f.root, "runs", "live-run")
+	defer os.RemoveAll(live)
+	writeLiveRun(t, f.run1.Dir, live, 0)
+	lock := lockRun(t, live)
+	defer lock.Close()
+	do("live run appears", chromedp.WaitVisible(chromedp.CSS(`tr[data-id="runs~live-run"] .s-running`)))
+	writeLiveRun(t, f.run1.Dir, live, 1)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('tr[data-id="runs~live-run"]').innerText.includes("1/2")`)); err != nil {
+		t.Fatalf("the live run's progress did not move to 1/2: %v", err)
+	}
+	shot("runs-live.png")
+
+	time.Sleep(200 * time.Millisecond) // let late console messages arrive
+	mu.Lock()
+	defer mu.Unlock()
+	if len(problems) > 0 {
+		t.Fatalf("console errors:\n%s", strings.Join(problems, "\n"))
+	}
+	t.Logf("screenshots in %s", shots)
+}
+
+// writeLiveRun writes a checkpoint into live that says generations of
+// the fixture run in from finished and the run going on.
+func writeLiveRun(t *testing.T, from, live string, generations int) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join(from, "checkpoint.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ck map[string]any
+	if err := json.Unmarshal(data, &ck); err != nil {
+		t.Fatal(err)
+	}
+	ck["done"], ck["loop_done"], ck["generations"], ck["run_id"] = false, false, generations, "live-run"
+	delete(ck, "stop_reason")
+	delete(ck, "finished")
+	data, _ = json.Marshal(ck)
+	if err := os.MkdirAll(live, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(live, "checkpoint.json"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// lockRun holds a run directory's lock as a running evolve does; close
+// the file to release it.
+func lockRun(t *testing.T, live string) *os.File {
+	t.Helper()
+	lock, err := os.OpenFile(filepath.Join(live, "run.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	return lock
+}

@@ -1,0 +1,360 @@
+package view
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"evolve/envs"
+	"evolve/results"
+	"evolve/rundir"
+	"evolve/trajectory"
+)
+
+// run is what the server keeps of one run or eval directory: its tables,
+// read when first asked for and again when episodes.parquet changes.
+type run struct {
+	mu          sync.Mutex
+	used        time.Time // when last looked up (under Server.mu)
+	entry       rundir.Entry
+	stamp       time.Time // episodes.parquet's modification time when read
+	episodes    []results.EpisodeRow
+	metrics     []envs.Metric
+	generations []results.GenerationRow
+	causes      []envs.Cause
+	candidates  []results.CandidateRow
+	summaries   []results.SummaryRow
+	// stored holds, per phase archive (split, variant, version), the
+	// episodes with a stored trajectory, read on first use.
+	stored map[trajectory.Phase]map[[2]uint64]bool
+	// facets are the values of split, version, cause and variant present,
+	// sorted (computed at load); lastKey and lastIdx the last query's
+	// filter and order and its episodes, so that paging through one
+	// query reads only its page.
+	facets  map[string][]string
+	lastKey string
+	lastIdx []int32
+}
+
+// ID returns the URL form of a directory key: '/' written as '~'.
+func ID(key string) string { return strings.ReplaceAll(key, "/", "~") }
+
+// load reads the run's tables if episodes.parquet changed since the last
+// read (or was never read). A missing table is empty; a table that
+// cannot be read is an error naming it.
+func (r *run) load() error {
+	dir := r.entry.Dir
+	fi, err := os.Stat(filepath.Join(dir, "episodes.parquet"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.ModTime().Equal(r.stamp) && r.episodes != nil {
+		return nil
+	}
+	eps, metrics, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	if err != nil {
+		return err
+	}
+	r.episodes, r.metrics, r.stamp = eps, metrics, fi.ModTime()
+	r.stored = map[trajectory.Phase]map[[2]uint64]bool{}
+	r.lastKey, r.lastIdx = "", nil
+	vals := map[string]map[string]bool{"split": {}, "version": {}, "cause": {}, "variant": {}}
+	for i := range eps {
+		e := &eps[i]
+		vals["split"][e.Split], vals["version"][e.Version], vals["cause"][e.Cause], vals["variant"][e.Variant] = true, true, true, true
+	}
+	r.facets = map[string][]string{}
+	for k, m := range vals {
+		out := make([]string, 0, len(m))
+		for v := range m {
+			out = append(out, v)
+		}
+		sort.Strings(out)
+		r.facets[k] = out
+	}
+	if r.entry.Kind == rundir.KindRun {
+		if gens, causes, err := results.ReadGenerations(filepath.Join(dir, "generations.parquet")); err == nil {
+			r.generations, r.causes = gens, causes
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if cands, err := results.ReadCandidates(filepath.Join(dir, "candidates.parquet")); err == nil {
+			r.candidates = cands
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	} else if sums, err := results.ReadSummaries(filepath.Join(dir, "summary.parquet")); err == nil {
+		r.summaries = sums
+	}
+	return nil
+}
+
+// hasTrajectory reports whether the episode's trajectory is stored.
+func (r *run) hasTrajectory(e *results.EpisodeRow) bool {
+	ph := trajectory.Phase{Split: e.Split, Version: e.Version, Variant: e.Variant}
+	set, ok := r.stored[ph]
+	if !ok {
+		set = map[[2]uint64]bool{}
+		infos, _ := trajectory.List(r.entry.Dir, ph)
+		for _, in := range infos {
+			set[[2]uint64{in.Seed, uint64(in.Repeat)}] = true
+		}
+		r.stored[ph] = set
+	}
+	return set[[2]uint64{e.Seed, uint64(e.Repeat)}]
+}
+
+// Query selects, orders and pages a run's episodes; the zero Query is
+// every episode in file order, first page of DefaultPageSize.
+type Query struct {
+	Split, Version, Variant, Cause string // exact matches; "" for any
+	// Seed, if not nil, is the one seed wanted.
+	Seed *uint64
+	// Min and Max bound the score (inclusive); nil for no bound.
+	Min, Max *float64
+	// Sort is a column to order by: "seed", "score", "version", "split",
+	// "cause", "generation", "end_reason" or a metric's name; "" keeps
+	// the file order. Desc reverses it. Ties keep the file order.
+	Sort string
+	Desc bool
+	// Page counts from 0; Size is the episodes per page, in [1,
+	// MaxPageSize] (0 means DefaultPageSize).
+	Page, Size int
+}
+
+// Page sizes of Query.
+const (
+	DefaultPageSize = 50
+	MaxPageSize     = 1000
+)
+
+// ParseQuery reads a Query from URL parameters split, version, variant,
+// cause, seed, min, max, sort, desc (1 or true), page and size. Errors
+// name the parameter and its value.
+func ParseQuery(get func(string) string) (Query, error) {
+	q := Query{Split: get("split"), Version: get("version"), Variant: get("variant"), Cause: get("cause"), Sort: get("sort")}
+	q.Desc = get("desc") == "1" || get("desc") == "true"
+	if s := get("seed"); s != "" {
+		v, err := strconv.ParseUint(s, 10, 64)
+		if err != nil {
+			return q, fmt.Errorf("seed: %q is not an unsigned integer", s)
+		}
+		q.Seed = &v
+	}
+	for _, b := range []struct {
+		name string
+		dst  **float64
+	}{{"min", &q.Min}, {"max", &q.Max}} {
+		if s := get(b.name); s != "" {
+			v, err := strconv.ParseFloat(s, 64)
+			if err != nil {
+				return q, fmt.Errorf("%s: %q is not a number", b.name, s)
+			}
+			*b.dst = &v
+		}
+	}
+	for _, b := range []struct {
+		name string
+		dst  *int
+		lo   int
+		hi   int
+	}{{"page", &q.Page, 0, 1 << 30}, {"size", &q.Size, 1, MaxPageSize}} {
+		if s := get(b.name); s != "" {
+			v, err := strconv.Atoi(s)
+			if err != nil || v < b.lo || v > b.hi {
+				return q, fmt.Errorf("%s: %q is not an integer in [%d, %d]", b.name, s, b.lo, b.hi)
+			}
+			*b.dst = v
+		}
+	}
+	return q, nil
+}
+
+// EpisodeJSON is one episode as the API gives it.
+type EpisodeJSON struct {
+	Generation    int32          `json:"generation"`
+	Version       string         `json:"version"`
+	Split         string         `json:"split"`
+	Variant       string         `json:"variant,omitempty"`
+	Seed          uint64         `json:"seed,string"`
+	Repeat        int32          `json:"repeat"`
+	Score         float64        `json:"score"`
+	Cause         string         `json:"cause"`
+	EndReason     string         `json:"end_reason"`
+	Metrics       map[string]any `json:"metrics"`
+	HasTrajectory bool           `json:"has_trajectory"`
+}
+
+// EpisodePage is a page of episodes and what the filters can take.
+type EpisodePage struct {
+	Total    int           `json:"total"` // episodes matching the filters
+	Page     int           `json:"page"`
+	Size     int           `json:"size"`
+	Episodes []EpisodeJSON `json:"episodes"`
+	Metrics  []envs.Metric `json:"metric_columns"`
+	Splits   []string      `json:"splits"`   // the values present, sorted
+	Versions []string      `json:"versions"` // the values present, sorted
+	Causes   []string      `json:"causes"`   // the values present, sorted
+	Variants []string      `json:"variants"` // the values present, sorted
+}
+
+// Episodes returns the page of r's episodes that q selects. The caller
+// holds r.mu and has loaded r. An unknown sort column is an error.
+func (r *run) Episodes(q Query) (*EpisodePage, error) {
+	size := q.Size
+	if size == 0 {
+		size = DefaultPageSize
+	}
+	eps := r.episodes
+	metricIdx := -1
+	switch q.Sort {
+	case "", "seed", "score", "version", "split", "cause", "generation", "end_reason":
+	default:
+		for i, m := range r.metrics {
+			if m.Name == q.Sort {
+				metricIdx = i
+			}
+		}
+		if metricIdx < 0 {
+			return nil, fmt.Errorf("sort: %q is not a column (seed, score, version, split, cause, generation, end_reason or a metric)", q.Sort)
+		}
+	}
+	key := fmt.Sprintf("%q %q %q %q %v %v %v %q %v", q.Split, q.Version, q.Variant, q.Cause, ptrU(q.Seed), ptrF(q.Min), ptrF(q.Max), q.Sort, q.Desc)
+	idx := r.lastIdx
+	if key != r.lastKey || idx == nil {
+		idx = r.selectEpisodes(q, metricIdx)
+		r.lastKey, r.lastIdx = key, idx
+	}
+	p := &EpisodePage{Total: len(idx), Page: q.Page, Size: size, Metrics: r.metrics, Episodes: []EpisodeJSON{}}
+	p.Splits, p.Versions, p.Causes, p.Variants = r.facet("split"), r.facet("version"), r.facet("cause"), r.facet("variant")
+	from := q.Page * size
+	for k := from; k < len(idx) && k < from+size; k++ {
+		e := &eps[idx[k]]
+		j := EpisodeJSON{Generation: e.Generation, Version: e.Version, Split: e.Split, Variant: e.Variant, Seed: e.Seed,
+			Repeat: e.Repeat, Score: e.Score, Cause: e.Cause, EndReason: e.EndReason, Metrics: map[string]any{},
+			HasTrajectory: r.hasTrajectory(e)}
+		for m, mv := range e.Metrics {
+			if m >= len(r.metrics) {
+				break
+			}
+			switch {
+			case mv.Null:
+				j.Metrics[r.metrics[m].Name] = nil
+			case r.metrics[m].Type == envs.String:
+				j.Metrics[r.metrics[m].Name] = mv.Str
+			default:
+				j.Metrics[r.metrics[m].Name] = mv.Num
+			}
+		}
+		p.Episodes = append(p.Episodes, j)
+	}
+	return p, nil
+}
+
+// selectEpisodes returns the indexes of the episodes q's filters keep, in
+// q's order (file order when q.Sort is ""; ties keep file order).
+func (r *run) selectEpisodes(q Query, metricIdx int) []int32 {
+	eps := r.episodes
+	idx := make([]int32, 0, len(eps))
+	for i := range eps {
+		e := &eps[i]
+		switch {
+		case q.Split != "" && e.Split != q.Split,
+			q.Version != "" && e.Version != q.Version,
+			q.Variant != "" && e.Variant != q.Variant,
+			q.Cause != "" && e.Cause != q.Cause,
+			q.Seed != nil && e.Seed != *q.Seed,
+			q.Min != nil && e.Score < *q.Min,
+			q.Max != nil && e.Score > *q.Max:
+			continue
+		}
+		idx = append(idx, int32(i))
+	}
+	if q.Sort != "" {
+		less := lessFunc(eps, q.Sort, metricIdx)
+		slices.SortFunc(idx, func(x, y int32) int { // pdqsort; ties by file order, so the order is total
+			a, b := x, y
+			if q.Desc {
+				a, b = y, x
+			}
+			switch {
+			case less(a, b):
+				return -1
+			case less(b, a):
+				return 1
+			}
+			return int(x - y)
+		})
+	}
+	return idx
+}
+
+// facet returns the sorted values of a column present, never nil.
+func (r *run) facet(col string) []string {
+	if v := r.facets[col]; v != nil {
+		return v
+	}
+	return []string{}
+}
+
+func ptrU(p *uint64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+func ptrF(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// lessFunc orders episode indexes by a column.
+func lessFunc(eps []results.EpisodeRow, col string, metric int) func(a, b int32) bool {
+	switch col {
+	case "seed":
+		return func(a, b int32) bool { return eps[a].Seed < eps[b].Seed }
+	case "score":
+		return func(a, b int32) bool { return eps[a].Score < eps[b].Score }
+	case "version":
+		return func(a, b int32) bool { return eps[a].Version < eps[b].Version }
+	case "split":
+		return func(a, b int32) bool { return eps[a].Split < eps[b].Split }
+	case "cause":
+		return func(a, b int32) bool { return eps[a].Cause < eps[b].Cause }
+	case "end_reason":
+		return func(a, b int32) bool { return eps[a].EndReason < eps[b].EndReason }
+	case "generation":
+		return func(a, b int32) bool { return eps[a].Generation < eps[b].Generation }
+	}
+	return func(a, b int32) bool {
+		x, y := metricAt(&eps[a], metric), metricAt(&eps[b], metric)
+		if x.Null || y.Null {
+			return !x.Null && y.Null // nulls last
+		}
+		if x.Str != y.Str {
+			return x.Str < y.Str
+		}
+		return x.Num < y.Num
+	}
+}
+
+func metricAt(e *results.EpisodeRow, i int) envs.MetricValue {
+	if i < len(e.Metrics) {
+		return e.Metrics[i]
+	}
+	return envs.MetricValue{Null: true}
+}

@@ -1,0 +1,30 @@
+// Package view is evolve view: a read-only local web app over run and
+// eval directories (package rundir finds them). It serves
+//
+//	/                                          the runs table (live: it polls while a run is going)
+//	/runs/{id}                                 a run: settings, stop reason, lineage, generations, plots
+//	/runs/{id}/episodes                        the episodes, filtered, sorted and paged on the server
+//	/runs/{id}/episodes/{split}/{version}/{seed}  one episode, its trajectory replayed
+//	/runs/{id}/versions/{version}              a version's rendered prompt and its diff against its parent
+//	/compare?a=ID[:VERSION]&b=ID[:VERSION]     two runs, evals or versions side by side
+//
+// Each page is one embedded HTML shell whose script (assets/app.js, no
+// network beyond this server) draws it from the JSON API under /api/
+// (the same paths with /api in front, and /api/runs for the table). An
+// {id} is a directory's rundir.Entry.Key with '/' written as '~'. Files
+// of a run (report.html, report.md, results.tex, plots/*) are served
+// from /files/{id}/NAME, and only those.
+//
+// Nothing is written: every handler reads, and only GET and HEAD are
+// answered. Paths stay inside the directories given: a directory is
+// reached only through its listed key, a phase's trajectory archive only
+// by a name package trajectory accepts, and a run's file only by a name
+// on an allowlist. A server on a non-loopback address needs a token
+// (Config.Token): given as ?token=T once (it is then kept in a cookie)
+// or as "Authorization: Bearer T".
+//
+// Episodes are read once per run (episodes.parquet, reloaded when it
+// changes) and kept in memory, about 200 bytes per episode (18 MB for
+// 10^5 with the dungeon's 13 metrics); a page of them is filtered and
+// sorted in memory. At most MaxLoadedRuns runs are kept loaded.
+package view

@@ -1,0 +1,44 @@
+package view
+
+import (
+	"net/url"
+	"testing"
+
+	"evolve/envs"
+	"evolve/trajectory"
+)
+
+// FuzzParseQuery: any query string parses or fails with an error; a
+// parsed page size is in range.
+func FuzzParseQuery(f *testing.F) {
+	f.Add("split=val&sort=score&desc=1&page=3&size=20&min=1.5&seed=42")
+	f.Add("size=0&page=-1&seed=x")
+	f.Fuzz(func(t *testing.T, raw string) {
+		v, err := url.ParseQuery(raw)
+		if err != nil {
+			return
+		}
+		q, err := ParseQuery(v.Get)
+		if err == nil && (q.Size < 0 || q.Size > MaxPageSize || q.Page < 0) {
+			t.Fatalf("%q: size %d page %d out of range", raw, q.Size, q.Page)
+		}
+	})
+}
+
+// FuzzDecode: any stored bytes decode to a trajectory or an error, never
+// a panic.
+func FuzzDecode(f *testing.F) {
+	f.Add([]byte(testTranscript), false)
+	f.Add([]byte(testCast), true)
+	f.Add([]byte(`{"kind":"dungeon-actions/v1","config":{"max_turns":100,"max_depth":2,"no_progress_turns":10},"actions":"111"}`), false)
+	f.Fuzz(func(t *testing.T, data []byte, cast bool) {
+		format := envs.TrajectoryJSON
+		if cast {
+			format = envs.TrajectoryAsciicast
+		}
+		tr, err := Decode(trajectory.Entry{Format: format, Data: data})
+		if err == nil && tr.Kind == "" {
+			t.Fatal("a decoded trajectory without a kind")
+		}
+	})
+}

@@ -1,0 +1,353 @@
+package view
+
+import (
+	"crypto/subtle"
+	"embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"mime"
+	"net/http"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"evolve/rundir"
+)
+
+//go:embed assets
+var assets embed.FS
+
+// Config configures a Server.
+type Config struct {
+	// Roots are the directories whose runs and evals are shown
+	// (rundir.List); at least one.
+	Roots []string
+	// Token, if not "", is required of every request: ?token=T (then
+	// kept in an HttpOnly cookie) or "Authorization: Bearer T". The
+	// command requires one for a non-loopback address.
+	Token string
+	// ListTTL is how long a listing of the roots is reused before the
+	// directories are walked again; 0 means one second.
+	ListTTL time.Duration
+}
+
+// Server is evolve view's HTTP handler. It is safe for concurrent use.
+type Server struct {
+	cfg Config
+	mux *http.ServeMux
+
+	mu     sync.Mutex
+	listed time.Time
+	list   []rundir.Entry
+	byID   map[string]rundir.Entry
+	runs   map[string]*run // by directory
+}
+
+// MaxLoadedRuns is how many runs' tables the server keeps in memory at
+// once; opening another forgets the least recently used (read again when
+// next asked for). With 10^5 episodes a run holds about 20 MB.
+const MaxLoadedRuns = 8
+
+// ErrNoRoots is returned by New without a root directory.
+var ErrNoRoots = errors.New("view: no directory to show")
+
+// New returns a server over cfg.Roots. It returns ErrNoRoots without a
+// root, and an error naming a root that is not a readable directory.
+func New(cfg Config) (*Server, error) {
+	if len(cfg.Roots) == 0 {
+		return nil, ErrNoRoots
+	}
+	for _, r := range cfg.Roots {
+		fi, err := os.Stat(r)
+		if err != nil {
+			return nil, fmt.Errorf("view: %w", err)
+		}
+		if !fi.IsDir() {
+			return nil, fmt.Errorf("view: %s is not a directory", r)
+		}
+	}
+	if cfg.ListTTL == 0 {
+		cfg.ListTTL = time.Second
+	}
+	s := &Server{cfg: cfg, runs: map[string]*run{}}
+	m := http.NewServeMux()
+	static, _ := fs.Sub(assets, "assets")
+	m.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
+	for _, p := range []string{"/{$}", "/runs/{id}", "/runs/{id}/episodes", "/runs/{id}/episodes/{split}/{version}/{seed}",
+		"/runs/{id}/versions/{version}", "/compare"} {
+		m.HandleFunc("GET "+p, s.page)
+	}
+	m.HandleFunc("GET /api/runs", s.apiRuns)
+	m.HandleFunc("GET /api/runs/{id}", s.apiRun)
+	m.HandleFunc("GET /api/runs/{id}/episodes", s.apiEpisodes)
+	m.HandleFunc("GET /api/runs/{id}/episodes/{split}/{version}/{seed}", s.apiEpisode)
+	m.HandleFunc("GET /api/runs/{id}/versions/{version}", s.apiVersion)
+	m.HandleFunc("GET /api/compare", s.apiCompare)
+	m.HandleFunc("GET /files/{id}/{name...}", s.file)
+	s.mux = m
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler: the token check, GET and HEAD only,
+// and headers that keep the pages to this server (no framing, no
+// scripts or connections elsewhere).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'")
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Referrer-Policy", "no-referrer")
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		h.Set("Allow", "GET, HEAD")
+		http.Error(w, "evolve view is read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	if s.cfg.Token != "" && !s.authorized(w, r) {
+		return
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+const tokenCookie = "evolve_view_token"
+
+// authorized checks the token; a right ?token= sets the cookie and
+// redirects to the URL without it.
+func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
+	ok := func(t string) bool { return subtle.ConstantTimeCompare([]byte(t), []byte(s.cfg.Token)) == 1 }
+	if t := r.URL.Query().Get("token"); t != "" && ok(t) {
+		http.SetCookie(w, &http.Cookie{Name: tokenCookie, Value: t, Path: "/", HttpOnly: true, SameSite: http.SameSiteStrictMode})
+		q := r.URL.Query()
+		q.Del("token")
+		u := *r.URL
+		u.RawQuery = q.Encode()
+		http.Redirect(w, r, u.RequestURI(), http.StatusSeeOther)
+		return false
+	}
+	if c, err := r.Cookie(tokenCookie); err == nil && ok(c.Value) {
+		return true
+	}
+	if a, found := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); found && ok(a) {
+		return true
+	}
+	http.Error(w, "a token is required: open the URL with ?token=TOKEN once, or send Authorization: Bearer TOKEN", http.StatusUnauthorized)
+	return false
+}
+
+// page serves the HTML shell; assets/app.js draws the page its URL names.
+func (s *Server) page(w http.ResponseWriter, r *http.Request) {
+	data, err := assets.ReadFile("assets/index.html")
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusInternalServerError)
+		return
+	}
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	w.Write(data)
+}
+
+// entries returns the listing of the roots, walked again after ListTTL.
+func (s *Server) entries() ([]rundir.Entry, map[string]rundir.Entry, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.list != nil && time.Since(s.listed) < s.cfg.ListTTL {
+		return s.list, s.byID, nil
+	}
+	list, err := rundir.List(s.cfg.Roots)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.list, s.listed = list, time.Now()
+	s.byID = make(map[string]rundir.Entry, len(list))
+	for _, e := range list {
+		s.byID[ID(e.Key)] = e
+	}
+	return s.list, s.byID, nil
+}
+
+// lookup returns the run of an {id}, loaded and locked (the caller
+// unlocks r.mu), or writes 404 and returns nil.
+func (s *Server) lookup(w http.ResponseWriter, id string) *run {
+	_, byID, err := s.entries()
+	if err != nil {
+		httpError(w, err, http.StatusInternalServerError)
+		return nil
+	}
+	e, ok := byID[id]
+	if !ok {
+		httpError(w, fmt.Errorf("no run or eval %q under %s", id, strings.Join(s.cfg.Roots, ", ")), http.StatusNotFound)
+		return nil
+	}
+	s.mu.Lock()
+	r, ok := s.runs[e.Dir]
+	if !ok {
+		if len(s.runs) >= MaxLoadedRuns { // forget the least recently used
+			oldest := ""
+			for dir, x := range s.runs {
+				if oldest == "" || x.used.Before(s.runs[oldest].used) {
+					oldest = dir
+				}
+			}
+			delete(s.runs, oldest)
+		}
+		r = &run{}
+		s.runs[e.Dir] = r
+	}
+	r.used = time.Now()
+	s.mu.Unlock()
+	r.mu.Lock()
+	r.entry = e
+	if err := r.load(); err != nil {
+		r.mu.Unlock()
+		httpError(w, err, http.StatusInternalServerError)
+		return nil
+	}
+	return r
+}
+
+func httpError(w http.ResponseWriter, err error, code int) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+}
+
+// writeJSON writes v as JSON; a value holding NaN or an infinity (JSON
+// has neither) is written with those as null (scrub).
+func writeJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	data, err := json.Marshal(v)
+	var ue *json.UnsupportedValueError
+	if errors.As(err, &ue) {
+		data, err = json.Marshal(scrub(reflect.ValueOf(v)))
+	}
+	if err != nil {
+		httpError(w, err, http.StatusInternalServerError)
+		return
+	}
+	w.Write(append(data, '\n'))
+}
+
+// RunsJSON is /api/runs: every directory, and the groups of replicates.
+type RunsJSON struct {
+	Roots   []string     `json:"roots"`
+	Entries []EntryJSON  `json:"entries"`
+	Groups  []Replicates `json:"groups"`
+	Now     time.Time    `json:"now"`
+}
+
+// EntryJSON is a rundir.Entry with its URL id.
+type EntryJSON struct {
+	rundir.Entry
+	URLID string `json:"url_id"`
+}
+
+func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+	list, _, err := s.entries()
+	if err != nil {
+		httpError(w, err, http.StatusInternalServerError)
+		return
+	}
+	out := RunsJSON{Roots: s.cfg.Roots, Entries: make([]EntryJSON, len(list)), Now: time.Now().UTC()}
+	for i, e := range list {
+		out.Entries[i] = EntryJSON{Entry: e, URLID: ID(e.Key)}
+	}
+	out.Groups = GroupReplicates(list)
+	writeJSON(w, out)
+}
+
+func (s *Server) apiEpisodes(w http.ResponseWriter, r *http.Request) {
+	q, err := ParseQuery(r.URL.Query().Get)
+	if err != nil {
+		httpError(w, err, http.StatusBadRequest)
+		return
+	}
+	run := s.lookup(w, r.PathValue("id"))
+	if run == nil {
+		return
+	}
+	defer run.mu.Unlock()
+	p, err := run.Episodes(q)
+	if err != nil {
+		httpError(w, err, http.StatusBadRequest)
+		return
+	}
+	writeJSON(w, p)
+}
+
+// files a run may serve, besides plots/NAME.{svg,png,pdf}.
+var runFiles = map[string]bool{"report.html": true, "report.md": true, "results.tex": true, "manifest.yaml": true}
+
+// file serves an allowlisted file of a run: report.html, report.md,
+// results.tex, manifest.yaml, or plots/NAME.svg|png|pdf (NAME without
+// '/').
+func (s *Server) file(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("name")
+	if !allowedFile(name) {
+		httpError(w, fmt.Errorf("%q is not a file evolve view serves", name), http.StatusNotFound)
+		return
+	}
+	run := s.lookup(w, r.PathValue("id"))
+	if run == nil {
+		return
+	}
+	dir := run.entry.Dir
+	run.mu.Unlock()
+	p := filepath.Join(dir, filepath.FromSlash(name))
+	f, err := os.Open(p)
+	if err != nil {
+		httpError(w, fmt.Errorf("%s: not found", name), http.StatusNotFound)
+		return
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		httpError(w, fmt.Errorf("%s: not a file", name), http.StatusNotFound)
+		return
+	}
+	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
+		w.Header().Set("Content-Type", t)
+	}
+	if path.Ext(name) == ".tex" || path.Ext(name) == ".md" || path.Ext(name) == ".yaml" {
+		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	}
+	if name == "report.html" { // its own inline styles and images
+		w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
+	}
+	http.ServeContent(w, r, "", fi.ModTime(), f)
+}
+
+// allowedFile reports whether a run's file name is on the allowlist.
+func allowedFile(name string) bool {
+	if runFiles[name] {
+		return true
+	}
+	base, ok := strings.CutPrefix(name, "plots/")
+	if !ok || base == "" || strings.ContainsAny(base, "/\\\x00") || strings.HasPrefix(base, ".") {
+		return false
+	}
+	switch path.Ext(base) {
+	case ".svg", ".png", ".pdf":
+		return true
+	}
+	return false
+}
+
+// parseSeed reads a seed path element; the error names it.
+func parseSeed(s string) (uint64, error) {
+	v, err := strconv.ParseUint(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("seed %q is not an unsigned integer", s)
+	}
+	return v, nil
+}
+
+// linkTo returns the page URL of a run's episode.
+func linkTo(id, split, version string, seed uint64) string {
+	return "/runs/" + url.PathEscape(id) + "/episodes/" + url.PathEscape(split) + "/" + url.PathEscape(version) + "/" + strconv.FormatUint(seed, 10)
+}
