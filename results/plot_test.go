@@ -353,3 +353,35 @@ func TestPDFText(t *testing.T) {
 		}
 	}
 }
+
+// Figure titles name what is drawn, not the run: a paper's figure carries
+// no run ID (the report and the file's directory name the run).
+func TestFigureTitlesWithoutRunID(t *testing.T) {
+	eps, cands, gens := sampleRun("run-golden", 3, 2, 20, 15, 5, 9)
+	titles := func(f Figure) string {
+		s := f.Title
+		for _, row := range f.Panels {
+			for _, p := range row {
+				s += "\n" + p.Title.Text
+			}
+		}
+		return s
+	}
+	var figs []Figure
+	for _, mk := range []func() (Figure, error){
+		func() (Figure, error) { return ValByGenerationFigure(gens, cands) },
+		func() (Figure, error) { return CandidatesFigure(eps, cands, gens) },
+		func() (Figure, error) { return LineageFigure(gens, cands) },
+	} {
+		f, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, f)
+	}
+	for i, f := range figs {
+		if s := titles(f); strings.Contains(s, "run-golden") {
+			t.Errorf("figure %d's titles name the run:\n%s", i, s)
+		}
+	}
+}
