@@ -13,6 +13,7 @@ require (
 	github.com/sergi/go-diff v1.4.0
 	github.com/sourcegraph/conc v0.3.0
 	github.com/vbauerster/mpb/v8 v8.9.3
+	github.com/yuin/goldmark v1.8.7
 	go.mau.fi/util v0.9.4
 	golang.org/x/term v0.47.0
 	golang.org/x/text v0.41.0

@@ -11,17 +11,31 @@
 //     each the config's agent (for a language model, one client with its
 //     response cache: experiment.Config.NewLLMClient, AttachAgent), and
 //     check every version's parameters against the environment's schema;
-//  3. for each variant and version (a phase), look every (seed, repeat) up
+//  3. check the baseline (Gate.Baseline: an earlier eval's directory or
+//     episodes.parquet) against this eval: the same variants and
+//     environment configurations, split, seeds, repeats and agent, and an
+//     episode of the baseline version for every (seed, repeat) to play;
+//     all before anything is played;
+//  4. for each variant and version (a phase), look every (seed, repeat) up
 //     in the cache (keyed by environment, seed, prompt content and agent),
 //     play the misses, store their outcomes; checkpoint;
-//  4. write summary.parquet (n, mean, std, median, IQM and CIs per version
-//     and variant) and manifest.yaml.
-//
-// The regression gate (package gate) then compares each version with a
-// baseline; the command evolve eval writes the report and CI outputs.
+//  5. write summary.parquet (n, mean, std, median, IQM and CIs per version
+//     and variant);
+//  6. compare each version with the baseline (package gate's one-sided
+//     regression test, and the improvement test with the roles swapped):
+//     the Verdict;
+//  7. write the outputs: report.md, plots/scores.{png,svg,pdf},
+//     report.html, comparisons.parquet, results.tex, manifest.yaml;
+//  8. only then mark the checkpoint finished, with the verdict and the
+//     gate, so that a kill at any write leaves an eval that Resume
+//     completes, and a Resume of a finished eval returns its verdict (the
+//     command re-emits the JUnit file and step summary and exits with the
+//     verdict's status).
 //
 // An eval directory holds manifest.yaml, checkpoint.json, prompts/ (each
 // version's prompt file), episodes.parquet (a run's schema: run is the
-// eval's ID, with variant and repeat), summary.parquet, and, with
-// on_episode_panic: record, episode_errors.jsonl and process-<w>.log.
+// eval's ID, with variant and repeat), summary.parquet,
+// comparisons.parquet, report.md, report.html, results.tex, plots/, and,
+// with on_episode_panic: record, episode_errors.jsonl and
+// process-<w>.log.
 package eval

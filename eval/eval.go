@@ -119,6 +119,17 @@ type Options struct {
 	// cache is an error, and nothing is sent) or "readwrite". It is not
 	// part of the eval's identity (replies are the same either way).
 	LLMCache string
+	// Gate is the comparison with the baseline made when the phases are
+	// done (the zero value: with the first version, gate.DefaultConfig).
+	// Run records it in the checkpoint; Resume uses the recorded one.
+	Gate Gate
+	// GateGiven, for Resume, says that Gate was given on the command
+	// line: it must then equal the recorded gate (ErrGateChanged).
+	GateGiven bool
+	// JUnit is the JUnit XML file the caller writes the verdict to (""
+	// for none). Run records it (absolute) in the checkpoint; Resume uses
+	// the recorded one when JUnit is "". Result.JUnit is the one to write.
+	JUnit string
 }
 
 // Result is what an eval wrote.
@@ -142,6 +153,18 @@ type Result struct {
 	// process (calls, HTTP requests, response cache hits, tokens); nil for
 	// the scripted agent.
 	LLM *llm.Stats
+	// Gate is the gate the eval was started with, and Verdict its
+	// comparisons with the baseline (no comparisons when there was
+	// nothing to compare).
+	Gate    Gate
+	Verdict *Verdict
+	// JUnit is the JUnit file to write the verdict to (Options.JUnit, or
+	// on Resume the one recorded), "" for none.
+	JUnit string
+	// AlreadyFinished reports a Resume of an eval that had finished
+	// before: nothing was played, the outputs were re-read (and any
+	// missing one written again) and the verdict is the stored one.
+	AlreadyFinished bool
 }
 
 // checkpoint records the phases (variant × version) an eval has finished,
@@ -159,6 +182,15 @@ type checkpoint struct {
 	Done     []string          `json:"done"` // "VARIANT\x00LABEL" of finished phases
 	Finished bool              `json:"finished"`
 	Started  time.Time         `json:"started"`
+	// Gate is the gate the eval was started with (nil in checkpoints of
+	// evolve versions before it was recorded).
+	Gate *Gate `json:"gate,omitempty"`
+	// Verdict is set when the eval finishes, after its outputs (report,
+	// plots, comparisons.parquet, manifest) are written: a resume of a
+	// finished eval re-emits it.
+	Verdict *Verdict `json:"verdict,omitempty"`
+	// JUnit is the JUnit file the eval was started with (absolute).
+	JUnit string `json:"junit,omitempty"`
 	// LLMCacheDir is the language model's response cache directory
 	// (agent.cache_dir made absolute; "" for the default or the scripted
 	// agent), which the resolved config does not hold, so that a resume
@@ -203,6 +235,7 @@ type eval struct {
 	ck       checkpoint
 	dir      string
 	lock     *os.File
+	base     *baseline   // the --baseline eval's episodes, nil for the first version
 	llm      *llm.Client // the language-model agent's client, nil for the scripted agent
 	agent    string      // experiment.Config.AgentIdentity: the outcome cache's Agent
 	episodes []results.EpisodeRow
@@ -308,6 +341,24 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 			File: "prompts/" + fileName(v.Label) + ".yaml", SHA256: v.Prompt.ContentSHA256})
 	}
 	e.ck.ID = e.cfg.Name + "-eval-" + hex.EncodeToString(h.Sum(nil))[:10]
+	g := opt.Gate
+	if err := g.Config.Validate(); err != nil {
+		return nil, err
+	}
+	if g.Baseline != "" {
+		if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
+			return nil, err
+		}
+	}
+	e.ck.Gate = &g
+	if opt.JUnit != "" {
+		if e.ck.JUnit, err = filepath.Abs(opt.JUnit); err != nil {
+			return nil, err
+		}
+	}
+	if e.base, err = e.loadBaseline(); err != nil { // before anything is played
+		return nil, err
+	}
 	return e, nil
 }
 
@@ -352,7 +403,27 @@ func (e *eval) create() error {
 		if err := os.MkdirAll(e.dir, 0o755); err != nil {
 			return err
 		}
+		if killedStart(e.dir) {
+			// An eval killed before its first checkpoint left only its
+			// lock, prompt files and temporary files: nothing to resume,
+			// so the same command takes the directory over.
+			if err := e.lockDir(); err != nil {
+				return err
+			}
+			ents, _ := os.ReadDir(e.dir)
+			for _, ent := range ents {
+				if ent.Name() != "eval.lock" {
+					if err := os.RemoveAll(filepath.Join(e.dir, ent.Name())); err != nil {
+						return err
+					}
+				}
+			}
+			return e.init()
+		}
 		if ents, err := os.ReadDir(e.dir); err != nil || len(ents) > 0 {
+			if _, err := os.Stat(filepath.Join(e.dir, CheckpointFile)); err == nil {
+				return fmt.Errorf("--dir %s holds an eval already (an eval never overwrites one): complete it, or re-emit its verdict, with evolve eval --resume %s", e.dir, e.dir)
+			}
 			return fmt.Errorf("--dir %s: want a new or empty directory (an eval never overwrites one)", e.dir)
 		}
 		return e.init()
@@ -377,8 +448,10 @@ func (e *eval) create() error {
 // init locks the new eval directory and writes the prompt files and the
 // first checkpoint.
 func (e *eval) init() error {
-	if err := e.lockDir(); err != nil {
-		return err
+	if e.lock == nil {
+		if err := e.lockDir(); err != nil {
+			return err
+		}
 	}
 	if err := os.Mkdir(filepath.Join(e.dir, "prompts"), 0o755); err != nil {
 		return err
@@ -393,6 +466,28 @@ func (e *eval) init() error {
 		}
 	}
 	return e.save()
+}
+
+// killedStart reports whether dir holds what an eval killed before its
+// first checkpoint leaves: eval.lock, and nothing else but prompts/,
+// the first (empty) episodes.parquet and temporary files of atomic
+// writes.
+func killedStart(dir string) bool {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	lock := false
+	for _, ent := range ents {
+		switch name := ent.Name(); {
+		case name == "eval.lock":
+			lock = true
+		case name == "prompts" && ent.IsDir(), name == EpisodesFile, atomicfile.IsTemp(name):
+		default:
+			return false
+		}
+	}
+	return lock
 }
 
 func (e *eval) lockDir() error {
@@ -436,6 +531,10 @@ func phaseKey(variant, label string) string { return variant + "\x00" + label }
 // loop plays the phases not yet done, then writes the summary.
 func (e *eval) loop(ctx context.Context) (*Result, error) {
 	e.res = &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions}
+	if e.ck.Gate != nil {
+		e.res.Gate = *e.ck.Gate
+	}
+	e.res.JUnit = e.ck.JUnit
 	workers := e.cfg.Workers
 	if e.llm != nil {
 		workers = e.cfg.Agent.LLM.Concurrency // episodes wait on the model, not on the CPU
@@ -607,8 +706,11 @@ func Scores(rows []results.EpisodeRow, variant, label string) (scores []float64,
 	return scores, seedList, repeats
 }
 
-// finish writes summary.parquet and the manifest, and marks the eval
-// finished.
+// finish writes summary.parquet, compares the versions with the
+// baseline, writes the outputs (report.md, plots, report.html,
+// comparisons.parquet, results.tex, manifest.yaml), and only then marks
+// the eval finished with its verdict: a kill at any write leaves an eval
+// that Resume completes.
 func (e *eval) finish() error {
 	results.SortEpisodes(e.episodes)
 	e.res.Episodes = e.episodes
@@ -625,11 +727,20 @@ func (e *eval) finish() error {
 	if err := results.WriteSummaries(filepath.Join(e.dir, SummaryFile), e.res.Summaries); err != nil {
 		return err
 	}
-	e.ck.Finished = true
-	if err := e.save(); err != nil {
+	verdict, err := e.compare(e.base)
+	if err != nil {
 		return err
 	}
-	return e.writeManifest()
+	e.res.Verdict = verdict
+	if err := writeOutputs(e.res, false); err != nil {
+		return err
+	}
+	if err := e.writeManifest(); err != nil {
+		return err
+	}
+	e.ck.Verdict = verdict
+	e.ck.Finished = true
+	return e.save()
 }
 
 // iqmCI is the 95% BCa bootstrap CI of the IQM (stats.BootstrapBCaIQM,

@@ -68,14 +68,25 @@ func TestResolvePrompt(t *testing.T) {
 	}
 }
 
+// report.html renders the Markdown (emphasis, the figure reference,
+// tables with right-aligned cells) rather than showing it, and draws the
+// verdict marks with CSS rather than with emoji.
 func TestHTML(t *testing.T) {
-	page := HTML("T <1>", "# Title\n\ntext & more\n\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\n- x\n- y\n", []byte("<svg></svg>"))
-	for _, want := range []string{"<title>T &lt;1&gt;</title>", "<h1>Title</h1>", "<p>text &amp; more</p>", "<th>a</th>", `<td class="r">2</td>`, "<li>y</li>", "<svg></svg>"} {
+	md := "# Title\n\ntext & more, ✅ **No regression**, ❌ bad\n\n| a | b |\n| --- | ---: |\n| 1 | 2 |\n\n- x\n- y\n\n![Scores per version](plots/scores.png)\n\n<script>alert(1)</script>\n"
+	data, err := HTML("T <1>", md, []byte("<?xml version=\"1.0\"?>\n<svg id=\"fig\"></svg>"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := string(data)
+	for _, want := range []string{"<title>T &lt;1&gt;</title>", "<h1>Title</h1>", "<strong>No regression</strong>", "text &amp; more",
+		`<th>a</th>`, `<td style="text-align:right">2</td>`, "<li>y</li>", "<figure>\n<svg id=\"fig\"></svg>", `<span class="mark ok"`, `<span class="mark bad"`} {
 		if !strings.Contains(page, want) {
 			t.Errorf("page lacks %q:\n%s", want, page)
 		}
 	}
-	if strings.Contains(page, "<script") || strings.Contains(page, "http") {
-		t.Error("the page loads something")
+	for _, bad := range []string{"**", "![", "<img", "✅", "❌", "<?xml", "<script", "http"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("page holds %q:\n%s", bad, page)
+		}
 	}
 }

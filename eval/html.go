@@ -1,88 +1,86 @@
 package eval
 
 import (
+	"bytes"
+	"fmt"
 	"html"
 	"strings"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/extension"
+
+	"evolve/results"
 )
 
-// HTML renders the Markdown of an eval report (headings, pipe tables,
-// bullet lists and paragraphs, as the report writes them) as a
-// self-contained HTML page with title, and the SVG figures inline after
-// it: no scripts, nothing fetched.
-func HTML(title, md string, svgs ...[]byte) string {
-	var b strings.Builder
-	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + html.EscapeString(title) + "</title>\n")
-	b.WriteString("<style>body{font-family:sans-serif;max-width:70em;margin:2em auto;padding:0 1em}table{border-collapse:collapse}td,th{border:1px solid #ccc;padding:.2em .5em}td.r{text-align:right}</style></head><body>\n")
-	lines := strings.Split(md, "\n")
-	inList := false
-	for i := 0; i < len(lines); i++ {
-		l := lines[i]
-		if inList && !strings.HasPrefix(l, "- ") {
-			b.WriteString("</ul>\n")
-			inList = false
-		}
-		switch {
-		case strings.HasPrefix(l, "#"):
-			level := len(l) - len(strings.TrimLeft(l, "#"))
-			tag := "h" + string(rune('0'+min(level, 6)))
-			b.WriteString("<" + tag + ">" + html.EscapeString(strings.TrimSpace(l[level:])) + "</" + tag + ">\n")
-		case strings.HasPrefix(l, "|"):
-			b.WriteString("<table>\n")
-			header := cells(l)
-			right := []bool{}
-			if i+1 < len(lines) && strings.HasPrefix(lines[i+1], "|") {
-				for _, c := range cells(lines[i+1]) {
-					right = append(right, strings.HasSuffix(c, ":"))
-				}
-				i++
-			}
-			b.WriteString("<tr>")
-			for _, c := range header {
-				b.WriteString("<th>" + html.EscapeString(c) + "</th>")
-			}
-			b.WriteString("</tr>\n")
-			for i+1 < len(lines) && strings.HasPrefix(lines[i+1], "|") {
-				i++
-				b.WriteString("<tr>")
-				for k, c := range cells(lines[i]) {
-					class := ""
-					if k < len(right) && right[k] {
-						class = ` class="r"`
-					}
-					b.WriteString("<td" + class + ">" + html.EscapeString(c) + "</td>")
-				}
-				b.WriteString("</tr>\n")
-			}
-			b.WriteString("</table>\n")
-		case strings.HasPrefix(l, "- "):
-			if !inList {
-				b.WriteString("<ul>\n")
-				inList = true
-			}
-			b.WriteString("<li>" + html.EscapeString(l[2:]) + "</li>\n")
-		case strings.TrimSpace(l) != "":
-			b.WriteString("<p>" + html.EscapeString(l) + "</p>\n")
-		}
+// htmlStyle is the style sheet of report.html: the run report's
+// (report.Data.HTML), with verdict marks drawn by CSS rather than by
+// glyphs, which would depend on the fonts installed.
+const htmlStyle = `body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
+table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
+th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
+th { border-bottom: 2px solid #888; }
+td[style*="right"], th[style*="right"] { font-variant-numeric: tabular-nums; white-space: nowrap; }
+code { font-size: 0.85rem; }
+figure { margin: 1.5rem 0; }
+figure svg { max-width: 100%; height: auto; }
+.mark { display: inline-block; width: 0.7em; height: 0.7em; border-radius: 50%; margin-right: 0.3em; vertical-align: baseline; }
+.mark.ok { background: #2ca02c; }
+.mark.bad { background: #d62728; }
+td:has(.mark) { white-space: nowrap; }
+`
+
+// markdown is the renderer of report.html: CommonMark with GitHub's pipe
+// tables (goldmark, github.com/yuin/goldmark); raw HTML in the Markdown is
+// escaped, not passed through.
+var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
+
+// figureImage is the paragraph goldmark renders for report.md's figure
+// reference; report.html inlines the SVG in its place.
+const figureImage = `<p><img src="plots/` + ScoresName + `.png" alt="Scores per version"></p>`
+
+// HTML renders md, an eval report's Markdown (CommonMark and pipe
+// tables), as a self-contained HTML page with title, in the run report's
+// style. svgs are inlined as figures: the first in place of the report's
+// reference to plots/scores.png, the others after it (or all at the end
+// when md has no such reference). The emoji ✅ and ❌ become marks drawn
+// by CSS (red for a regression, green for ok), and so do the table cells
+// "regression" and "improvement", so that nothing depends on the fonts installed; no scripts,
+// nothing fetched. An error means the Markdown renderer failed.
+func HTML(title, md string, svgs ...[]byte) ([]byte, error) {
+	var body bytes.Buffer
+	if err := markdown.Convert([]byte(md), &body); err != nil {
+		return nil, fmt.Errorf("eval: rendering the report's Markdown: %w", err)
 	}
-	if inList {
-		b.WriteString("</ul>\n")
-	}
+	s := body.String()
+	s = strings.ReplaceAll(s, "✅", `<span class="mark ok" role="img" aria-label="ok"></span>`)
+	s = strings.ReplaceAll(s, "❌", `<span class="mark bad" role="img" aria-label="failed"></span>`)
+	// report.md's verdict cells get the same marks.
+	s = strings.ReplaceAll(s, "<td>"+results.VerdictRegression+"</td>", `<td><span class="mark bad"></span>`+results.VerdictRegression+"</td>")
+	s = strings.ReplaceAll(s, "<td>"+results.VerdictImprovement+"</td>", `<td><span class="mark ok"></span>`+results.VerdictImprovement+"</td>")
+	var figs strings.Builder
 	for _, svg := range svgs {
-		b.WriteString("<figure>\n")
-		b.Write(svg)
-		b.WriteString("</figure>\n")
+		figs.WriteString("<figure>\n")
+		figs.Write(stripProlog(svg))
+		figs.WriteString("\n</figure>\n")
 	}
-	b.WriteString("</body></html>\n")
-	return b.String()
+	if strings.Contains(s, figureImage) {
+		s = strings.Replace(s, figureImage, figs.String(), 1)
+	} else {
+		s += figs.String()
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
+		html.EscapeString(title), htmlStyle)
+	b.WriteString(s)
+	b.WriteString("</body>\n</html>\n")
+	return b.Bytes(), nil
 }
 
-// cells splits a Markdown table row into its trimmed cells.
-func cells(row string) []string {
-	row = strings.TrimSpace(row)
-	row = strings.TrimPrefix(strings.TrimSuffix(row, "|"), "|")
-	parts := strings.Split(row, "|")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
+// stripProlog drops an XML prolog (<?xml ...?>) and a DOCTYPE before an
+// SVG's root element, which HTML does not allow inline.
+func stripProlog(svg []byte) []byte {
+	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
+		return svg[i:]
 	}
-	return parts
+	return svg
 }

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
 	"evolve/prompt"
-	"evolve/guard"
 )
 
 // ResolvePrompt resolves one PROMPT argument of evolve eval:

@@ -34,20 +34,27 @@ func (e *InterruptedError) Error() string {
 // Unwrap returns the context's error.
 func (e *InterruptedError) Unwrap() error { return e.Cause }
 
-// ErrFinished is returned (wrapped, naming the directory) by Resume for an
-// eval that has already finished: nothing is played or written.
-var ErrFinished = errors.New("the eval has already finished; nothing to resume")
-
 // Resume continues the eval in dir from its checkpoint: the versions are
 // read from the directory's prompt files (verified), the config, seeds,
-// repeats and variants from the checkpoint; phases already done are kept,
-// the others played (from opt.Cache where it can). The outputs equal
-// those of an eval never interrupted. opt's Config, Split, SeedsFile,
-// Repeats, Sets and Out are ignored. Errors name the file at fault.
+// repeats, variants and gate from the checkpoint; the baseline is checked
+// again before anything is played; phases already done are kept, the
+// others played (from opt.Cache where it can). The outputs equal those of
+// an eval never interrupted. opt's Config, Split, SeedsFile, Repeats,
+// Sets and Out are ignored, and so is opt.Gate unless opt.GateGiven (then
+// it must equal the recorded gate, else the error wraps ErrGateChanged).
+//
+// An eval that has already finished is not played again: the Result
+// (AlreadyFinished set) holds its summaries, episodes and the verdict
+// stored in its checkpoint, and any output file missing from the
+// directory is written again, so that the caller re-emits the verdict and
+// exits with its status. Errors name the file at fault.
 func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	path := filepath.Join(dir, CheckpointFile)
 	data, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
+		if killedStart(dir) {
+			return nil, fmt.Errorf("%s holds no %s: the eval was stopped before its first checkpoint; run the same evolve eval command again (it takes the directory over)", dir, CheckpointFile)
+		}
 		return nil, fmt.Errorf("%s is not a resumable eval directory: no %s", dir, CheckpointFile)
 	}
 	if err != nil {
@@ -57,8 +64,26 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	if err := json.Unmarshal(data, &ck); err != nil || ck.ID == "" || !strings.Contains(ck.ID, "-eval-") {
 		return nil, fmt.Errorf("%s is not an eval directory (its %s is not an eval's; a run is resumed with evolve run --resume)", dir, CheckpointFile)
 	}
-	if ck.Finished {
-		return nil, fmt.Errorf("eval %s in %s: %w", ck.ID, dir, ErrFinished)
+	switch {
+	case ck.Gate == nil: // written before the gate was recorded
+		g := opt.Gate
+		if g.Baseline != "" {
+			if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
+				return nil, err
+			}
+		}
+		ck.Gate = &g
+	case opt.GateGiven:
+		g := opt.Gate
+		if g.Baseline != "" {
+			if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
+				return nil, err
+			}
+		}
+		if !sameGate(g, *ck.Gate) {
+			return nil, fmt.Errorf("eval %s in %s: %w: it was started with %s, the resume gives %s (give the same gate flags, or none)",
+				ck.ID, dir, ErrGateChanged, gateDesc(*ck.Gate), gateDesc(g))
+		}
 	}
 	cfg, err := experiment.Parse(path+" (config)", []byte(ck.Config))
 	if err != nil {
@@ -90,11 +115,22 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	if err := e.useAgent(); err != nil {
 		return nil, err
 	}
+	if opt.JUnit != "" {
+		if e.ck.JUnit, err = filepath.Abs(opt.JUnit); err != nil {
+			return nil, err
+		}
+	}
 	if err := e.lockDir(); err != nil {
 		return nil, err
 	}
 	defer e.unlock()
+	if ck.Finished {
+		return e.reopen()
+	}
 	if err := trajectory.RemoveTemps(dir); err != nil {
+		return nil, err
+	}
+	if e.base, err = e.loadBaseline(); err != nil { // before anything is played
 		return nil, err
 	}
 	rows, _, err := results.ReadEpisodes(filepath.Join(dir, EpisodesFile))
@@ -107,4 +143,47 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 		}
 	}
 	return e.loop(ctx)
+}
+
+// reopen returns the Result of the finished eval e, its verdict the
+// stored one, after writing any output file that is missing.
+func (e *eval) reopen() (*Result, error) {
+	res := &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions, Gate: *e.ck.Gate, Verdict: e.ck.Verdict, JUnit: e.ck.JUnit, AlreadyFinished: true}
+	if res.Verdict == nil {
+		res.Verdict = &Verdict{}
+	}
+	for _, v := range e.variants {
+		res.Variants = append(res.Variants, v.Name)
+	}
+	var err error
+	if res.Summaries, err = results.ReadSummaries(filepath.Join(e.dir, SummaryFile)); err != nil {
+		return nil, err
+	}
+	if res.Episodes, _, err = results.ReadEpisodes(filepath.Join(e.dir, EpisodesFile)); err != nil {
+		return nil, err
+	}
+	e.res, e.episodes = res, res.Episodes
+	if err := writeOutputs(res, true); err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(filepath.Join(e.dir, ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+		if err := e.writeManifest(); err != nil {
+			return nil, err
+		}
+	}
+	return res, nil
+}
+
+// gateDesc describes a gate's settings for an error message.
+func gateDesc(g Gate) string {
+	base := "the first version"
+	if g.Baseline != "" {
+		base = g.Baseline
+		if g.BaselineVersion != "" {
+			base += " (" + g.BaselineVersion + ")"
+		}
+	}
+	c := g.Config
+	return fmt.Sprintf("baseline %s, test %q, alpha %v, margin %v, A12 margin %v, correction %q, fail on regression %v",
+		base, c.Test, c.Alpha, c.Margin, c.MarginA12, c.Correction, g.FailOnRegression)
 }

@@ -220,7 +220,11 @@ func stamp(t time.Time) *yaml.Node {
 // and missing frozen parts are *DecodeError values naming the file, line,
 // field path and bad value. If the document has content_sha256, it must
 // equal the hash of the canonical encoding of the decoded fields, else
-// the error wraps ErrHashMismatch and names both hashes.
+// the error wraps ErrHashMismatch, names both hashes and says to delete
+// the line to use an edited file as a new prompt. A document without
+// content_sha256 (an editable file, EncodeEditable) is accepted and its
+// ContentSHA256 left "" (Encode computes it; a store refuses such a file
+// among its versions).
 func Decode(file string, data []byte) (*Prompt, error) {
 	var root yaml.Node
 	if err := yaml.Unmarshal(data, &root); err != nil {
@@ -249,7 +253,8 @@ func Decode(file string, data []byte) (*Prompt, error) {
 			return nil, &DecodeError{File: file, Msg: err.Error()}
 		}
 		if q.ContentSHA256 != want {
-			return nil, fmt.Errorf("%s: %w: content_sha256 records %s, the content hashes to %s (the file was edited after it was written; versions are immutable)",
+			return nil, fmt.Errorf("%s: %w: content_sha256 records %s, the content hashes to %s (the file was edited after it was written, and a stored version is immutable; "+
+				"to use the edited file as a new prompt, delete its content_sha256 line and evolve computes the hash, or start from evolve prompt new)",
 				file, ErrHashMismatch, want, q.ContentSHA256)
 		}
 	}

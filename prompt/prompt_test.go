@@ -183,7 +183,7 @@ func TestDecodeErrors(t *testing.T) {
 			}
 			if tt.name == "edited after writing" {
 				if !errors.Is(err, ErrHashMismatch) || !strings.HasPrefix(err.Error(), tt.want) ||
-					!strings.Contains(err.Error(), "(the file was edited after it was written; versions are immutable)") {
+					!strings.Contains(err.Error(), "(the file was edited after it was written, and a stored version is immutable; to use the edited file as a new prompt, delete its content_sha256 line") {
 					t.Errorf("err = %v, want ErrHashMismatch starting %q", err, tt.want)
 				}
 				return

@@ -14,8 +14,10 @@ import (
 // The first lists, per generation, the incumbent and every candidate on
 // the val split: version, n, mean ± half-width of the Student t 95% CI,
 // IQM, the one-sided p of the acceptance test, the adjusted p and the A12
-// effect size; the incumbent's version carries a dagger, accepted
-// candidates are in bold. The second gives the base
+// effect size, and under each candidate its mutation in short
+// (ShortMutation, on a line of its own: a column would not fit the text
+// width); the incumbent's version carries a dagger, accepted candidates
+// are in bold. The second gives the base
 // and final versions on the test split: n, mean ± 95% CI, IQM with its
 // bootstrap CI, and the two-sided U test p and A12 of final against base.
 //
@@ -36,7 +38,8 @@ func (d *Data) LaTeX() []byte {
 generation's incumbent by a one-sided %s test (candidate better), $p$-values
 %s, $\alpha = %s$. Mean $\pm$ half-width
 of the 95\%% CI; IQM is the 25\%% trimmed mean; $A_{12}$ is the Vargha-Delaney
-effect size. $^\dagger$~the generation's incumbent; accepted candidates in bold.}
+effect size; under each candidate, its change to the incumbent in short.
+$^\dagger$~the generation's incumbent; accepted candidates in bold.}
 \label{tab:%s-val}
 \small
 \setlength{\tabcolsep}{3.5pt}
@@ -60,6 +63,11 @@ Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A
 				}
 			}
 			fmt.Fprintf(&w, " & %s \\\\\n", strings.Join(cells, " & "))
+			if m := texMutation(c.Mutation); m != "" {
+				// The mutation, in short, on a line of its own: the table
+				// has no room for a column at the text width.
+				fmt.Fprintf(&w, " & \\multicolumn{7}{l}{\\footnotesize\\quad %s} \\\\\n", m)
+			}
 		}
 	}
 	w.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")

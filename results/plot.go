@@ -268,9 +268,6 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 
 	p := plot.New()
 	p.Title.Text = "Incumbent val score by generation"
-	if run := gens[0].Run; run != "" {
-		p.Title.Text += " (" + run + ")"
-	}
 	p.X.Label.Text = "generation"
 	p.Y.Label.Text = "val score (mean, 95% CI)"
 	p.X.Tick.Marker = niceTicks{n: 10, integer: true}
@@ -535,9 +532,6 @@ func CandidatesFigure(episodes []EpisodeRow, cands []CandidateRow, gens []Genera
 		rows[len(rows)-1] = append(rows[len(rows)-1], p)
 	}
 	title := "Val scores of the incumbent and the candidates, per generation"
-	if run := gens[0].Run; run != "" {
-		title += " (" + run + ")"
-	}
 	key := []Swatch{
 		{Label: "incumbent (*)", Color: colorBoxIncumbent},
 		{Label: "candidate", Color: colorBoxCandidate},

@@ -103,9 +103,6 @@ func FailureCausesFigure(gens []GenerationRow, causes []envs.Cause) (Figure, err
 
 	p := plot.New()
 	p.Title.Text = "Incumbent train failures by cause"
-	if run := gens[0].Run; run != "" {
-		p.Title.Text += " (" + run + ")"
-	}
 	p.Y.Label.Text = "failed train episodes"
 	p.Y.Tick.Marker = niceTicks{n: 8}
 	p.Add(plotter.NewGrid())
@@ -271,9 +268,6 @@ func LineageFigure(gens []GenerationRow, cands []CandidateRow) (Figure, error) {
 	}
 	p := plot.New()
 	p.Title.Text = "Lineage of accepted versions"
-	if run := gens[0].Run; run != "" {
-		p.Title.Text += " (" + run + ")"
-	}
 	p.X.Label.Text = "accepted mutations"
 	p.Y.Label.Text = "val score (mean, 95% CI)"
 	p.X.Tick.Marker = niceTicks{n: 10, integer: true}

@@ -293,9 +293,9 @@ func TestLineage(t *testing.T) {
 
 // TestPDFText checks that the PDF figures carry their non-ASCII text as
 // text (UTF-8 fonts, not vgpdf's cp1252): pdftotext (Debian's
-// poppler-utils) of every PDF figure shows the run name "glyphs Δ→" of its
-// title, and the lineage shows a mutation with → and Δ, not the cp1252
-// mojibake "â†’" and "Î”". The PDFs stay byte-identical across renders.
+// poppler-utils) of the lineage shows a mutation with → and Δ, not the
+// cp1252 mojibake "â†’" and "Î”"; and no figure's title carries the run
+// name "glyphs Δ→" (titles leave the run ID out, for papers). The PDFs stay byte-identical across renders.
 // Skipped when pdftotext is not installed.
 func TestPDFText(t *testing.T) {
 	pdftotext, err := exec.LookPath("pdftotext")
@@ -318,9 +318,12 @@ func TestPDFText(t *testing.T) {
 				t.Fatalf("pdftotext %s: %v", path, err)
 			}
 			text := string(out)
-			want := []string{"(" + run + ")"}
+			var want []string
 			if name == "lineage" {
 				want = append(want, "0.300 → 0.400", "Δ=0.100")
+			}
+			if strings.Contains(text, run) {
+				t.Errorf("pdftotext %s: the title carries the run ID %q:\n%s", name, run, text)
 			}
 			for _, w := range want {
 				if !strings.Contains(text, w) {
@@ -350,6 +353,38 @@ func TestPDFText(t *testing.T) {
 		}
 		if !bytes.Equal(first, b) {
 			t.Fatalf("render %d of lineage.pdf differs from the first", i+2)
+		}
+	}
+}
+
+// Figure titles name what is drawn, not the run: a paper's figure carries
+// no run ID (the report and the file's directory name the run).
+func TestFigureTitlesWithoutRunID(t *testing.T) {
+	eps, cands, gens := sampleRun("run-golden", 3, 2, 20, 15, 5, 9)
+	titles := func(f Figure) string {
+		s := f.Title
+		for _, row := range f.Panels {
+			for _, p := range row {
+				s += "\n" + p.Title.Text
+			}
+		}
+		return s
+	}
+	var figs []Figure
+	for _, mk := range []func() (Figure, error){
+		func() (Figure, error) { return ValByGenerationFigure(gens, cands) },
+		func() (Figure, error) { return CandidatesFigure(eps, cands, gens) },
+		func() (Figure, error) { return LineageFigure(gens, cands) },
+	} {
+		f, err := mk()
+		if err != nil {
+			t.Fatal(err)
+		}
+		figs = append(figs, f)
+	}
+	for i, f := range figs {
+		if s := titles(f); strings.Contains(s, "run-golden") {
+			t.Errorf("figure %d's titles name the run:\n%s", i, s)
 		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 
 	"evolve/gate"
@@ -17,8 +18,8 @@ import (
 func init() {
 	register(&command{
 		name:     "compare",
-		synopsis: "compare two samples of scores with a rank test (a CI gate)",
-		usage:    "[flags] BASELINE CANDIDATE",
+		synopsis: "compare samples of scores with rank tests, one or many rows (a CI gate)",
+		usage:    "[flags] BASELINE CANDIDATE...",
 		help: `
 Compare a candidate's scores with a baseline's, as benchstat does for
 benchmarks: n, median and mean with its 95% CI for each, the difference,
@@ -31,6 +32,16 @@ BASELINE and CANDIDATE are each:
 	FILE.csv                   a header row with a "score" column, optionally "seed"
 	FILE.parquet               a "score" column (integer or float), optionally "seed"
 	RUN_DIR:VERSION            the version's episodes of --split in RUN_DIR/episodes.parquet
+
+Many rows, as benchstat: with several CANDIDATE files, or with --key
+COLUMN (CSV files with a key column: a task, an environment, a config),
+evolve compare prints one table with a row per candidate and key: both
+means, the relative difference, p, the p-value adjusted across all rows
+(--correction holm by default; bonferroni, hochberg, bh, by, none, as R's
+p.adjust), A12 and the verdict, taken from the adjusted one-sided
+p-values. Every candidate must have the baseline's keys and no other.
+--json prints the rows as a list (each a comparison as below, with key,
+candidate_file, p_adj, p_greater_adj, p_less_adj and correction).
 
 Statistics (all computed as candidate against baseline):
 
@@ -100,7 +111,9 @@ Examples:
 	evolve compare base.txt cand.txt
 	evolve compare --test signed-rank runs/exp-1:v1.0.0 runs/exp-1:v1.0.5
 	evolve compare --split test --json runs/a:v1.0.0 runs/b:v1.2.0
-	evolve compare --fail-on-regression --alpha 0.01 main.csv pr.csv`,
+	evolve compare --fail-on-regression --alpha 0.01 main.csv pr.csv
+	evolve compare --key task --fail-on-regression main.csv pr.csv   # a row per task, Holm across tasks
+	evolve compare main.csv pr-1.csv pr-2.csv                         # a row per candidate`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			test := fs.String("test", "mwu", "the rank test: `mwu` (independent samples) or signed-rank (paired by seed)")
 			alt := fs.String("alternative", "two-sided", "alternative hypothesis of the reported p: `two-sided`, greater (candidate better) or less")
@@ -109,15 +122,21 @@ Examples:
 			alpha := fs.Float64("alpha", 0.05, "significance level of the verdict, in (0, 1)")
 			split := fs.String("split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
 			asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the gate check fails (either --hypothesis)")
+			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the gate check fails (either --hypothesis); with several rows, when a row is a regression")
 			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "the gate's `regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no such loss)")
 			margin := fs.Float64("margin", 0, "the gate's margin `D` in score units (shift, or mean with --margin-on mean)")
 			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
 			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (Brunner-Munzel)")
 			maxUnmatched := fs.Int("max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
+			key := fs.String("key", "", "compare row by row: the CSV `COLUMN` naming each score's row (a task, environment, ...)")
+			correction := fs.String("correction", "holm", "adjustment of the p-values across rows: `holm`, bonferroni, hochberg, bh, by or none")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) != 2 {
-					return usagef("want BASELINE and CANDIDATE, got %d arguments", len(args))
+				if len(args) < 2 {
+					return usagef("want BASELINE and CANDIDATE, got %s", plural(len(args), "argument", "arguments"))
+				}
+				corr, err := stats.ParseCorrection(*correction)
+				if err != nil {
+					return usagef("--correction: %q is not one of holm, bonferroni, hochberg, bh, by, none", *correction)
 				}
 				if *test != "mwu" && *test != "signed-rank" {
 					return usagef("--test must be mwu or signed-rank, got %q", *test)
@@ -135,6 +154,25 @@ Examples:
 				}
 				if *split != "train" && *split != "val" && *split != "test" {
 					return usagef("--split must be train, val or test, got %q", *split)
+				}
+				if len(args) > 2 || *key != "" {
+					rows, err := compareRows(args, *key, *split, corr, compareOptions{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+					if err != nil {
+						return err
+					}
+					if err := printRows(env.stdout, args, rows, *asJSON); err != nil {
+						return err
+					}
+					var bad []string
+					for _, r := range rows {
+						if r.Verdict == verdictRegression {
+							bad = append(bad, strings.TrimSpace(r.Key+" "+r.File))
+						}
+					}
+					if *failReg && len(bad) > 0 {
+						return &exitError{code: exitRegression, err: fmt.Errorf("regression in %s: %s (adjusted one-sided p < alpha %v)", plural(len(bad), "row", "rows"), strings.Join(bad, ", "), *alpha)}
+					}
+					return nil
 				}
 				gcfg := gate.Config{Alpha: *alpha, Hypothesis: *hypothesis, Margin: *margin, MarginOn: *marginOn, MarginA12: *marginA12, MaxUnmatched: *maxUnmatched}
 				if err := gcfg.Validate(); err != nil {

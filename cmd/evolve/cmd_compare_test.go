@@ -148,7 +148,7 @@ func TestCompareErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{[]string{cmpBase}, exitUsage, "want BASELINE and CANDIDATE, got 1 arguments"},
+		{[]string{cmpBase}, exitUsage, "want BASELINE and CANDIDATE, got 1 argument"},
 		{[]string{"--test", "t", cmpBase, cmpCand}, exitUsage, `--test must be mwu or signed-rank, got "t"`},
 		{[]string{"--alternative", "bigger", cmpBase, cmpCand}, exitUsage, `--alternative: "bigger" is not one of two-sided, greater, less`},
 		{[]string{"--method", "magic", cmpBase, cmpCand}, exitUsage, `--method: "magic" is not one of auto, exact, asymptotic`},

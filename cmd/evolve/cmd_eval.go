@@ -7,11 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"text/tabwriter"
-
-	"gopkg.in/yaml.v3"
 
 	"evolve/cache"
 	"evolve/cmd/evolve/internal/progress"
@@ -19,7 +16,6 @@ import (
 	"evolve/experiment"
 	"evolve/gate"
 	"evolve/internal/atomicfile"
-	"evolve/results"
 )
 
 // listFlag is a repeatable string flag.
@@ -40,8 +36,10 @@ parallel deterministic runner of 'evolve run', and write an eval directory
 <out>/<name>-eval-<hash>/ (or --dir DIR): manifest.yaml, checkpoint.json,
 prompts/ (each version's file), episodes.parquet (the schema of a run's,
 with variant and repeat), summary.parquet (n, mean, std, median, IQM and
-95% CIs per version and variant), report.md, report.html and plots/ (a box
-plot of the scores, PNG, SVG and PDF). A seed file (--seeds) is recorded
+95% CIs per version and variant), comparisons.parquet (every comparison
+with the baseline: both one-sided p-values, effect sizes, the verdict),
+report.md, report.html, results.tex (a booktabs table for a paper) and
+plots/ (a box plot of the scores, PNG, SVG and PDF). A seed file (--seeds) is recorded
 as split test, with its path and hash in the manifest.
 
 A PROMPT is a prompt YAML file ("embedded" for the embedded base prompt),
@@ -53,8 +51,8 @@ baseline: the first PROMPT, or with --baseline PATH an earlier eval
 (its directory or episodes.parquet; --baseline-version picks its version,
 by default its first). A baseline eval directory must have played the same
 environment configuration per variant and the same seeds, and the
-baseline every (seed, repeat) a candidate plays; anything else is refused,
-not compared. Pairing is on the (seed, repeat)s both sides played;
+baseline every (seed, repeat) a candidate plays, with the same repeats and
+agent; anything else is refused before anything is played. Pairing is on the (seed, repeat)s both sides played;
 --max-unmatched N refuses a paired check with more than N candidate
 observations the baseline lacks (default 0; -1: no limit).
 
@@ -85,6 +83,10 @@ are adjusted by --correction: holm (default), hochberg, bonferroni,
 none-per-variant (Holm within each variant only: the error rate grows
 with the variants) or none. The output states the family.
 
+Each version is also tested for an improvement (the same test with the
+roles swapped, no margin, adjusted alike): a version significantly better
+is reported as an improvement, never as a failure.
+
 Variants: a config's variants: list ({name, params} overriding
 environment.params), or --set environment.params.KEY=V1,V2 (repeatable;
 every combination is a variant).
@@ -110,8 +112,16 @@ versions with --no-cache replays every reply and makes no request.
 --llm-cache off|read|readwrite overrides agent.cache for this process
 (read: replay only, nothing is sent, a missing reply is an error), as
 'evolve run --cache' does. --resume DIR continues with the eval's
-own prompts, seeds and variants; give the gate, cache and output flags
-again (the interrupt message prints the whole command).
+own prompts, seeds, variants and gate (--baseline, --margin, --alpha,
+--test, --fail-on-regression, recorded when the eval starts: a resume that
+gives other values is refused) and its --junit file unless another is
+given; give the cache flags again (the interrupt message prints the whole
+command). The outputs are written before the eval counts as finished, with
+its verdict in checkpoint.json: --resume of a finished eval plays nothing,
+writes any missing output, the JUnit file and the step summary again, and
+exits with the verdict's status (3 for a regression under
+--fail-on-regression). An eval stopped before its first checkpoint is
+taken over by the same command again.
 
 Exit status: 0 ok; 1 failure; 2 bad command line; 3 --fail-on-regression
 and a check failed (regressed, or was not shown non-inferior); 130/143 interrupted (resume with --resume DIR).
@@ -129,7 +139,7 @@ Examples:
 	evolve eval --resume evals/default-eval-1a2b3c4d5e`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			config := fs.String("config", "", "experiment config `FILE`: environment, variants, seed sets, workers (default: the embedded default)")
-			split := fs.String("split", "test", "the seed split to play: `test`, val or train")
+			split := fs.String("split", "test", "the seed `SPLIT` to play: test, val or train")
 			seedsFile := fs.String("seeds", "", "play the seeds of `FILE` (one per line) instead of a split")
 			repeats := fs.Int("repeats", 1, "play each seed `N` times, repeat r from a seed derived from (seed, r)")
 			var sets listFlag
@@ -154,9 +164,9 @@ Examples:
 			jsonOut := fs.Bool("json", false, "print the comparisons as JSON on stdout")
 			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
 			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
-			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
-			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
+			logFormat := fs.String("log-format", "text", "`FORMAT` of the progress log on stderr: text or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				given := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -203,7 +213,7 @@ Examples:
 					return usagef("%v", err)
 				}
 				if *baseline != "" {
-					if err := checkBaselinePath(*baseline); err != nil {
+					if err := eval.CheckBaselinePath(*baseline); err != nil {
 						return err
 					}
 				}
@@ -231,7 +241,12 @@ Examples:
 					return usagef("%v", err)
 				}
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
-					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache}
+					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, JUnit: *junit,
+					Gate: eval.Gate{Baseline: *baseline, BaselineVersion: *baselineVersion, Config: gcfg, FailOnRegression: *failOn}}
+				for _, f := range []string{"baseline", "baseline-version", "fail-on-regression", "margin", "margin-a12", "alpha", "test",
+					"hypothesis", "margin-on", "correction", "max-unmatched"} {
+					opt.GateGiven = opt.GateGiven || given[f]
+				}
 				if !*noCache {
 					dir := *cacheDir
 					if dir == "" {
@@ -268,13 +283,13 @@ Examples:
 					res, err = eval.Run(ctx, versions, opt)
 				}
 				disp.Close()
-				if errors.Is(err, eval.ErrFinished) {
-					fmt.Fprintln(env.stdout, err)
-					return nil
-				}
 				var ie *eval.InterruptedError
 				if errors.As(err, &ie) {
-					return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%v; the episodes played are in the cache; resume with: %s", err, resumeHint(ie.Dir))}
+					kept := "the episodes played are in the outcome cache"
+					if opt.Cache == nil {
+						kept = "with --no-cache the episodes of unfinished phases are played again"
+					}
+					return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%v; %s; resume with: %s", err, kept, resumeHint(ie.Dir))}
 				}
 				if err != nil {
 					return err
@@ -287,54 +302,45 @@ Examples:
 					disp.Logger().Info("model calls", "calls", res.LLM.Calls, "requests", res.LLM.Requests, "cache_hits", res.LLM.CacheHits,
 						"prompt_tokens", res.LLM.PromptTokens, "completion_tokens", res.LLM.CompletionTokens)
 				}
-				checks, baseDesc, err := compareEval(res, *baseline, *baselineVersion, gcfg)
-				if err != nil {
-					return err
-				}
-				md := evalMarkdown(res, checks, baseDesc)
-				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.md"), []byte(md), 0o644); err != nil {
-					return err
-				}
-				svg, err := eval.PlotScores(res.Dir, res, *baseline == "")
-				if err != nil {
-					return err
-				}
-				if err := atomicfile.WriteFile(filepath.Join(res.Dir, "report.html"), []byte(eval.HTML("Evaluation "+res.ID, md, svg)), 0o644); err != nil {
-					return err
-				}
-				if err := gate.AppendStepSummary(gate.Markdown(checks, "evolve eval "+res.ID)); err != nil {
-					return err
-				}
-				if *junit != "" {
-					err := atomicfile.Write(*junit, 0o644, func(f *os.File) error { return gate.WriteJUnit(f, "evolve eval "+res.ID, checks) })
-					if err != nil {
-						return err
-					}
-				}
-				if *jsonOut {
-					data, err := gate.JSON(checks)
-					if err != nil {
-						return err
-					}
-					env.stdout.Write(append(data, '\n'))
-				} else {
-					printEval(env, res, checks)
-				}
-				if *failOn {
-					var bad []string
-					for _, c := range checks {
-						if c.Failed {
-							bad = append(bad, c.Message)
-						}
-					}
-					if len(bad) > 0 {
-						return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(gcfg.Hypothesis), strings.Join(bad, "; "))}
-					}
-				}
-				return nil
+				return emitEval(env, res, *jsonOut)
 			}
 		},
 	})
+}
+
+// emitEval writes what CI reads of a finished eval (also of one finished
+// before, on --resume): the step summary, the JUnit file, the comparisons
+// on stdout (or --json), and returns the verdict's status: exit 3 when the
+// eval's gate fails on regression and a version regressed.
+func emitEval(env *cmdEnv, res *eval.Result, jsonOut bool) error {
+	checks := res.Verdict.Checks()
+	if res.AlreadyFinished {
+		fmt.Fprintf(env.stderr, "evolve eval: %s had finished; its verdict follows\n", res.Dir)
+	}
+	if len(checks) > 0 {
+		if err := gate.AppendStepSummary(eval.StepSummary(res)); err != nil {
+			return err
+		}
+	}
+	if junit := res.JUnit; junit != "" {
+		err := atomicfile.Write(junit, 0o644, func(f *os.File) error { return gate.WriteJUnit(f, "evolve eval "+res.ID, checks) })
+		if err != nil {
+			return err
+		}
+	}
+	if jsonOut {
+		data, err := gate.JSON(checks)
+		if err != nil {
+			return err
+		}
+		env.stdout.Write(append(data, '\n'))
+	} else {
+		printEval(env, res)
+	}
+	if bad := res.Verdict.Regressions(); res.Gate.FailOnRegression && len(bad) > 0 {
+		return &exitError{code: exitRegression, err: fmt.Errorf("regression: %s", strings.Join(bad, "; "))}
+	}
+	return nil
 }
 
 // labelVersions makes labels unique: a version shared by two arguments is
@@ -360,180 +366,25 @@ func labelVersions(vs []eval.Version) {
 	}
 }
 
-// checkBaselinePath refuses, before anything is played, a --baseline that
-// is neither an episodes Parquet file nor a finished eval directory.
-func checkBaselinePath(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return fmt.Errorf("--baseline: %w", err)
-	}
-	if !st.IsDir() {
-		return nil
-	}
-	_, err = readEvalManifest(path)
-	return err
-}
-
-// readEvalManifest reads the manifest of the finished eval in dir.
-func readEvalManifest(dir string) (*eval.Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, eval.ManifestFile))
-	if err != nil {
-		return nil, fmt.Errorf("--baseline %s is not a finished eval directory (no %s): a baseline is the directory evolve eval wrote, or its %s", dir, eval.ManifestFile, eval.EpisodesFile)
-	}
-	var m eval.Manifest
-	if err := yaml.Unmarshal(data, &m); err != nil || !strings.Contains(m.ID, "-eval-") {
-		return nil, fmt.Errorf("--baseline %s: %s is not an eval's manifest (a run directory is not a baseline: evaluate its version with evolve eval RUN_DIR:VERSION)", dir, eval.ManifestFile)
-	}
-	return &m, nil
-}
-
-// compareEval compares the eval's versions with the baseline: its first
-// version, or the version of the eval at path. A baseline eval must be
-// comparable: the same environment configuration per variant, the same
-// seeds and split, and every (seed, repeat) a candidate played. It returns
-// the checks and a description of the baseline for the report.
-func compareEval(res *eval.Result, path, version string, cfg gate.Config) ([]gate.Check, string, error) {
-	var baseRows []results.EpisodeRow
-	cands := res.Versions
-	desc := ""
-	if path == "" {
-		if len(res.Versions) < 2 {
-			return nil, "", nil
-		}
-		version = res.Versions[0].Label
-		baseRows = res.Episodes
-		cands = res.Versions[1:]
-		desc = fmt.Sprintf("%s (%s), the first version of this eval", version, res.Versions[0].Source)
-	} else {
-		file := path
-		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			m, err := readEvalManifest(path)
-			if err != nil {
-				return nil, "", err
-			}
-			mine, err := readEvalManifest(res.Dir)
-			if err != nil {
-				return nil, "", err
-			}
-			for name, id := range mine.Variants {
-				if theirs, ok := m.Variants[name]; !ok {
-					return nil, "", fmt.Errorf("--baseline %s has no variant %q (it has %s)", path, name, variantNames(m.Variants))
-				} else if theirs != id {
-					return nil, "", fmt.Errorf("--baseline %s played variant %q with another environment configuration (%s, this eval %s): the comparison would not be fair", path, name, theirs, id)
-				}
-			}
-			if m.SeedsSHA != mine.SeedsSHA || m.Split != mine.Split {
-				return nil, "", fmt.Errorf("--baseline %s played other seeds (split %s, seeds sha256 %.12s…; this eval: split %s, %.12s…)", path, m.Split, m.SeedsSHA, mine.Split, mine.SeedsSHA)
-			}
-			if version == "" && len(m.Versions) > 0 {
-				version = m.Versions[0].Label
-			}
-			file = filepath.Join(path, eval.EpisodesFile)
-		}
-		rows, _, err := results.ReadEpisodes(file)
-		if err != nil {
-			return nil, "", fmt.Errorf("--baseline: %w", err)
-		}
-		var versions []string
-		for _, r := range rows {
-			if !slices.Contains(versions, r.Version) {
-				versions = append(versions, r.Version)
-			}
-		}
-		if version == "" {
-			if len(versions) != 1 {
-				return nil, "", fmt.Errorf("--baseline %s holds versions %v: name one with --baseline-version", path, versions)
-			}
-			version = versions[0]
-		}
-		if !slices.Contains(versions, version) {
-			return nil, "", fmt.Errorf("--baseline %s has no version %q (it has %v)", path, version, versions)
-		}
-		baseRows = rows
-		desc = fmt.Sprintf("%s of %s", version, path)
-	}
-	var base, cand []gate.Sample
-	for _, variant := range res.Variants {
-		x, s, r := eval.Scores(baseRows, variant, version)
-		if len(x) == 0 {
-			return nil, "", fmt.Errorf("the baseline %s has no episodes on %s", version, variantDesc(variant))
-		}
-		have := map[[2]uint64]bool{}
-		for i := range s {
-			have[[2]uint64{s[i], uint64(r[i])}] = true
-		}
-		base = append(base, gate.Sample{Version: version, Variant: variant, Seeds: s, Repeats: r, Scores: x})
-		for _, v := range cands {
-			x, s, r := eval.Scores(res.Episodes, variant, v.Label)
-			for i := range s {
-				if !have[[2]uint64{s[i], uint64(r[i])}] {
-					return nil, "", fmt.Errorf("the baseline %s did not play seed %d (repeat %d) on %s: evaluate both on the same seeds and repeats", version, s[i], r[i], variantDesc(variant))
-				}
-			}
-			cand = append(cand, gate.Sample{Version: v.Label, Variant: variant, Seeds: s, Repeats: r, Scores: x})
-		}
-	}
-	checks, err := gate.Compare(base, cand, cfg)
-	return checks, desc, err
-}
-
-func variantDesc(v string) string {
-	if v == "" {
-		return "the configured environment (no variants)"
-	}
-	return fmt.Sprintf("variant %q", v)
-}
-
-func variantNames(m map[string]string) string {
-	var names []string
-	for n := range m {
-		if n == "" {
-			n = "(none)"
-		}
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return strings.Join(names, ", ")
-}
-
-// evalMarkdown is report.md: the settings, the summary per version and
-// variant, and the comparisons.
-func evalMarkdown(res *eval.Result, checks []gate.Check, baseline string) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "# Evaluation %s\n\n", res.ID)
-	fmt.Fprintf(&b, "%d version(s) on %d variant(s); %d episodes played, %d replayed from the cache.\n\n", len(res.Versions), len(res.Variants), res.Played, res.Cached)
-	b.WriteString("| variant | version | n | mean [95% CI] | median | IQM [95% CI] | std |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
-	for _, s := range res.Summaries {
-		variant := s.Variant
-		if variant == "" {
-			variant = "–"
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f [%.1f, %.1f] | %.1f | %.1f [%.1f, %.1f] | %.1f |\n", variant, s.Version, s.N, s.Mean, s.CILow, s.CIHigh, s.Median, s.IQM, s.IQMCILow, s.IQMCIHigh, s.Std)
-	}
-	if len(checks) > 0 {
-		b.WriteString("\nBaseline: " + baseline + ".\n\n")
-		b.WriteString(gate.Markdown(checks, "Comparisons with the baseline"))
-	}
-	b.WriteString("\n![Scores per version](plots/scores.png)\n\n## Versions\n\n")
-	for _, v := range res.Versions {
-		fmt.Fprintf(&b, "- %s: %s (content_sha256 %s)\n", v.Label, v.Source, v.Prompt.ContentSHA256)
-	}
-	return b.String()
-}
-
 // printEval prints the summary table and the comparisons.
-func printEval(env *cmdEnv, res *eval.Result, checks []gate.Check) {
+func printEval(env *cmdEnv, res *eval.Result) {
 	w := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "variant\tversion\tn\tmean\t95% CI\tIQM")
 	for _, s := range res.Summaries {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t[%.1f, %.1f]\t%.1f\n", orDash(s.Variant), s.Version, s.N, s.Mean, s.CILow, s.CIHigh, s.IQM)
 	}
 	w.Flush()
-	if len(checks) > 0 {
-		fmt.Fprintf(env.stdout, "\nhypothesis %s; family: %s\n", checks[0].Hypothesis, checks[0].Family)
-		for _, c := range checks {
-			fmt.Fprintln(env.stdout, c.Message)
+	if v := res.Verdict; len(v.Comparisons) > 0 {
+		c0 := v.Comparisons[0].Check
+		fmt.Fprintf(env.stdout, "\nhypothesis %s; family: %s\n", c0.Hypothesis, c0.Family)
+		for _, c := range v.Comparisons {
+			msg := c.Check.Message
+			if c.Improvement {
+				msg += fmt.Sprintf("; IMPROVEMENT: better, p (adj.) = %.2g", c.PBetterAdj)
+			}
+			fmt.Fprintln(env.stdout, msg)
 		}
+		fmt.Fprintln(env.stdout, eval.Headline(v))
 	}
 	fmt.Fprintf(env.stdout, "\neval directory: %s (%d played, %d from the cache)\n", res.Dir, res.Played, res.Cached)
 }

@@ -23,8 +23,8 @@ import (
 func init() {
 	register(&command{
 		name:     "prompt",
-		synopsis: "inspect and manage a prompt store: list, show, render, log, diff, branch, rollback, promote, migrate, validate",
-		usage:    "<list|show|render|log|diff|branch|rollback|promote|migrate|validate> [flags] [arguments]",
+		synopsis: "write an editable prompt; inspect and manage a prompt store: new, list, show, render, log, diff, branch, rollback, promote, migrate, validate",
+		usage:    "<new|list|show|render|log|diff|branch|rollback|promote|migrate|validate> [flags] [arguments]",
 		help:     promptHelp(),
 		// evolve prompt --store DIR SUB ...: flags after SUB are SUB's.
 		subcommands: true,
@@ -94,8 +94,9 @@ inherits_from and rolled_back edges) with its index versions.json.
 
 Subcommands (evolve prompt SUBCOMMAND --help for each):
 
+	new [--from REF] FILE     write an editable prompt file (no content_sha256; from the embedded prompt by default)
 	list                      every prompt and branch with its HEAD
-	show REF                  a version's YAML (--resolved: with inheritance applied; --render: as text)
+	show REF                  a version's YAML (--resolved: with inheritance applied; --render: as text); REF embedded: the embedded base prompt
 	render REF                the messages a model reads: layers, XML sections, placeholders, tokens
 	log [REF]                 the lineage: versions, edges, mutations, acceptance evidence, online weights and rollbacks
 	diff A B                  structured differences of parameters and sections
@@ -122,6 +123,7 @@ text), 2 usage error.
 
 Examples:
 
+	evolve prompt new prompts/agent.yaml                # an editable copy of the embedded prompt
 	evolve prompt log                                   # the most recent run's lineage
 	evolve prompt diff v1.0.0 v1.0.5
 	evolve prompt show --resolved --store prompts coding-agent
@@ -338,7 +340,8 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 	registerPromptSub(&promptSub{
 		name: "show", usage: "REF",
 		help: `
-Print the version REF names as stored (its YAML file, byte for byte), or
+Print the version REF names as stored (its YAML file, byte for byte; REF
+"embedded" without --store: the embedded base prompt), or
 with --resolved the prompt with its inheritance applied (parent sections
 first, the child's merged on top, override_sections replacing; YAML with a
 comment naming the chain), or with --render the resolved prompt as the text
@@ -348,7 +351,19 @@ a language model sees. --json prints the (resolved) prompt as JSON.`,
 			render := fs.Bool("render", false, "print the resolved prompt as text for a language model")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one REF, got %d arguments", len(args))
+					return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
+				}
+				if args[0] == "embedded" && o.store == "" { // the embedded base prompt needs no store
+					p := prompt.Base()
+					switch {
+					case *render:
+						_, err := io.WriteString(env.stdout, p.Render())
+						return err
+					case o.json:
+						return printJSON(env.stdout, p)
+					}
+					_, err := env.stdout.Write(prompt.BaseYAML())
+					return err
 				}
 				s, g, err := o.openGraph()
 				if err != nil {
@@ -422,7 +437,7 @@ under "online", rollback evidence under the edge's "evidence").`,
 			all := fs.Bool("all", false, "every version of the prompt (all branches, rejected candidates), in the order written")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) > 1 {
-					return usagef("want at most one REF, got %d arguments", len(args))
+					return usagef("want at most one REF, got %s", plural(len(args), "argument", "arguments"))
 				}
 				s, g, err := o.openGraph()
 				if err != nil {
@@ -557,7 +572,7 @@ applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
 			resolved := fs.Bool("resolved", false, "compare the prompts with inheritance applied")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 2 {
-					return usagef("want two REFs, got %d arguments", len(args))
+					return usagef("want two REFs, got %s", plural(len(args), "argument", "arguments"))
 				}
 				s, g, err := o.openGraph()
 				if err != nil {
@@ -628,7 +643,7 @@ and not like a version. Prints the new version.`,
 		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 2 {
-					return usagef("want REF and NAME, got %d arguments", len(args))
+					return usagef("want REF and NAME, got %s", plural(len(args), "argument", "arguments"))
 				}
 				s, g, err := o.openGraph()
 				if err != nil {
@@ -664,7 +679,7 @@ Prints the new HEAD.`,
 			reason := fs.String("reason", "", "why, recorded on the rolled_back edge")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one REF (SLUG or SLUG@BRANCH), got %d arguments", len(args))
+					return usagef("want one REF (SLUG or SLUG@BRANCH), got %s", plural(len(args), "argument", "arguments"))
 				}
 				var target prompt.Version
 				if *to != "" {
@@ -736,7 +751,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 			dry := fs.Bool("dry-run", false, "print what would be created; write nothing")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one migration FILE, got %d arguments", len(args))
+					return usagef("want one migration FILE, got %s", plural(len(args), "argument", "arguments"))
 				}
 				data, err := os.ReadFile(args[0])
 				if err != nil {
@@ -846,7 +861,7 @@ status 1 if any file is REJECTED.`,
 					}
 				}
 				if rejected > 0 {
-					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d files rejected", rejected, len(args))}
+					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %s rejected", rejected, plural(len(args), "file", "files"))}
 				}
 				return nil
 			}
@@ -890,7 +905,7 @@ func checkFile(path string, checker prompt.Checker) fileCheck {
 		return r
 	}
 	m := store.DecodeMigration(path, data)
-	r.Kind = fmt.Sprintf("migration, %d entries", len(m.Entries))
+	r.Kind = "migration, " + plural(len(m.Entries), "entry", "entries")
 	for _, p := range m.Problems {
 		reject(fmt.Sprintf("%s: %s", path, p))
 	}
@@ -920,13 +935,13 @@ func writePlan(w io.Writer, plan *store.MigrationPlan, dir string) {
 	}
 	switch {
 	case len(plan.Problems) > 0 && plan.DryRun:
-		fmt.Fprintf(w, "migration %s: %d entries, %d problems (dry run: nothing written)\n", plan.File, len(plan.Entries), len(plan.Problems))
+		fmt.Fprintf(w, "migration %s: %s, %s (dry run: nothing written)\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(len(plan.Problems), "problem", "problems"))
 	case len(plan.Problems) > 0:
-		fmt.Fprintf(w, "migration %s: %d entries, %d problems: nothing was written\n", plan.File, len(plan.Entries), len(plan.Problems))
+		fmt.Fprintf(w, "migration %s: %s, %s: nothing was written\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(len(plan.Problems), "problem", "problems"))
 	case plan.DryRun:
-		fmt.Fprintf(w, "migration %s: %d entries (dry run: would write %d versions to %s)\n", plan.File, len(plan.Entries), written, dir)
+		fmt.Fprintf(w, "migration %s: %s (dry run: would write %s to %s)\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(written, "version", "versions"), dir)
 	default:
-		fmt.Fprintf(w, "migration %s: %d entries: wrote %d versions to %s\n", plan.File, len(plan.Entries), written, dir)
+		fmt.Fprintf(w, "migration %s: %s: wrote %s to %s\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(written, "version", "versions"), dir)
 	}
 	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "entry\tline\taction\tprompt\tversion\tdetails")

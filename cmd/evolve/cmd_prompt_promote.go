@@ -21,7 +21,7 @@ as an accepted candidate is. Prints the move.`,
 			reason := fs.String("reason", "promoted by hand", "why, recorded on the edge")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one SLUG@VERSION, got %d arguments", len(args))
+					return usagef("want one SLUG@VERSION, got %s", plural(len(args), "argument", "arguments"))
 				}
 				s, g, err := o.openGraph()
 				if err != nil {

@@ -56,7 +56,7 @@ prints {"phase", "turn", "system", "messages", "tokens", "system_tokens",
 			maxTokens := fs.Int("max-prompt-tokens", 0, "the token budget `N` (0 for none)")
 			return func(env *cmdEnv, o *promptOpts, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one REF, got %d arguments", len(args))
+					return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
 				}
 				phase := render.PhaseComputed
 				if *varsFile != "" {

@@ -179,7 +179,7 @@ func TestPromptUsage(t *testing.T) {
 		{[]string{"help", "prompt"}, exitOK, "REF names a version: SLUG (HEAD of main)", ""},
 		{[]string{"prompt", "log", "--help"}, exitOK, "usage: evolve prompt log [flags] [REF]", ""},
 		{[]string{"prompt", "migrate", "-h"}, exitOK, "-dry-run", ""},
-		{[]string{"prompt"}, exitUsage, "", "want a subcommand: branch, diff, list, log, migrate, promote, render, rollback, show, validate"},
+		{[]string{"prompt"}, exitUsage, "", "want a subcommand: branch, diff, list, log, migrate, new, promote, render, rollback, show, validate"},
 		{[]string{"prompt", "frob"}, exitUsage, "", `unknown subcommand "frob"`},
 		{[]string{"prompt", "list", "--wat"}, exitUsage, "", "list: flag provided but not defined: -wat"},
 		{[]string{"prompt", "rollback", "--to", "1.0", "x"}, exitUsage, "", `rollback: --to: invalid version "1.0"`},

@@ -45,7 +45,7 @@ Examples:
 			formats := fs.String("formats", strings.Join(report.DefaultFormats, ","), "comma-separated figure `formats`: png, svg, pdf (svg is always written for report.html)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) != 1 {
-					return usagef("want one RUN_DIR, got %d arguments", len(args))
+					return usagef("want one RUN_DIR, got %s", plural(len(args), "argument", "arguments"))
 				}
 				var fmts []string
 				for _, f := range strings.Split(*formats, ",") {

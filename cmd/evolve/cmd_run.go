@@ -114,7 +114,7 @@ Examples:
 			verbose := fs.Bool("verbose", false, "also log the start of every phase")
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
 			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind)")
-			llmCache := fs.String("cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+			llmCache := fs.String("cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])

@@ -53,7 +53,7 @@ Examples:
 					return usagef("want the subcommand new (evolve seeds new [flags] DIR)")
 				}
 				if len(args) != 2 {
-					return usagef("want one DIR after new, got %d arguments", len(args)-1)
+					return usagef("want one DIR after new, got %s", plural(len(args)-1, "argument", "arguments"))
 				}
 				dir := args[1]
 				for _, f := range []struct {

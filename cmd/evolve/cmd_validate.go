@@ -83,7 +83,7 @@ Examples:
 					fmt.Fprintf(env.stdout, "%s: ok (%s)\n", a, kind)
 				}
 				if bad > 0 {
-					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %d inputs invalid", bad, len(args))}
+					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %s invalid", bad, plural(len(args), "input", "inputs"))}
 				}
 				return nil
 			}
@@ -99,6 +99,9 @@ func validateOne(path string, info envs.Info) (string, error) {
 		return "file", err
 	}
 	if st.IsDir() {
+		if _, err := os.Stat(filepath.Join(path, "manifest.yaml")); err == nil {
+			return validateRunDir(path) // a run or eval directory, not a seed set
+		}
 		set, err := seeds.Load(path)
 		if err != nil {
 			return "seed set", err
@@ -125,9 +128,13 @@ func validateOne(path string, info envs.Info) (string, error) {
 			return "prompt", err
 		}
 		p := r.Prompt
-		hash := "no content_sha256 (not written by a store)"
-		if p.ContentSHA256 != "" {
-			hash = "content_sha256 verified"
+		hash := "content_sha256 verified"
+		if p.ContentSHA256 == "" { // an editable file: the hash is computed
+			q := p.Clone()
+			if _, err := prompt.Encode(q); err != nil {
+				return "prompt", fmt.Errorf("%s: %w", path, err)
+			}
+			hash = "content_sha256 computed: " + q.ContentSHA256 + " (the file has none: an editable prompt)"
 		}
 		return fmt.Sprintf("prompt %s, %s", p.Version, hash), nil
 	}

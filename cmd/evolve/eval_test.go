@@ -2,7 +2,10 @@ package main
 
 import (
 	"bufio"
+	"context"
 	"encoding/xml"
+	"fmt"
+	"image/png"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +15,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"evolve/internal/atomicfile"
 	"evolve/params"
@@ -233,8 +237,12 @@ func TestEvalRepeatsAndVariants(t *testing.T) {
 	}
 }
 
-// A kill -9 at any write of an eval, then --resume, gives the outputs of
-// an eval never interrupted.
+// A kill -9 at any write of a gated eval (--fail-on-regression --junit,
+// a version that regresses), then --resume (or, killed before the first
+// checkpoint, the same command again), exits 3 as the uninterrupted eval
+// does and leaves every file it leaves: the gate cannot be bypassed by a
+// kill between the checkpoint and the outputs. A resume of the finished
+// eval exits 3 again and writes the JUnit file again.
 func TestEvalKillResume(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs evolve several times")
@@ -242,11 +250,14 @@ func TestEvalKillResume(t *testing.T) {
 	seeds := filepath.Join(t.TempDir(), "seeds.txt")
 	os.WriteFile(seeds, []byte("1\n2\n3\n4\n5\n6\n7\n8\n"), 0o644)
 	worse := worsePrompt(t, 20)
-	args := []string{"eval", "--quiet", "--no-cache", "--seeds", seeds, "embedded", worse}
+	// args is the command with DIR and JUNIT to fill in.
+	args := func(dir, junit string) []string {
+		return []string{"eval", "--quiet", "--no-cache", "--seeds", seeds, "--fail-on-regression", "--junit", junit, "--dir", dir, "embedded", worse}
+	}
 	log := filepath.Join(t.TempDir(), "points")
-	ref := filepath.Join(t.TempDir(), "ref")
-	if code, _, stderr := evolveProc(t, []string{atomicfile.FaultLogEnv + "=" + log}, append([]string{args[0], "--dir", ref}, args[1:]...)...); code != 0 {
-		t.Fatalf("reference: exit %d\n%s", code, stderr)
+	ref, refJUnit := filepath.Join(t.TempDir(), "ref"), filepath.Join(t.TempDir(), "junit.xml")
+	if code, _, stderr := evolveProc(t, []string{atomicfile.FaultLogEnv + "=" + log}, args(ref, refJUnit)...); code != exitRegression {
+		t.Fatalf("reference: exit %d, want %d\n%s", code, exitRegression, stderr)
 	}
 	f, _ := os.Open(log)
 	n, checkpoints, afterPhase1 := 0, 0, 0
@@ -259,58 +270,89 @@ func TestEvalKillResume(t *testing.T) {
 		}
 	}
 	f.Close()
-	if n < 6 {
+	if n < 12 {
 		t.Fatalf("only %d write points", n)
 	}
+	files := []string{"episodes.parquet", "summary.parquet", "comparisons.parquet", "prompts/v1.0.0.yaml", "prompts/v1.0.1.yaml",
+		"report.md", "report.html", "results.tex", "plots/scores.svg", "plots/scores.png", "plots/scores.pdf"}
 	want := map[string][]byte{}
-	for _, name := range []string{"episodes.parquet", "summary.parquet", "prompts/v1.0.0.yaml", "prompts/v1.0.1.yaml"} {
-		want[name], _ = os.ReadFile(filepath.Join(ref, name))
+	for _, name := range files {
+		var err error
+		if want[name], err = os.ReadFile(filepath.Join(ref, name)); err != nil {
+			t.Fatalf("the uninterrupted eval wrote no %s", name)
+		}
 	}
-	// SIGINT while the first phase's checkpoint is written: exit 130,
-	// then --resume completes it.
-	{
-		dir := filepath.Join(t.TempDir(), "eval")
-		code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(afterPhase1), atomicfile.FaultActionEnv + "=sigint"},
-			append([]string{args[0], "--dir", dir}, args[1:]...)...)
-		if code != exitInterrupted || !strings.Contains(stderr, "evolve eval --resume "+dir) {
-			t.Fatalf("SIGINT: exit %d, want %d naming how to resume\n%s", code, exitInterrupted, stderr)
-		}
-		if code, _, stderr := evolveProc(t, nil, "eval", "--quiet", "--no-cache", "--resume", dir); code != 0 {
-			t.Fatalf("resume after SIGINT: exit %d\n%s", code, stderr)
-		}
-		for name, w := range want {
-			if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != string(w) {
-				t.Errorf("after SIGINT and --resume: %s differs", name)
+	want["junit"], _ = os.ReadFile(refJUnit)
+	// same checks that dir (and junit) hold what the uninterrupted eval wrote.
+	same := func(when, dir, junit string) {
+		t.Helper()
+		for _, name := range files {
+			if got, err := os.ReadFile(filepath.Join(dir, name)); err != nil || string(got) != string(want[name]) {
+				t.Errorf("%s: %s differs from the uninterrupted eval's (%v)", when, name, err)
 			}
 		}
-		code, stdout, _ := evolveProc(t, nil, "eval", "--resume", dir)
-		if code != 0 || !strings.Contains(stdout, "already finished") {
-			t.Errorf("resume of a finished eval: exit %d, %q", code, stdout)
+		if got, _ := os.ReadFile(junit); string(got) != string(want["junit"]) {
+			t.Errorf("%s: the JUnit file differs from the uninterrupted eval's:\n%s", when, got)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "manifest.yaml")); err != nil {
+			t.Errorf("%s: %v", when, err)
+		}
+	}
+	// SIGINT while the first phase's checkpoint is written: exit 130,
+	// then --resume completes it; a resume of the finished eval exits 3
+	// again and writes the JUnit file again.
+	{
+		dir, junit := filepath.Join(t.TempDir(), "eval"), filepath.Join(t.TempDir(), "junit.xml")
+		code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(afterPhase1), atomicfile.FaultActionEnv + "=sigint"}, args(dir, junit)...)
+		if code != exitInterrupted || !strings.Contains(stderr, "evolve eval --resume "+dir) || !strings.Contains(stderr, "with --no-cache the episodes of unfinished phases are played again") {
+			t.Fatalf("SIGINT: exit %d, want %d naming how to resume (and that --no-cache keeps nothing)\n%s", code, exitInterrupted, stderr)
+		}
+		if code, _, stderr := evolveProc(t, nil, "eval", "--quiet", "--no-cache", "--resume", dir); code != exitRegression {
+			t.Fatalf("resume after SIGINT: exit %d, want %d\n%s", code, exitRegression, stderr)
+		}
+		same("after SIGINT and --resume", dir, junit)
+		os.Remove(junit)
+		code, stdout, stderr := evolveProc(t, nil, "eval", "--resume", dir)
+		if code != exitRegression || !strings.Contains(stderr, "had finished") || !strings.Contains(stdout, "REGRESSION") {
+			t.Errorf("resume of a finished eval: exit %d, want %d\n%s\n%s", code, exitRegression, stdout, stderr)
+		}
+		same("resume of a finished eval", dir, junit)
+		code, _, stderr = evolveProc(t, nil, "eval", "--resume", dir, "--margin", "1000")
+		if code != exitFailure || !strings.Contains(stderr, "the resume gives") {
+			t.Errorf("resume with another gate: exit %d\n%s", code, stderr)
+		}
+		code, _, stderr = evolveProc(t, nil, args(dir, junit)...)
+		if code != exitFailure || !strings.Contains(stderr, "--resume "+dir) {
+			t.Errorf("a plain rerun into a finished eval: exit %d\n%s", code, stderr)
 		}
 	}
 	for k := 1; k <= n; k++ {
-		dir := filepath.Join(t.TempDir(), "eval")
-		code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(k)}, append([]string{args[0], "--dir", dir}, args[1:]...)...)
+		dir, junit := filepath.Join(t.TempDir(), "eval"), filepath.Join(t.TempDir(), "junit.xml")
+		code, _, stderr := evolveProc(t, []string{atomicfile.FaultAtEnv + "=" + strconv.Itoa(k)}, args(dir, junit)...)
 		if code != -int(syscall.SIGKILL) {
 			t.Fatalf("kill at write %d: exit %d\n%s", k, code, stderr)
 		}
+		again := []string{"eval", "--quiet", "--no-cache", "--resume", dir}
 		if _, err := os.Stat(filepath.Join(dir, "checkpoint.json")); err != nil {
-			continue // killed before its first checkpoint: nothing to resume, start again
-		}
-		if code, _, stderr := evolveProc(t, nil, "eval", "--quiet", "--no-cache", "--resume", dir); code != 0 {
-			t.Fatalf("resume after a kill at write %d: exit %d\n%s", k, code, stderr)
-		}
-		for name, w := range want {
-			if got, _ := os.ReadFile(filepath.Join(dir, name)); string(got) != string(w) {
-				t.Errorf("kill at write %d: %s differs from the uninterrupted eval", k, name)
+			// Killed before its first checkpoint: --resume says to run the
+			// command again, which takes the directory over.
+			if code, _, stderr := evolveProc(t, nil, again...); code != exitFailure || !strings.Contains(stderr, "run the same evolve eval command again") {
+				t.Errorf("--resume after a kill at write %d, before the first checkpoint: exit %d\n%s", k, code, stderr)
 			}
+			again = args(dir, junit)
 		}
+		if code, _, stderr := evolveProc(t, nil, again...); code != exitRegression {
+			t.Fatalf("%v after a kill at write %d: exit %d, want %d\n%s", again, k, code, exitRegression, stderr)
+		}
+		same(fmt.Sprintf("kill at write %d", k), dir, junit)
 	}
 }
 
-// The shell steps of docs/ci.md run as written: main's baseline, then a
-// pull request with the same prompt (passes, plays nothing), then one with
-// a clearly worse prompt (exit 3, failed JUnit test case).
+// The shell steps of docs/ci.md run as written, from prompt new to a
+// failing gate and back: the editable prompt, main's baseline, a pull
+// request with the same prompt (passes, plays nothing), the doc's edit
+// that makes it worse (exit 3, failed JUnit test case), and the revert
+// (passes again).
 func TestCIWorkflow(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("bash is not installed")
@@ -323,8 +365,10 @@ func TestCIWorkflow(t *testing.T) {
 	for _, m := range regexp.MustCompile("(?s)```sh ci-step (\\w+)\n(.*?)```").FindAllStringSubmatch(string(doc), -1) {
 		steps[m[1]] = m[2]
 	}
-	if steps["main"] == "" || steps["pr"] == "" {
-		t.Fatalf("docs/ci.md has no ci-step main and pr blocks: %v", steps)
+	for _, name := range []string{"new", "main", "pr", "worse", "revert"} {
+		if steps[name] == "" {
+			t.Fatalf("docs/ci.md has no ci-step %s block: %v", name, steps)
+		}
 	}
 	bin := filepath.Join(t.TempDir(), "bin")
 	os.Mkdir(bin, 0o755)
@@ -332,8 +376,6 @@ func TestCIWorkflow(t *testing.T) {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
 	repo := t.TempDir()
-	os.Mkdir(filepath.Join(repo, "prompts"), 0o755)
-	os.WriteFile(filepath.Join(repo, "prompts", "agent.yaml"), prompt.BaseYAML(), 0o644)
 	summary := filepath.Join(t.TempDir(), "summary.md")
 	sh := func(script string) (int, string) {
 		cmd := exec.Command("bash", "-euo", "pipefail", "-c", script)
@@ -349,6 +391,9 @@ func TestCIWorkflow(t *testing.T) {
 		}
 		return 0, string(out)
 	}
+	if code, out := sh(steps["new"]); code != 0 || !strings.Contains(out, "content_sha256 computed") {
+		t.Fatalf("new step: exit %d\n%s", code, out)
+	}
 	if code, out := sh(steps["main"]); code != 0 {
 		t.Fatalf("main step: exit %d\n%s", code, out)
 	}
@@ -358,8 +403,10 @@ func TestCIWorkflow(t *testing.T) {
 		t.Fatalf("pull request with main's prompt: exit %d\n%s", code, out)
 	}
 	os.RemoveAll(filepath.Join(repo, "eval-pr"))
-	data, _ := os.ReadFile(worsePrompt(t, 20))
-	os.WriteFile(filepath.Join(repo, "prompts", "agent.yaml"), data, 0o644)
+	before, _ := os.ReadFile(filepath.Join(repo, "prompts", "agent.yaml"))
+	if code, out := sh(steps["worse"]); code != 0 {
+		t.Fatalf("worse step: exit %d\n%s", code, out)
+	}
 	code, out = sh(steps["pr"])
 	if code != exitRegression {
 		t.Fatalf("pull request with a worse prompt: exit %d, want %d\n%s", code, exitRegression, out)
@@ -367,8 +414,21 @@ func TestCIWorkflow(t *testing.T) {
 	if j := readJUnit(t, filepath.Join(repo, "junit.xml")); j.Failures != 1 {
 		t.Errorf("JUnit after a regression: %+v", j)
 	}
-	if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "v1.0.1") {
+	if md, _ := os.ReadFile(summary); !strings.Contains(string(md), "regressed") {
 		t.Errorf("step summary:\n%s", md)
+	}
+	os.RemoveAll(filepath.Join(repo, "eval-pr"))
+	if code, out := sh(steps["revert"]); code != 0 {
+		t.Fatalf("revert step: exit %d\n%s", code, out)
+	}
+	if after, _ := os.ReadFile(filepath.Join(repo, "prompts", "agent.yaml")); string(after) != string(before) {
+		t.Fatalf("the revert step does not restore the prompt")
+	}
+	if code, out := sh(steps["pr"]); code != 0 || !strings.Contains(out, "(0 played, 1000 from the cache)") {
+		t.Fatalf("pull request after the revert: exit %d\n%s", code, out)
+	}
+	if j := readJUnit(t, filepath.Join(repo, "junit.xml")); j.Failures != 0 {
+		t.Errorf("JUnit after the revert: %+v", j)
 	}
 }
 
@@ -396,6 +456,9 @@ func TestEvalRefusals(t *testing.T) {
 	}{
 		{"other environment config", []string{"--config", short, "--seeds", seeds, "--baseline", base}, exitFailure, "with another environment configuration"},
 		{"other seeds", []string{"--seeds", other, "--baseline", base}, exitFailure, "played other seeds"},
+		{"other repeats", []string{"--seeds", seeds, "--repeats", "2", "--baseline", base}, exitFailure, "played 1 repeat(s) per seed, this eval 2"},
+		{"no such baseline version", []string{"--seeds", seeds, "--baseline", base, "--baseline-version", "v9.9.9"}, exitFailure, `has no version "v9.9.9"`},
+		{"a baseline parquet without the seeds", []string{"--seeds", other, "--baseline", filepath.Join(base, "episodes.parquet")}, exitFailure, "did not play seed 7"},
 		{"a run as baseline", []string{"--seeds", seeds, "--baseline", filepath.Join(runs, "r")}, exitFailure, "a run directory is not a baseline"},
 		{"missing baseline", []string{"--seeds", seeds, "--baseline", "/no/such/eval"}, exitFailure, "--baseline"},
 		{"seeds and split", []string{"--seeds", seeds, "--split", "val"}, exitUsage, "--split cannot be used with it"},
@@ -410,12 +473,17 @@ func TestEvalRefusals(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			args := append([]string{"eval", "--quiet", "--no-cache"}, tt.args...)
+			out := t.TempDir()
 			if !slices.Contains(tt.args, "--resume") {
-				args = append(args, "--out", t.TempDir(), "embedded")
+				args = append(args, "--out", out, "embedded")
 			}
 			code, _, stderr := evolve(t, args...)
 			if code != tt.code || !strings.Contains(stderr, tt.want) {
 				t.Errorf("exit %d, want %d; stderr %q, want %q", code, tt.code, stderr, tt.want)
+			}
+			// Refused before anything is played: no eval directory.
+			if ents, _ := os.ReadDir(out); len(ents) > 0 {
+				t.Errorf("an eval directory was made (%s): the refusal came after playing", ents[0].Name())
 			}
 		})
 	}
@@ -462,5 +530,105 @@ func TestEvalInterruptKeepsPlayed(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "episodes.parquet"))
 	if string(a) != string(b) {
 		t.Error("the resumed eval's episodes.parquet differs from an uninterrupted one")
+	}
+}
+
+// A clear improvement is reported as one (stdout, report.md and
+// comparisons.parquet, with both one-sided p-values), not as "p = 1, ok";
+// every comparison is a row of comparisons.parquet.
+func TestEvalImprovement(t *testing.T) {
+	seeds := filepath.Join(t.TempDir(), "seeds.txt")
+	var lines strings.Builder
+	for s := 1; s <= 300; s++ {
+		fmt.Fprintf(&lines, "%d\n", s)
+	}
+	os.WriteFile(seeds, []byte(lines.String()), 0o644)
+	dir := filepath.Join(t.TempDir(), "eval")
+	worse := worsePrompt(t, 20)
+	code, stdout, stderr := evolve(t, "eval", "--quiet", "--no-cache", "--seeds", seeds, "--dir", dir, "--fail-on-regression", worse, "embedded")
+	if code != exitOK || !strings.Contains(stdout, "IMPROVEMENT") || !strings.Contains(stdout, "No regression; 1 of 1 comparison improved.") {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	rows, err := results.ReadComparisons(filepath.Join(dir, "comparisons.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 1 {
+		t.Fatalf("%d comparison rows, want 1", len(rows))
+	}
+	r := rows[0]
+	if r.Version != "v1.0.0" || r.Baseline != "v1.0.1" || r.Verdict != results.VerdictImprovement || !(r.PBetter < 0.05) || !(r.PWorse > 0.5) ||
+		r.N != 300 || r.NPaired != 300 || !(r.MeanDiff > 0) || !(r.A12 > 0.5) {
+		t.Errorf("comparison row %+v", r)
+	}
+	if code, out, errs := evolve(t, "validate", dir); code != exitOK || !strings.Contains(out, "ok (eval directory: 2 prompt versions verified") {
+		t.Errorf("validate EVAL_DIR: exit %d\n%s%s", code, out, errs)
+	}
+	md, _ := os.ReadFile(filepath.Join(dir, "report.md"))
+	if !strings.Contains(string(md), "| improvement |") || !strings.Contains(string(md), "p better (adj.)") {
+		t.Errorf("report.md:\n%s", md)
+	}
+}
+
+// report.html of an eval with a regression renders in headless Chromium:
+// tables and the figure drawn, the verdict's red mark drawn by CSS (no
+// emoji, whose glyph depends on the fonts installed), no raw Markdown. It
+// skips when Chromium is not installed (.ci/run installs it).
+func TestEvalHTMLInChromium(t *testing.T) {
+	var browser string
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome", "google-chrome-stable"} {
+		if p, err := exec.LookPath(name); err == nil {
+			browser = p
+			break
+		}
+	}
+	if browser == "" {
+		t.Skip("no Chromium on PATH (apt-get install chromium)")
+	}
+	dir := filepath.Join(t.TempDir(), "eval")
+	if code, _, stderr := evolve(t, "eval", "--quiet", "--no-cache", "--split", "val", "--dir", dir, "embedded", worsePrompt(t, 20)); code != exitOK {
+		t.Fatalf("eval: exit %d\n%s", code, stderr)
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "report.html"))
+	for _, raw := range []string{"**", "![", "✅", "❌"} {
+		if strings.Contains(string(page), raw) {
+			t.Errorf("report.html holds %q", raw)
+		}
+	}
+	shot := filepath.Join(t.TempDir(), "shot.png")
+	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--no-first-run",
+		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--user-data-dir="+t.TempDir(),
+		"--screenshot="+shot, "--window-size=1400,3000", "file://"+filepath.Join(dir, "report.html"))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("%s: %v\n%s", browser, err, out)
+	}
+	f, err := os.Open(shot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	img, err := png.Decode(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Count non-white pixels and those of the regression mark (#d62728).
+	var red, ink int
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		for x := b.Min.X; x < b.Max.X; x++ {
+			r, g, bl, _ := img.At(x, y).RGBA()
+			r, g, bl = r>>8, g>>8, bl>>8
+			if r < 250 || g < 250 || bl < 250 {
+				ink++
+			}
+			if r > 190 && g < 70 && bl < 70 {
+				red++
+			}
+		}
+	}
+	if ink < 20000 || red < 30 {
+		t.Errorf("screenshot %dx%d: %d inked and %d red pixels; want the tables and figure drawn (>= 20000) and the regression mark (>= 30)", b.Dx(), b.Dy(), ink, red)
 	}
 }

@@ -261,19 +261,28 @@ func cmdUsage(w io.Writer, c *command, fs *flag.FlagSet) {
 }
 
 // Version returns the module version and VCS revision of the binary, e.g.
-// "v0.1.0" or "(devel) 3f2a9c1", from its build information.
+// "v0.1.0" or "(devel) 3f2a9c1", from its build information; a binary
+// built without VCS stamping (go run) asks git about its source tree
+// (sourceRevision).
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"
 	}
 	v := bi.Main.Version
+	stamped := false
 	for _, s := range bi.Settings {
 		if s.Key == "vcs.revision" && len(s.Value) >= 7 {
 			v += " " + s.Value[:7]
+			stamped = true
 		}
 		if s.Key == "vcs.modified" && s.Value == "true" {
 			v += "+dirty"
+		}
+	}
+	if !stamped {
+		if rev := sourceRevision(); rev != "" {
+			v += " " + rev
 		}
 	}
 	return v

@@ -95,6 +95,10 @@ func TestRunSmall(t *testing.T) {
 	}
 	// The run wrote its report; evolve report rebuilds it identically.
 	runDir := strings.TrimSpace(strings.TrimPrefix(stdout[strings.Index(stdout, "run directory: "):strings.Index(stdout, "\nreport: ")], "run directory: "))
+	// evolve validate RUN_DIR checks the run (not as a seed set).
+	if code, out, errs := evolve(t, "validate", runDir); code != exitOK || !strings.Contains(out, "ok (run directory: ") || !strings.Contains(out, "prompt versions verified") {
+		t.Errorf("validate RUN_DIR: exit %d\n%s%s", code, out, errs)
+	}
 	before := map[string][]byte{}
 	for _, f := range []string{"report.md", "report.html", "results.tex", "plots/lineage.pdf", "plots/failure_causes.png", "plots/candidates.svg"} {
 		b, err := os.ReadFile(filepath.Join(runDir, f))

@@ -1,0 +1,76 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	iofs "io/fs"
+	"os"
+	"path/filepath"
+
+	"evolve/eval"
+	"evolve/internal/atomicfile"
+	"evolve/prompt"
+)
+
+func init() {
+	registerPromptSub(&promptSub{
+		name: "new", usage: "[--from REF] FILE",
+		help: `
+Write an editable prompt file FILE: a copy of the embedded base prompt, or
+with --from of another prompt (a prompt file, RUN_DIR:VERSION, or with
+--store DIR a store ref SLUG, SLUG@BRANCH or SLUG@vX.Y.Z), its inheritance
+resolved and its defaults filled in. The file has no content_sha256 line:
+edit it freely, and evolve computes the hash whenever it reads it. (A
+prompt store's version files carry the hash and are immutable: a copy of
+one edited with its old hash is refused.) FILE must not exist, unless
+--force is given.
+
+Then check it and evaluate it:
+
+	evolve prompt new prompts/agent.yaml
+	evolve validate prompts/agent.yaml
+	evolve eval --split test prompts/agent.yaml
+
+Examples:
+
+	evolve prompt new prompts/agent.yaml
+	evolve prompt new --from runs/default-f9d1953275:v1.0.5 prompts/agent.yaml
+	evolve prompt new --store prompts --from coding-agent@main coding.yaml`,
+		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
+			from := fs.String("from", "embedded", "the prompt to copy: `REF` (embedded, a prompt file, RUN_DIR:VERSION, or a store ref with --store)")
+			force := fs.Bool("force", false, "replace FILE if it exists")
+			return func(env *cmdEnv, o *promptOpts, args []string) error {
+				if len(args) != 1 {
+					return usagef("want one FILE, got %s", plural(len(args), "argument", "arguments"))
+				}
+				file := args[0]
+				if _, err := os.Stat(file); err == nil && !*force {
+					return fmt.Errorf("%s exists: evolve prompt new does not overwrite a file without --force", file)
+				} else if err != nil && !errors.Is(err, iofs.ErrNotExist) {
+					return err
+				}
+				v, err := eval.ResolvePrompt(*from, o.store)
+				if err != nil {
+					return fmt.Errorf("--from: %w", err)
+				}
+				data, err := prompt.EncodeEditable(v.Prompt)
+				if err != nil {
+					return err
+				}
+				if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+					return err
+				}
+				if err := atomicfile.WriteFile(file, data, 0o644); err != nil {
+					return err
+				}
+				if o.json {
+					return printJSON(env.stdout, map[string]string{"file": file, "from": *from, "version": v.Label, "content_sha256": v.Prompt.ContentSHA256})
+				}
+				fmt.Fprintf(env.stdout, "wrote %s: prompt %s from %s, editable (no content_sha256: evolve computes it when it reads the file; now %.12s…)\n",
+					file, v.Label, *from, v.Prompt.ContentSHA256)
+				return nil
+			}
+		},
+	})
+}
