@@ -83,11 +83,11 @@ func benchPut(b *testing.B, sync bool) {
 func BenchmarkEncodeDecode(b *testing.B) {
 	k, o := testKey(5), dungeonOutcome(5)
 	for b.Loop() {
-		e, err := encodeEntry(k, o)
+		e, err := encodeEntry(k, o, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := decodeEntry(e, k); err != nil {
+		if _, err := decodeEntry(e, k, nil); err != nil {
 			b.Fatal(err)
 		}
 	}

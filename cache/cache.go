@@ -118,8 +118,9 @@ type Stats struct {
 // concurrent use by several goroutines, and several processes may use the
 // same directory at once (see the package documentation).
 type Cache struct {
-	dir  string
-	sync bool // fsync each entry and its directory (benchmarks only)
+	dir     string
+	sync    bool   // fsync each entry and its directory (benchmarks only)
+	hmacKey []byte // nil: unkeyed (see SetHMACKey)
 
 	hits, misses, corrupt, puts atomic.Int64
 }
@@ -148,6 +149,38 @@ func Open(dir string) (*Cache, error) {
 	return &Cache{dir: dir}, nil
 }
 
+// MinHMACKeyLen is the fewest bytes of a key SetHMACKey takes: 32, the
+// output size of SHA-256 (RFC 2104 section 3 recommends a key at least
+// as long as the hash output).
+const MinHMACKeyLen = 32
+
+// HMACKeyEnv is the environment variable evolve reads a cache's HMAC key
+// from (see SetHMACKey); the command line, not this package, reads it.
+const HMACKeyEnv = "EVOLVE_CACHE_HMAC_KEY"
+
+// ErrShortHMACKey is SetHMACKey's error for a key under MinHMACKeyLen
+// bytes.
+var ErrShortHMACKey = errors.New("cache: HMAC key too short")
+
+// SetHMACKey makes c a keyed cache: every entry it writes carries
+// outcome_hmac_sha256, the HMAC-SHA256 (RFC 2104) under key of the key's
+// canonical encoding (see Key.Hash) followed by the outcome value's
+// bytes, and every entry it reads must carry a matching one, or it is
+// corrupt (a miss, removed). Whoever can write the directory but does
+// not know key can then no longer forge an entry: a plain SHA-256 is
+// only a check against damage, which anyone can recompute. Call it
+// before the first Get or Put. The key is used as given (not copied); it
+// must be at least MinHMACKeyLen bytes (ErrShortHMACKey otherwise).
+// Unkeyed caches sharing the directory still read keyed entries (they
+// check only the SHA-256); keyed ones replay unkeyed entries.
+func (c *Cache) SetHMACKey(key []byte) error {
+	if len(key) < MinHMACKeyLen {
+		return fmt.Errorf("%w: %d bytes, want at least %d", ErrShortHMACKey, len(key), MinHMACKeyLen)
+	}
+	c.hmacKey = key
+	return nil
+}
+
 // Dir returns the cache's directory, as given to Open.
 func (c *Cache) Dir() string { return c.dir }
 
@@ -166,7 +199,10 @@ func (c *Cache) store() castore.Store {
 
 // Get returns the outcome stored for k and true, or false on a miss. A
 // missing entry is a miss; so is a corrupt one (see the package
-// documentation), which Get removes and counts in Stats.Corrupt. The error
+// documentation), which Get removes and counts in Stats.Corrupt; so is
+// an entry that is not a regular file (a FIFO, a device, a symbolic
+// link) or is over castore.DefaultMaxSize bytes, which Get never reads
+// and removes the same way. The error
 // is ErrInvalidKey for a key with an empty Env or Prompt, or an I/O error
 // other than "does not exist" reading or removing the entry, naming its
 // path; Get counts neither as a miss.
@@ -180,10 +216,15 @@ func (c *Cache) Get(k Key) (envs.Outcome, bool, error) {
 		c.misses.Add(1)
 		return envs.Outcome{}, false, nil
 	}
+	if errors.Is(err, castore.ErrUnsafe) {
+		c.corrupt.Add(1)
+		c.misses.Add(1)
+		return envs.Outcome{}, false, c.store().RemoveIfSame(h, fi)
+	}
 	if err != nil {
 		return envs.Outcome{}, false, err
 	}
-	o, err := decodeEntry(data, k)
+	o, err := decodeEntry(data, k, c.hmacKey)
 	if err == nil {
 		c.hits.Add(1)
 		return o, true, nil
@@ -210,7 +251,7 @@ func (c *Cache) Put(k Key, o envs.Outcome) error {
 	if o.Cause == envs.CauseError {
 		return ErrErrorEpisode
 	}
-	data, err := encodeEntry(k, o)
+	data, err := encodeEntry(k, o, c.hmacKey)
 	if err != nil {
 		return err
 	}

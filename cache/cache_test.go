@@ -193,7 +193,7 @@ func TestEntryGolden(t *testing.T) {
 	o.Trajectory = json.RawMessage(`{"steps": ["n", "e"]}`)
 	k := testKey(42)
 	k.Agent = "scripted"
-	got, err := encodeEntry(k, o)
+	got, err := encodeEntry(k, o, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -311,11 +311,11 @@ func rawEntry(k Key, outcome string) []byte {
 
 func TestCorrupt(t *testing.T) {
 	k := testKey(5)
-	good, err := encodeEntry(k, dungeonOutcome(5))
+	good, err := encodeEntry(k, dungeonOutcome(5), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := encodeEntry(testKey(6), dungeonOutcome(6))
+	other, _ := encodeEntry(testKey(6), dungeonOutcome(6), nil)
 	// A flipped digit of the score (305 becomes 205), under the old
 	// checksum.
 	i := bytes.Index(good, []byte(`"score":`)) + len(`"score":`)
@@ -347,7 +347,7 @@ func TestCorrupt(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeEntry(tc.data, k)
+			_, err := decodeEntry(tc.data, k, nil)
 			if !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("decodeEntry: err = %v, want a corrupt entry: %s", err, tc.why)
 			}
@@ -377,7 +377,7 @@ func TestCorrupt(t *testing.T) {
 		})
 	}
 	// The good entry, for contrast, decodes.
-	if _, err := decodeEntry(good, k); err != nil {
+	if _, err := decodeEntry(good, k, nil); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -471,7 +471,7 @@ func verifyAll(t *testing.T, c *Cache) int {
 		if c.Path(k) != p {
 			t.Errorf("%s holds the key of %s", p, c.Path(k))
 		}
-		o, err := decodeEntry(data, k)
+		o, err := decodeEntry(data, k, nil)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
 		} else if !sameOutcome(o, dungeonOutcome(k.Seed)) {

@@ -30,6 +30,7 @@
 //	{"format":1,
 //	 "key":{"env":"dungeon@1f3c…","seed":"42","prompt":"9ab0…","agent":"","semantics":1},
 //	 "outcome_sha256":"<hex SHA-256 of the outcome value's bytes>",
+//	 "outcome_hmac_sha256":"<hex HMAC-SHA256, keyed caches only>",
 //	 "outcome":{"seed":"42","score":536.5,"end_reason":"killed","cause":"injury",
 //	            "metrics":[3,1200,null,"jackal"],"error":"...","trajectory":{...}}}
 //
@@ -40,6 +41,10 @@
 //     readers other than Go's lose the precision of integers above 2^53.
 //   - outcome_sha256 is the hex SHA-256 of the bytes of the outcome value
 //     exactly as they appear in the file, from its "{" to its "}".
+//   - outcome_hmac_sha256, written only by a keyed cache (see Trust
+//     model), is the hex HMAC-SHA256 under the cache's secret of the
+//     key's canonical encoding (see [Key.Hash]) followed by the outcome
+//     value's bytes.
 //   - outcome holds the envs.Outcome: seed (a decimal string, equal to the
 //     key's seed); score (a JSON number); end_reason; cause (never
 //     envs.CauseError: error episodes are not cached); metrics, omitted
@@ -98,6 +103,27 @@
 // Get are write points of the fault-injection hook of
 // evolve/internal/atomicfile (named by the entry's path), so crash tests can
 // kill an eval in the middle of a cache write.
+//
+// # Trust model
+//
+// An outcome read from the cache is trusted like one just played: the
+// SHA-256 of an entry catches damage (a torn write, a bad disk), not a
+// forgery, since whoever can write the directory can recompute it. A
+// cache shared between jobs must therefore be writable only by trusted
+// jobs. Where it cannot be (caches shared between pipelines), a keyed
+// cache ([Cache.SetHMACKey], with the key from the environment variable
+// [HMACKeyEnv] in evolve eval) writes and demands outcome_hmac_sha256,
+// an HMAC-SHA256 over the key's canonical encoding and the outcome's
+// bytes, which only holders of the secret can compute; a keyed Get treats
+// an entry without a valid one as corrupt.
+//
+// Whatever the key, Get reads only what it can afford to: the entry is
+// opened with O_NOFOLLOW|O_NONBLOCK (a symbolic link is refused, a FIFO
+// opens at once instead of waiting for a writer), its type and size are
+// checked with fstat before any read, and an entry that is not a regular
+// file or is over castore.DefaultMaxSize (64 MiB) bytes is a corrupt
+// miss, removed, never read. The directories above the entries are
+// trusted: a symbolic link among them is followed.
 //
 // # Invalidation
 //

@@ -2,6 +2,7 @@ package cache
 
 import (
 	"bytes"
+	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -27,6 +28,7 @@ type entryHead struct {
 	Format        int     `json:"format"`
 	Key           keyJSON `json:"key"`
 	OutcomeSHA256 string  `json:"outcome_sha256"`
+	OutcomeHMAC   string  `json:"outcome_hmac_sha256,omitempty"`
 }
 
 // entryJSON is a whole entry as decoded.
@@ -34,7 +36,19 @@ type entryJSON struct {
 	Format        int             `json:"format"`
 	Key           keyJSON         `json:"key"`
 	OutcomeSHA256 string          `json:"outcome_sha256"`
+	OutcomeHMAC   string          `json:"outcome_hmac_sha256"`
 	Outcome       json.RawMessage `json:"outcome"`
+}
+
+// outcomeMAC returns the hex HMAC-SHA256 under key of k's canonical
+// encoding followed by the outcome value's bytes ob (see
+// Cache.SetHMACKey). Covering the key stops a keyed entry from being
+// moved to, or relabelled as, another key.
+func outcomeMAC(key []byte, k Key, ob []byte) string {
+	m := hmac.New(sha256.New, key)
+	m.Write(k.encode())
+	m.Write(ob)
+	return hex.EncodeToString(m.Sum(nil))
 }
 
 // outcomeJSON is the "outcome" field without its trajectory, which is
@@ -101,8 +115,9 @@ func encodeOutcome(o envs.Outcome) ([]byte, error) {
 	return append(out, '}'), nil
 }
 
-// encodeEntry returns the bytes of k's entry holding o.
-func encodeEntry(k Key, o envs.Outcome) ([]byte, error) {
+// encodeEntry returns the bytes of k's entry holding o, with an
+// outcome_hmac_sha256 under hmacKey if it is not nil.
+func encodeEntry(k Key, o envs.Outcome, hmacKey []byte) ([]byte, error) {
 	if o.Seed != k.Seed {
 		return nil, fmt.Errorf("caching the outcome of seed %d under a key of seed %d", o.Seed, k.Seed)
 	}
@@ -111,11 +126,15 @@ func encodeEntry(k Key, o envs.Outcome) ([]byte, error) {
 		return nil, err
 	}
 	sum := sha256.Sum256(ob)
-	head, err := json.Marshal(entryHead{
+	eh := entryHead{
 		Format:        Format,
 		Key:           keyJSON{Env: k.Env, Seed: k.Seed, Prompt: k.Prompt, Agent: k.Agent, Semantics: k.Semantics},
 		OutcomeSHA256: hex.EncodeToString(sum[:]),
-	})
+	}
+	if hmacKey != nil {
+		eh.OutcomeHMAC = outcomeMAC(hmacKey, k, ob)
+	}
+	head, err := json.Marshal(eh)
 	if err != nil {
 		return nil, fmt.Errorf("caching the outcome of seed %d: %w", o.Seed, err)
 	}
@@ -134,8 +153,9 @@ func corrupt(format string, args ...any) error {
 }
 
 // decodeEntry decodes an entry's bytes and checks them against want (see
-// the package doc's Reading). Every error wraps errCorrupt.
-func decodeEntry(data []byte, want Key) (envs.Outcome, error) {
+// the package doc's Reading), and its outcome_hmac_sha256 under hmacKey
+// if that is not nil. Every error wraps errCorrupt.
+func decodeEntry(data []byte, want Key, hmacKey []byte) (envs.Outcome, error) {
 	var e entryJSON
 	if err := castore.DecodeStrict(data, &e); err != nil {
 		return envs.Outcome{}, corrupt("%v", err)
@@ -153,6 +173,14 @@ func decodeEntry(data []byte, want Key) (envs.Outcome, error) {
 	sum := sha256.Sum256(e.Outcome)
 	if hex.EncodeToString(sum[:]) != e.OutcomeSHA256 {
 		return envs.Outcome{}, corrupt("outcome checksum mismatch")
+	}
+	if hmacKey != nil {
+		if e.OutcomeHMAC == "" {
+			return envs.Outcome{}, corrupt("no outcome_hmac_sha256 in a keyed cache")
+		}
+		if !hmac.Equal([]byte(outcomeMAC(hmacKey, want, e.Outcome)), []byte(e.OutcomeHMAC)) {
+			return envs.Outcome{}, corrupt("outcome HMAC mismatch (another key, or a forged entry)")
+		}
 	}
 	return decodeOutcome(e.Outcome, want.Seed)
 }

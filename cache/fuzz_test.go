@@ -24,18 +24,18 @@ func fuzzOutcomes() []envs.Outcome {
 // encodes to an entry that decodes to o again, and encoding is a fixed
 // point from there on.
 func checkRoundTrip(t *testing.T, k Key, o envs.Outcome) {
-	e1, err := encodeEntry(k, o)
+	e1, err := encodeEntry(k, o, nil)
 	if err != nil {
 		t.Fatalf("decoded outcome %+v does not encode: %v", o, err)
 	}
-	o2, err := decodeEntry(e1, k)
+	o2, err := decodeEntry(e1, k, nil)
 	if err != nil {
 		t.Fatalf("re-encoded entry does not decode: %v\n%s", err, e1)
 	}
 	if !sameOutcome(o, o2) {
 		t.Fatalf("round trip changed the outcome:\n got %#v\nwant %#v", o2, o)
 	}
-	e2, err := encodeEntry(k, o2)
+	e2, err := encodeEntry(k, o2, nil)
 	if err != nil || string(e1) != string(e2) {
 		t.Fatalf("encoding is not a fixed point: %v\n%s\n%s", err, e1, e2)
 	}
@@ -47,7 +47,7 @@ func checkRoundTrip(t *testing.T, k Key, o envs.Outcome) {
 func FuzzDecodeEntry(f *testing.F) {
 	k := testKey(5)
 	for _, o := range fuzzOutcomes() {
-		e, err := encodeEntry(k, o)
+		e, err := encodeEntry(k, o, nil)
 		if err != nil {
 			f.Fatal(err)
 		}
@@ -57,7 +57,7 @@ func FuzzDecodeEntry(f *testing.F) {
 	f.Add([]byte(`{"format":1}`))
 	f.Add([]byte(`null`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		o, err := decodeEntry(data, k)
+		o, err := decodeEntry(data, k, nil)
 		if err != nil {
 			if !errors.Is(err, errCorrupt) {
 				t.Fatalf("error %v does not wrap errCorrupt", err)

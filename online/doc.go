@@ -10,7 +10,9 @@
 // ("Context-Aware Selection" through "Auto-Rollback"):
 //
 //  1. the caller's context signals are checked against a declared set
-//     (CheckSignals; DefaultSignals is the design's table);
+//     (CheckSignals; DefaultSignals is the design's table, and a store or
+//     a study declares its own in a signal table file read by
+//     ParseSignals and StoreSignals);
 //  2. each variant scores TotalScore = 0.5 weight + 0.5 ContextFit, or its
 //     weight alone without context weights;
 //  3. EpsilonGreedy picks one: with probability epsilon a uniform variant

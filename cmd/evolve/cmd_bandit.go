@@ -65,6 +65,9 @@ DIR receives (it is created; it must not hold these files already):
 	                  reward, regret, cumulative_regret
 	summary.md        every table and the methods; summary.csv one line per policy
 	rollback.csv      the rollback study, one line per shift
+	signals.yaml      the study's signal table (time_pressure, goal_near,
+	                  stall_risk): copy it into a prompt store, or pass it
+	                  to 'evolve serve --signals', to serve these signals
 	regret.png, .svg  mean cumulative regret by request with 95% CI bands
 
 The outputs are a function of the flags other than --workers: the same

@@ -14,7 +14,7 @@ func init() {
 	register(&command{
 		name:     "env",
 		synopsis: "check that a program conforms to the process protocol (docs/protocol.md)",
-		usage:    "check [--seeds N] [--agent CMD] [--dir DIR] [--message-timeout D] [--episode-timeout D] [--max-memory-mb N] -- CMD [ARGS...]",
+		usage:    "check [--seeds N] [--agent CMD] [--dir DIR] [--startup-timeout D] [--message-timeout D] [--episode-timeout D] [--max-memory-mb N] -- CMD [ARGS...]",
 		help: `
 Check that the program CMD ARGS... is a conforming environment of the
 process protocol (docs/protocol.md), as 'environment: {name: process,
@@ -29,7 +29,12 @@ command: [CMD, ARGS...]}' would run it:
 	4. each seed's two outcomes compared byte for byte: an outcome that
 	   depends on anything but seed, parameters and prompt (e.g. on what
 	   the process played before) is a violation;
-	5. the mean time per episode and, in step mode, per step.
+	5. the mean time per episode and, in step mode, per step;
+	6. each process closed: one that does not exit within a second of
+	   close is killed, and warned about.
+
+In episode mode every play request carries a fixed prompt (slug
+"env-check", a one-line text), where a run without a prompt sends null.
 
 The seeds are the first N outputs of SplitMix64 from 0, so they span the
 whole uint64 range. In step mode --agent names the agent program (split
@@ -49,7 +54,7 @@ Examples:
 			msg := fs.Duration("message-timeout", 10*time.Second, "time `D` allowed from a request to its response")
 			ep := fs.Duration("episode-timeout", 60*time.Second, "time `D` allowed for one episode")
 			start := fs.Duration("startup-timeout", 10*time.Second, "time `D` allowed from start to the hello response")
-			mem := fs.Int("max-memory-mb", 0, "address-space limit `N` of each process in MiB, 0 for none")
+			mem := fs.Int("max-memory-mb", 0, "memory limit `N` in MiB of each process (cgroup memory.max, else RLIMIT_DATA), 0 for none")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) == 0 || args[0] != "check" {
 					return usagef("want the subcommand check (evolve env check [flags] -- CMD [ARGS...])")

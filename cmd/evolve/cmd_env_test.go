@@ -53,3 +53,15 @@ func TestEnvCheck(t *testing.T) {
 		})
 	}
 }
+
+// TestEnvCheckHelp: the usage line names every flag, --startup-timeout
+// included, and the help says what env check sends as the prompt.
+func TestEnvCheckHelp(t *testing.T) {
+	code, out, _ := evolve(t, "env", "--help")
+	for _, want := range []string{"[--startup-timeout D] [--message-timeout D]", `fixed prompt (slug
+"env-check"`, "does not exit within a second of"} {
+		if code != exitOK || !strings.Contains(out, want) {
+			t.Errorf("env --help: exit %d, lacks %q:\n%s", code, want, out)
+		}
+	}
+}

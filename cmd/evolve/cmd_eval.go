@@ -95,7 +95,12 @@ Outcomes are cached by (environment and its config, seed, prompt content
 hash, evolve's episode semantics) as each is played: a rerun, a resume
 after Ctrl-C, or main's baseline in CI plays nothing it has played before
 (--cache DIR, default the user cache dir's evolve/episodes; --no-cache).
-Error episodes are never cached.
+Error episodes are never cached. An entry is trusted like an episode just
+played: share a cache only among jobs trusted to write it, or set
+$EVOLVE_CACHE_HMAC_KEY (a secret of at least 32 bytes) in every job that
+reads or writes it, so that only entries with a valid HMAC-SHA256 under
+that secret are used (docs/ci.md). Only regular files of at most 64 MiB
+are read; anything else is a miss and is removed.
 
 Trajectories: by the config's trajectories policy (failed by default: every
 episode whose cause is not none; all; none) the eval keeps episodes'
@@ -256,6 +261,11 @@ Examples:
 					}
 					if opt.Cache, err = cache.Open(dir); err != nil {
 						return err
+					}
+					if key := os.Getenv(cache.HMACKeyEnv); key != "" {
+						if err := opt.Cache.SetHMACKey([]byte(key)); err != nil {
+							return fmt.Errorf("$%s: %w", cache.HMACKeyEnv, err)
+						}
 					}
 				}
 				var res *eval.Result

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"evolve/online"
+	"evolve/online/sim"
 	"evolve/prompt"
 )
 
@@ -104,7 +106,10 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
 	if token != "" {
-		req.Header.Set("Authorization", "Bearer "+token)
+		if !strings.Contains(token, " ") {
+			token = "Bearer " + token
+		}
+		req.Header.Set("Authorization", token)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -125,9 +130,13 @@ func post(t *testing.T, url, token, body string) (int, map[string]any) {
 func TestServe(t *testing.T) {
 	dir := serveStore(t)
 	tokenFile := filepath.Join(t.TempDir(), "token")
-	os.WriteFile(tokenFile, []byte("s3cret\n"), 0o600)
+	const tok = "s3cret-s3cret-s3cret"
+	os.WriteFile(tokenFile, []byte(tok+"\n"), 0o600)
 	url, stderr, stop := startServe(t, "--store", dir, "--token-file", tokenFile, "--seed", "5")
-	code, sel := post(t, url+"/v1/select", "", `{"prompt": "agent", "signals": {"task_coding": 1}, "request_id": "1"}`)
+	if code, _ := post(t, url+"/v1/select", "", `{"prompt": "agent"}`); code != 401 {
+		t.Errorf("select without the token: %d, want 401 (it returns prompt texts)", code)
+	}
+	code, sel := post(t, url+"/v1/select", "bearer "+tok, `{"prompt": "agent", "signals": {"task_coding": 1}, "request_id": "1"}`)
 	if code != 200 || sel["ref"] == nil || len(sel["candidates"].([]any)) != 1 {
 		t.Fatalf("select: %d %v", code, sel)
 	}
@@ -135,7 +144,7 @@ func TestServe(t *testing.T) {
 		t.Errorf("observe without the token: %d %v", code, out)
 	}
 	for i := range 5 {
-		code, out := post(t, url+"/v1/observe", "s3cret", fmt.Sprintf(`{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "success": "success", "request_id": "r%d"}`, i))
+		code, out := post(t, url+"/v1/observe", tok, fmt.Sprintf(`{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "success": "success", "request_id": "r%d"}`, i))
 		if code != 200 {
 			t.Fatalf("observe: %d %v", code, out)
 		}
@@ -165,7 +174,11 @@ func TestServeUsage(t *testing.T) {
 		code int
 		msg  string
 	}{
-		{[]string{"--store", dir, "--addr", "0.0.0.0:0"}, exitUsage, "--addr 0.0.0.0:0 is not a loopback address: give --token or --token-file"},
+		{[]string{"--store", dir, "--addr", "0.0.0.0:0"}, exitUsage, "--addr 0.0.0.0:0 is not a loopback address: give --token-file FILE (or $EVOLVE_SERVE_TOKEN)"},
+		{[]string{"--store", dir, "--token", "short"}, exitUsage, "--token: weak bearer token: 5 characters, want at least 16"},
+		{[]string{"--store", dir, "--token", "has a space in it somewhere"}, exitUsage, "--token: weak bearer token: white space"},
+		{[]string{"--store", dir, "--public-read"}, exitUsage, "--public-read only means something with a token"},
+		{[]string{"--store", dir, "--shutdown-timeout", "-1s"}, exitUsage, "--shutdown-timeout must be >= 0, got -1s"},
 		{[]string{"--store", dir, "--addr", ":8080"}, exitUsage, "is not a loopback address"},
 		{[]string{"--store", dir, "--epsilon", "1.5"}, exitUsage, "--epsilon: epsilon must be in [0, 1]: 1.5"},
 		{[]string{"--store", dir, "--alpha", "0"}, exitUsage, "alpha must be in (0, 1]: 0"},
@@ -221,5 +234,82 @@ func TestPromptPromote(t *testing.T) {
 	}
 	if code, _, errs := evolve(t, "prompt", "promote", "agent", "--store", dir); code != exitUsage || !strings.Contains(errs, "promote takes a version") {
 		t.Errorf("promote a branch: %d %s", code, errs)
+	}
+}
+
+// TestServeSignalTables: the bandit study's signals are a 400 under the
+// design's table, and accepted once the store declares them (the
+// study's own signals.yaml copied into it) or --signals names them; a
+// broken table stops serve before it listens, naming the file.
+func TestServeSignalTables(t *testing.T) {
+	dir := serveStore(t)
+	body := `{"prompt": "agent", "signals": {"time_pressure": 0.8}}`
+	url, _, stop := startServe(t, "--store", dir)
+	if code, out := post(t, url+"/v1/select", "", body); code != 400 || out["field"] != "signals.time_pressure" {
+		t.Errorf("the design's table: %d %v, want 400 naming signals.time_pressure", code, out)
+	}
+	stop()
+
+	table := filepath.Join(t.TempDir(), "study-signals.yaml")
+	os.WriteFile(table, online.FormatSignals(sim.Signals()), 0o644)
+	url, stderr, stop := startServe(t, "--store", dir, "--signals", table)
+	if code, out := post(t, url+"/v1/select", "", body); code != 200 {
+		t.Errorf("--signals with the study's table: %d %v", code, out)
+	}
+	if code, out := post(t, url+"/v1/select", "", `{"prompt": "agent", "signals": {"task_coding": 1}}`); code != 400 {
+		t.Errorf("--signals: a design signal the table leaves out: %d %v, want 400", code, out)
+	}
+	stop()
+	if !strings.Contains(stderr.String(), "3 signals from "+table) {
+		t.Errorf("stderr does not say where the signals come from:\n%s", stderr)
+	}
+
+	os.WriteFile(filepath.Join(dir, online.SignalTableFile), online.FormatSignals(sim.Signals()), 0o644)
+	url, _, stop = startServe(t, "--store", dir)
+	if code, out := post(t, url+"/v1/select", "", body); code != 200 {
+		t.Errorf("the store's signals.yaml: %d %v", code, out)
+	}
+	stop()
+
+	os.WriteFile(filepath.Join(dir, online.SignalTableFile), []byte("signals:\n  - {name: Bad}\n"), 0o644)
+	code, _, errs := evolve(t, "serve", "--store", dir, "--addr", "127.0.0.1:0")
+	if want := filepath.Join(dir, online.SignalTableFile) + `:2: signals[0].name: "Bad"`; code != exitFailure || !strings.Contains(errs, want) {
+		t.Errorf("a broken signals.yaml: exit %d, stderr %q; want %d and %q", code, errs, exitFailure, want)
+	}
+}
+
+// TestServeTokenSources: the token from $EVOLVE_SERVE_TOKEN guards every
+// endpoint but /healthz; --token works but warns (it shows in ps);
+// --public-read opens the reads only.
+func TestServeTokenSources(t *testing.T) {
+	dir := serveStore(t)
+	const tok = "env-token-0123456789"
+	t.Setenv("EVOLVE_SERVE_TOKEN", tok)
+	url, stderr, stop := startServe(t, "--store", dir)
+	if code, _ := post(t, url+"/v1/select", "", `{"prompt": "agent"}`); code != 401 {
+		t.Errorf("select without the token from the environment: %d, want 401", code)
+	}
+	if code, out := post(t, url+"/v1/select", tok, `{"prompt": "agent"}`); code != 200 {
+		t.Errorf("select with it: %d %v", code, out)
+	}
+	resp, err := http.Get(url + "/healthz")
+	if err != nil || resp.StatusCode != 200 {
+		t.Errorf("healthz without a token: %v %v", resp, err)
+	}
+	stop()
+	if strings.Contains(stderr.String(), "warning") {
+		t.Errorf("a token from the environment warns:\n%s", stderr)
+	}
+
+	url, stderr, stop = startServe(t, "--store", dir, "--token", "flag-token-0123456789", "--public-read")
+	if code, _ := post(t, url+"/v1/select", "", `{"prompt": "agent"}`); code != 200 {
+		t.Errorf("--public-read select without a token: %d, want 200", code)
+	}
+	if code, _ := post(t, url+"/v1/observe", "", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`); code != 401 {
+		t.Errorf("--public-read observe without a token: %d, want 401", code)
+	}
+	stop()
+	if !strings.Contains(stderr.String(), "warning: --token shows in ps") {
+		t.Errorf("--token does not warn:\n%s", stderr)
 	}
 }

@@ -91,7 +91,9 @@ var checkPrompt = func() *envs.Prompt {
 //     the observations, rewards and done flags): a difference is a
 //     violation, since the outcome must depend only on seed, parameters
 //     and prompt, not on the process's history;
-//  5. the mean time per episode and per step.
+//  5. the mean time per episode and per step;
+//  6. each process closed: one that does not exit within a second of
+//     close (and is killed) is a warning.
 //
 // A failed handshake is a violation (the report holds only it; a step-mode
 // environment without cfg.Agent, or an episode-mode one with it, is told
@@ -197,6 +199,12 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			results[pass][s] = result{raw: tr.outcomeRaw, digest: tr.digest()}
 		}
 		player.Close()
+		for _, role := range player.closeIgnored {
+			if w := fmt.Sprintf("the %s process did not exit within %s of close (evolve killed it): exit on close, or at end of file on stdin (docs/protocol.md, section 2.6)", role, closeGrace); !warned[w] {
+				warned[w] = true
+				rep.Warnings = append(rep.Warnings, errors.New(w))
+			}
+		}
 	}
 	if ok > 0 {
 		rep.EpisodeTime = total / time.Duration(ok)

@@ -63,9 +63,13 @@ type Config struct {
 	// StartupTimeout bounds the time from starting a process to reading
 	// its hello response (default 10s).
 	StartupTimeout Duration `yaml:"startup_timeout" json:"startup_timeout"`
-	// MaxMemoryMB limits each process's virtual address space to this
-	// many MiB (RLIMIT_AS, set with prlimit(2) right after the process
-	// starts; Linux only); 0 means no limit. Range [0, 1048576].
+	// MaxMemoryMB limits each process's memory to this many MiB (Linux
+	// only): the memory.max of its cgroup v2 (the process and its
+	// descendants together) where evolve can create one with the memory
+	// controller, else RLIMIT_DATA (each process's private writable
+	// memory; address space merely reserved, as V8 and the JVM do, does
+	// not count), set with prlimit(2) right after the process starts; 0
+	// means no limit. Range [0, 1048576].
 	MaxMemoryMB int `yaml:"max_memory_mb,omitempty" json:"max_memory_mb,omitempty"`
 	// StderrDir is the directory of the processes' stderr logs: worker
 	// w's environment process appends to StderrDir/process-<w>.log, its

@@ -9,10 +9,13 @@
 // keeps them as the environment's envs.Info. Each Player (one per worker)
 // then runs its own process, reused across episodes:
 //
-//  1. start: the command in its own process group (Setpgid), stdin and
-//     stdout as pipes, stderr appended to stderr_dir/process-<worker>.log
-//     and kept as a tail (the last 20 lines, at most 4 KiB) for errors;
-//     with max_memory_mb the address space is limited (RLIMIT_AS);
+//  1. start: the command in its own process group (Setpgid) and, where
+//     one can be created, its own cgroup v2 (else marked by MarkerVar in
+//     its environment, which descendants inherit), stdin and stdout as
+//     pipes, stderr appended to stderr_dir/process-<worker>.log and kept
+//     as a tail (the last 20 lines, at most 4 KiB, of the current
+//     episode) for errors; with max_memory_mb the cgroup's memory.max, or
+//     else RLIMIT_DATA, limits its memory;
 //  2. hello: the handshake, which must declare what the first process
 //     declared;
 //  3. per episode, in episode mode one play request answered by an
@@ -22,11 +25,15 @@
 //  4. on a crash, a timeout (message_timeout per request, episode_timeout
 //     per episode), a malformed or non-protocol line, or an exceeded memory
 //     limit, Play returns an *Error with the process's stderr tail, kills
-//     the process group (first writing why, with the request, to the
-//     stderr log) and starts a fresh process for the next episode; a
-//     process that answers a request with an error message is kept;
-//  5. Close sends close, waits briefly, and kills the process group: no
-//     child outlives its player.
+//     the process and every descendant (first writing why, with the
+//     request, to the stderr log) and starts a fresh process for the next
+//     episode; a process that answers a request with an error message is
+//     kept. The process's exit is watched directly (waitid with WNOWAIT):
+//     it kills the descendants and wakes a read of stdout, so a crash is
+//     reported as an exit even when a grandchild holds stdout open;
+//  5. Close sends close, waits briefly, and kills the process and all its
+//     descendants (setsid grandchildren and double forks included): none
+//     outlives its player.
 //
 // Check runs the conformance check of `evolve env check`: the handshake,
 // the same seeds played twice in two processes in opposite orders, byte

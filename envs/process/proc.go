@@ -13,7 +13,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 )
 
@@ -54,6 +53,18 @@ type proc struct {
 	done    chan struct{} // closed when the process has been waited for
 	waitErr error         // cmd.Wait's error, set before done is closed
 
+	// box holds the process and its descendants (killAll, memory).
+	box *containment
+	// wakeW is our copy of the write end of the process's stdout: a
+	// descendant that keeps stdout open cannot keep a read blocked, for
+	// wake writes a blank line to it once the process has exited or
+	// the watchdog fired (woken set first), and readLine returns io.EOF
+	// at a blank line once woken is set.
+	wakeW *os.File
+	woken atomic.Bool
+
+	played int // episodes begun on this process (Player.Play)
+
 	// watchdog kills the process group when a request's deadline
 	// passes; fired records that it did. Blocking pipes (no poller,
 	// no deadlines) and a timer are faster than read deadlines.
@@ -65,22 +76,32 @@ type proc struct {
 // appending its stderr to logPath ("" for no log).
 func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) {
 	p := &proc{role: role, argv: argv, cfg: cfg, stderr: &tail{}, done: make(chan struct{})}
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Dir = cfg.Dir
+	var memLimit uint64
+	if cfg.MaxMemoryMB > 0 {
+		memLimit = uint64(cfg.MaxMemoryMB) << 20
+	}
+	p.box = newContainment(memLimit)
+	env := os.Environ()
 	if len(cfg.Env) > 0 {
 		keys := make([]string, 0, len(cfg.Env))
 		for k := range cfg.Env {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
-		env := os.Environ()
 		for _, k := range keys {
 			env = append(env, k+"="+cfg.Env[k])
 		}
-		cmd.Env = env
 	}
-	cmd.SysProcAttr = sysProcAttr()
-	cmd.WaitDelay = time.Second
+	env = append(env, p.box.env())
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(argv[0], argv[1:]...)
+		cmd.Dir = cfg.Dir
+		cmd.Env = env
+		cmd.SysProcAttr = p.box.attr()
+		cmd.WaitDelay = time.Second
+		return cmd
+	}
+	cmd := newCmd()
 	var w io.Writer = p.stderr
 	if logPath != "" {
 		if err := os.MkdirAll(filepath.Dir(logPath), 0o755); err != nil {
@@ -108,26 +129,44 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 	}
 	cmd.Stdin, cmd.Stdout = inR, outW
 	err = cmd.Start()
+	if err != nil && p.box.cgFDSet() {
+		// A kernel or a container that refuses clone3 into the cgroup:
+		// start the process without it.
+		p.box.dropCgroup()
+		stderr := cmd.Stderr
+		cmd = newCmd()
+		cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, stderr
+		err = cmd.Start()
+	}
 	inR.Close()
-	outW.Close()
 	if err != nil {
 		inW.Close()
 		outR.Close()
+		outW.Close()
+		p.box.release()
 		p.closeLog()
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
-	p.cmd, p.in, p.out = cmd, inW, outR
+	p.cmd, p.in, p.out, p.wakeW = cmd, inW, outR, outW
 	p.w = bufio.NewWriterSize(inW, 64<<10)
 	p.r = bufio.NewReaderSize(outR, 64<<10)
-	p.logf("%s process started (pid %d): %s", role, cmd.Process.Pid, strings.Join(argv, " "))
-	p.watchdog = time.AfterFunc(time.Hour, func() { p.fired.Store(true); p.kill() })
+	p.logf("%s process started (pid %d, held by %s): %s", role, cmd.Process.Pid, p.box.mechanism(), strings.Join(argv, " "))
+	p.watchdog = time.AfterFunc(time.Hour, func() { p.fired.Store(true); p.kill(); p.wake() })
 	p.watchdog.Stop()
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
 	}()
+	// The process's exit, seen before it is reaped: its descendants are
+	// killed (so none outlives it, and none keeps stdout or stderr
+	// open), and a read blocked on stdout is woken.
+	go func() {
+		waitExited(cmd.Process.Pid, p.done)
+		p.kill()
+		p.wake()
+	}()
 	if cfg.MaxMemoryMB > 0 {
-		if err := setMemoryLimit(cmd.Process.Pid, uint64(cfg.MaxMemoryMB)<<20); err != nil {
+		if err := p.box.limitMemory(cmd.Process.Pid, memLimit); err != nil {
 			p.terminate(false, fmt.Sprintf("max_memory_mb: the memory limit could not be set (%v)", err))
 			return nil, fmt.Errorf("max_memory_mb: limiting process %d: %w", cmd.Process.Pid, err)
 		}
@@ -154,12 +193,23 @@ func (p *proc) logf(format string, args ...any) {
 	}
 }
 
-// kill sends SIGKILL to the process's group. Safe to call from any
-// goroutine, any number of times.
+// kill sends SIGKILL to the process, its process group and every
+// descendant its containment finds (see containment.killAll). Safe to
+// call from any goroutine, any number of times.
 func (p *proc) kill() {
 	if p.cmd != nil && p.cmd.Process != nil {
-		syscall.Kill(-p.cmd.Process.Pid, syscall.SIGKILL)
+		p.box.killAll(p.cmd.Process.Pid)
 	}
+}
+
+// wake unblocks a read of stdout (see proc.wakeW). Safe to call from any
+// goroutine, any number of times; the write runs in its own goroutine,
+// which a full pipe blocks until the reader drains it or closes it.
+func (p *proc) wake() {
+	if p.woken.Swap(true) {
+		return
+	}
+	go p.wakeW.Write([]byte{'\n'})
 }
 
 // killFor kills the process's group like kill, first writing why to the
@@ -184,8 +234,11 @@ func (p *proc) killFor(reason string) {
 // the process to exit, and kills it (logging why) if it does not.
 // Otherwise it kills the process at once, logging reason (see killFor).
 // Then it kills the process group (grandchildren included), waits for
-// the process, logs how it ended and closes the pipes and the log.
-func (p *proc) terminate(graceful bool, reason string) {
+// the process, logs how it ended and closes the pipes and the log. It
+// reports false when a graceful close had to kill the process (it did
+// not exit within closeGrace of close), true otherwise.
+func (p *proc) terminate(graceful bool, reason string) bool {
+	obeyed := true
 	if graceful {
 		p.logf("%s process %d: sending close", p.role, p.cmd.Process.Pid)
 		p.arm(time.Now().Add(closeGrace))
@@ -200,6 +253,7 @@ func (p *proc) terminate(graceful bool, reason string) {
 		case <-p.done:
 		case <-time.After(closeGrace):
 			reason = fmt.Sprintf("it did not exit within %s of close", closeGrace)
+			obeyed = false
 		}
 	}
 	p.watchdog.Stop()
@@ -209,15 +263,28 @@ func (p *proc) terminate(graceful bool, reason string) {
 		p.kill() // what the process may have left behind
 	}
 	<-p.done
+	// Descendants started after the first kill; not the process group
+	// again, whose id the reaped process no longer holds.
+	p.box.killAll(0)
 	p.in.Close()
 	p.out.Close()
+	p.wakeW.Close()
 	p.logf("%s process %d ended: %s", p.role, p.cmd.Process.Pid, p.exitStatus())
+	if err := p.box.release(); err != nil {
+		p.logf("%v", err)
+	}
 	p.closeLog()
+	return obeyed
 }
 
 // exitStatus describes how the process ended ("exit status 3", "signal:
 // killed"); call after done is closed.
 func (p *proc) exitStatus() string {
+	if p.cmd.ProcessState != nil {
+		// Not cmd.Wait's error, which is ErrWaitDelay for a process that
+		// exited 0 while a descendant held its stderr.
+		return p.cmd.ProcessState.String()
+	}
 	if p.waitErr == nil {
 		return "exit status 0"
 	}
@@ -281,6 +348,9 @@ func (p *proc) readLine() ([]byte, error) {
 			return nil, protocolf("a line longer than %d bytes", MaxLineBytes)
 		}
 		if len(bytes.TrimSpace(frag)) == 0 {
+			if p.woken.Load() {
+				return nil, io.EOF // the process exited, or the watchdog fired
+			}
 			continue
 		}
 		return frag, nil
@@ -303,6 +373,13 @@ func (t *tail) Write(b []byte) (int, error) {
 		t.buf = append(t.buf[:0], t.buf[len(t.buf)-tailBytes:]...)
 	}
 	return len(b), nil
+}
+
+// reset forgets what was written so far.
+func (t *tail) reset() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.buf = t.buf[:0]
 }
 
 // String returns the tail: the last tailLines lines, at most tailBytes

@@ -228,8 +228,8 @@ func (p *proc) fail(seed uint64, request string, err error, msgDeadline, epDeadl
 		if errors.Is(err, io.EOF) == false && !errors.Is(err, os.ErrClosed) {
 			msg += fmt.Sprintf(" (%v)", err)
 		}
-		if p.cfg.MaxMemoryMB > 0 && memoryHint(status, p.stderr.String()) {
-			msg += fmt.Sprintf("; it may have exceeded max_memory_mb %d", p.cfg.MaxMemoryMB)
+		if p.cfg.MaxMemoryMB > 0 {
+			msg += memoryHint(status, p.stderr.String(), p.cfg.MaxMemoryMB, p.box.oomKilled())
 		}
 		e.Err = &wrapped{msg: msg, err: ErrExited}
 	}
@@ -246,14 +246,26 @@ type wrapped struct {
 func (w *wrapped) Error() string { return w.msg }
 func (w *wrapped) Unwrap() error { return w.err }
 
-// memoryHint reports whether an exit looks like a failed allocation.
-func memoryHint(status, stderr string) bool {
-	for _, s := range []string{"MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc", "signal: killed", "signal: segmentation fault", "signal: aborted"} {
+// memoryHint returns what an exit with status and stderr (its tail)
+// says about max_memory_mb mb: "" if it does not look like a failed
+// allocation; else a hint at the limit, naming the kernel's OOM killer
+// when the cgroup recorded one (oom), and, for a Node.js heap exhausted
+// (V8 prints "heap out of memory" or "Fatal process OOM"), V8's
+// --max-old-space-size, which must sit below the limit for V8 to collect
+// garbage before it hits it.
+func memoryHint(status, stderr string, mb int, oom bool) string {
+	if oom {
+		return fmt.Sprintf("; the kernel's OOM killer ended it at max_memory_mb %d (cgroup memory.max)", mb)
+	}
+	if strings.Contains(stderr, "heap out of memory") || strings.Contains(stderr, "Fatal process OOM") || strings.Contains(stderr, "FatalProcessOutOfMemory") {
+		return fmt.Sprintf("; Node.js ran out of memory under max_memory_mb %d: raise it, or run node --max-old-space-size=%d (MiB, about three quarters of the limit) so that V8 collects before the limit", mb, mb*3/4)
+	}
+	for _, s := range []string{"MemoryError", "Cannot allocate memory", "out of memory", "std::bad_alloc", "OutOfMemoryError", "signal: killed", "signal: segmentation fault", "signal: aborted"} {
 		if strings.Contains(status, s) || strings.Contains(stderr, s) {
-			return true
+			return fmt.Sprintf("; it may have exceeded max_memory_mb %d", mb)
 		}
 	}
-	return false
+	return ""
 }
 
 // Info returns the declarations of the process's hello (see New); with a
@@ -310,6 +322,9 @@ type Player struct {
 	trace  *trace // set by Check
 	closed bool
 	turns  Turns // the text agent's chooser of this worker (UseLLM), or nil
+	// closeIgnored lists the roles whose process Close had to kill: it
+	// did not exit within closeGrace of close (Check warns).
+	closeIgnored []string
 }
 
 func (p *Player) logPath(role string) string {
@@ -375,6 +390,18 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 		return envs.Outcome{}, err
 	}
 	ep1, ag := p.ep, p.ag
+	// An error quotes the stderr of its own episode: what a process wrote
+	// during earlier episodes is dropped (what it wrote while starting
+	// stays for its first; a line of the previous episode that the stderr
+	// copier delivers late is kept).
+	for _, pr := range []*proc{ep1, ag} {
+		if pr != nil {
+			if pr.played > 0 {
+				pr.stderr.reset()
+			}
+			pr.played++
+		}
+	}
 	stop := context.AfterFunc(ctx, func() {
 		why := fmt.Sprintf("seed %d: the run was cancelled (%v)", ep.Seed, context.Cause(ctx))
 		ep1.killFor(why)
@@ -553,11 +580,15 @@ func (p *Player) Close() error {
 	}
 	p.closed = true
 	if p.ep != nil {
-		p.ep.terminate(true, "")
+		if !p.ep.terminate(true, "") {
+			p.closeIgnored = append(p.closeIgnored, RoleEnvironment)
+		}
 		p.ep = nil
 	}
 	if p.ag != nil {
-		p.ag.terminate(true, "")
+		if !p.ag.terminate(true, "") {
+			p.closeIgnored = append(p.closeIgnored, RoleAgent)
+		}
 		p.ag = nil
 	}
 	return nil

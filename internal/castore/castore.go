@@ -28,25 +28,59 @@ import (
 // Store is a directory of entries. What names the store in errors
 // ("episode cache", "llm cache"): "reading episode cache entry PATH: ...".
 // Sync, if set, fsyncs each entry and its directory (slower; see the
-// callers' documentation for why they do not).
+// callers' documentation for why they do not). MaxSize is the largest
+// entry Read accepts, in bytes; 0 means DefaultMaxSize.
 type Store struct {
-	Dir  string
-	What string
-	Sync bool
+	Dir     string
+	What    string
+	Sync    bool
+	MaxSize int64
 }
+
+// DefaultMaxSize is the largest entry a Store reads by default: 64 MiB,
+// far above any outcome or reply evolve writes, far below what would
+// exhaust a CI runner's memory.
+const DefaultMaxSize = 64 << 20
+
+// ErrUnsafe is wrapped by Read's error for an entry that is a special
+// file (a FIFO, a device, a socket), a symbolic link, or larger than the
+// store's MaxSize (a directory is a plain error: nothing removes it). Read opens nothing that can
+// block or stream without end, and reads nothing beyond MaxSize bytes;
+// the caller treats such an entry as corrupt.
+var ErrUnsafe = errors.New("not a regular file of a readable size")
 
 // Path returns the entry file of hash h (64 hex digits).
 func (s Store) Path(h string) string { return filepath.Join(s.Dir, h[:2], h+".json") }
 
 // Read returns the bytes of h's entry and the file's info (for
-// RemoveIfSame). A missing entry is an error wrapping fs.ErrNotExist; any
-// other error names the path.
+// RemoveIfSame). A missing entry is an error wrapping fs.ErrNotExist. An
+// entry that is a symbolic link, a special file (FIFO, device, socket),
+// or over MaxSize bytes is an error wrapping ErrUnsafe, with the info of the path itself
+// (Lstat) so that RemoveIfSame can remove it: the file is opened with
+// O_NOFOLLOW and O_NONBLOCK (a FIFO opens at once instead of waiting
+// for a writer), its type and size checked with fstat before any read,
+// and at most MaxSize+1 bytes are read whatever it grows to. A directory
+// and any other failure are errors naming the path.
 func (s Store) Read(h string) ([]byte, fs.FileInfo, error) {
 	p := s.Path(h)
-	f, err := os.Open(p)
+	max := s.MaxSize
+	if max <= 0 {
+		max = DefaultMaxSize
+	}
+	unsafe := func(why string) ([]byte, fs.FileInfo, error) {
+		fi, err := os.Lstat(p)
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+		}
+		return nil, fi, fmt.Errorf("reading %s entry %s: %w: %s", s.What, p, ErrUnsafe, why)
+	}
+	f, err := os.OpenFile(p, os.O_RDONLY|openNoFollow, 0)
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return nil, nil, err
+		}
+		if isSymlinkErr(err) {
+			return unsafe("a symbolic link")
 		}
 		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
 	}
@@ -55,19 +89,59 @@ func (s Store) Read(h string) ([]byte, fs.FileInfo, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
 	}
-	data, err := io.ReadAll(f)
-	if err != nil {
-		return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+	if fi.IsDir() {
+		return nil, nil, fmt.Errorf("reading %s entry %s: is a directory", s.What, p)
 	}
-	return data, fi, nil
+	if !fi.Mode().IsRegular() {
+		return unsafe("a " + fileKind(fi.Mode()))
+	}
+	if fi.Size() > max {
+		return unsafe(fmt.Sprintf("%d bytes, over the limit of %d", fi.Size(), max))
+	}
+	// io.ReadAll, with a buffer of the file's size (one read for an
+	// entry that does not change) and a stop past max.
+	data := make([]byte, 0, fi.Size()+512)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if int64(len(data)) > max {
+			return unsafe(fmt.Sprintf("grew over the limit of %d bytes while read", max))
+		}
+		if err == io.EOF {
+			return data, fi, nil
+		}
+		if err != nil {
+			return nil, nil, fmt.Errorf("reading %s entry %s: %w", s.What, p, err)
+		}
+	}
+}
+
+// fileKind names a file type that is not a regular file.
+func fileKind(m fs.FileMode) string {
+	switch {
+	case m&fs.ModeNamedPipe != 0:
+		return "FIFO"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeCharDevice != 0:
+		return "character device"
+	case m&fs.ModeDevice != 0:
+		return "device"
+	case m&fs.ModeSymlink != 0:
+		return "symbolic link"
+	}
+	return "special file (" + m.String() + ")"
 }
 
 // RemoveIfSame removes h's entry, found corrupt by its reader, unless a
 // writer has renamed a new entry over it since it was read (fi, from
-// Read). It is a write point of the atomicfile fault hook.
+// Read). A symbolic link is removed, not its target. It is a write point of the atomicfile fault hook.
 func (s Store) RemoveIfSame(h string, fi fs.FileInfo) error {
 	p := s.Path(h)
-	if now, err := os.Stat(p); err == nil && os.SameFile(fi, now) {
+	if now, err := os.Lstat(p); err == nil && os.SameFile(fi, now) {
 		atomicfile.Point(p)
 		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("removing corrupt %s entry %s: %w", s.What, p, err)

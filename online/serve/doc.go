@@ -1,8 +1,10 @@
 // Package serve puts online selection over a prompt store behind an
 // HTTP JSON API (evolve serve).
 //
-// Endpoints (bodies are JSON objects of at most Config.MaxBody bytes;
-// unknown fields are errors):
+// Endpoints (bodies are JSON objects of at most Config.MaxBody bytes,
+// decoded by DecodeStrict: invalid UTF-8, duplicate keys, keys in
+// another case, unknown keys, null values and trailing data are 400s
+// naming the field):
 //
 //	POST /v1/select   {"prompt": SLUG, "branch"?: B, "branches"?: [B...], "versions"?: ["vX.Y.Z"...],
 //	                   "signals"?: {NAME: VALUE}, "request_id"?: ID}
@@ -14,6 +16,10 @@
 //	GET  /healthz                  {"status": "ok"}
 //	GET  /metrics                  Prometheus text format: requests by path and status, latency histograms,
 //	                               observations, batches, alarms
+//
+// A request's signals must be declared in Config.Signals, the store's
+// table (online.StoreSignals reads STORE/signals.yaml; the design's
+// table, online.DefaultSignals, without one).
 //
 // A selection's candidates are the HEADs of the prompt's branches (or of
 // the branches named), or the versions named; versions an automatic
@@ -31,9 +37,31 @@
 // answered only after its observation is durable, so nothing answered is
 // ever lost, and Close writes every observation queued before it returns.
 //
+// Authentication: with Config.Token set, every request but GET /healthz
+// needs "Authorization: Bearer TOKEN" (the scheme in any case, RFC
+// 6750), compared in constant time; Config.PublicRead opens the
+// read-only endpoints (select, weights, metrics) and guards observe only.
+// New refuses a token CheckToken calls weak.
+//
+// Idempotency: an observation's request_id is its idempotency key. The
+// server remembers the request ids of the latest Config.IdempotencyWindow
+// observations (DefaultIdempotencyWindow; read back from the store's
+// observation log by New, so a restart keeps them). An observation
+// repeating a remembered id with the same prompt, version, sentiment,
+// corrections and success is not recorded again: it gets the first
+// one's answer, with the header "Idempotent-Replayed: true" (a repeat
+// that arrives while the first is being written waits for it). The same
+// id with a different observation is 409. Observations without a
+// request_id are always recorded. Another process writing the same
+// store's log (a second server) is not seen until a restart.
+//
+// Server.Serve runs the HTTP server with Timeouts (header, whole
+// request, answer, idle) and a shutdown bounded by Timeouts.Shutdown.
+//
 // Errors are {"error": MESSAGE, "field": FIELD}: 400 for bad input
-// (naming the field), 401 without the bearer token (Config.Token) on a
-// write, 404 for an unknown prompt or version, 405 for a wrong method,
-// 409 when every candidate is excluded, 413 for a body over the limit,
-// 503 while shutting down, 500 for a store failure.
+// (naming the field), 401 without the bearer token (Config.Token), 404
+// for an unknown prompt or version, 405 for a wrong method, 408 for a
+// body not read within the read timeout, 409 when every candidate is
+// excluded or a request_id is reused for another observation, 413 for a
+// body over the limit, 503 while shutting down, 500 for a store failure.
 package serve

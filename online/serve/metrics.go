@@ -31,6 +31,7 @@ type metrics struct {
 	rollbacks uint64
 	explored  uint64
 	exploited uint64
+	replays   uint64 // observations answered from the idempotency window
 }
 
 type histogram struct {
@@ -112,6 +113,13 @@ func (m *metrics) alarm(rolledBack bool) {
 	}
 }
 
+// replayed counts an observation answered from the idempotency window.
+func (m *metrics) replayed() {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.replays++
+}
+
 func (m *metrics) selected(explored bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -172,4 +180,7 @@ func (m *metrics) write(w io.Writer) {
 	fmt.Fprintln(w, "# TYPE evolve_selections_total counter")
 	fmt.Fprintf(w, "evolve_selections_total{kind=\"explore\"} %d\n", m.explored)
 	fmt.Fprintf(w, "evolve_selections_total{kind=\"exploit\"} %d\n", m.exploited)
+	fmt.Fprintf(w, "# HELP evolve_observations_replayed_total Observations whose request_id was seen before, answered without recording them again.\n")
+	fmt.Fprintf(w, "# TYPE evolve_observations_replayed_total counter\n")
+	fmt.Fprintf(w, "evolve_observations_replayed_total %d\n", m.replays)
 }

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"bytes"
-	"crypto/subtle"
 	"encoding/json"
 	"errors"
 	"evolve/store"
@@ -42,12 +41,23 @@ type Config struct {
 	// Epsilon and Seed are the selection's (online.EpsilonGreedy).
 	Epsilon float64
 	Seed    uint64
-	// Signals are the declared context signals; nil means
-	// online.DefaultSignals.
+	// Signals are the declared context signals (see online.StoreSignals
+	// for a store's table); nil means online.DefaultSignals. New refuses
+	// a table that fails online.ValidateSignals.
 	Signals []online.SignalSpec
-	// Token, if not empty, is the bearer token every write (POST
-	// /v1/observe) must carry: "Authorization: Bearer TOKEN".
+	// Token, if not empty, is the bearer token every request but GET
+	// /healthz must carry: "Authorization: Bearer TOKEN" (the scheme in
+	// any case). It must pass CheckToken (at least MinTokenLen
+	// characters, no white space).
 	Token string
+	// PublicRead, with a Token, leaves the read-only endpoints (POST
+	// /v1/select, GET /v1/weights, GET /metrics) open: only POST
+	// /v1/observe needs the token. Without a Token it changes nothing.
+	PublicRead bool
+	// IdempotencyWindow is how many of the latest observations' request
+	// ids the server remembers (see the package documentation); 0 means
+	// DefaultIdempotencyWindow, a negative value turns the check off.
+	IdempotencyWindow int
 	// MaxBody is the most bytes of a request body (413 beyond); 0 means
 	// DefaultMaxBody.
 	MaxBody int64
@@ -75,6 +85,7 @@ type Server struct {
 	cur     *view
 	metrics *metrics
 	logMu   sync.Mutex
+	idem    *idempotency // nil: request ids are not checked
 }
 
 // job is one observation waiting for the committer.
@@ -104,6 +115,17 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Signals == nil {
 		cfg.Signals = online.DefaultSignals()
 	}
+	if err := online.ValidateSignals(cfg.Signals); err != nil {
+		return nil, fmt.Errorf("serve: %w", err)
+	}
+	if cfg.Token != "" {
+		if err := CheckToken(cfg.Token); err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
+	}
+	if cfg.IdempotencyWindow == 0 {
+		cfg.IdempotencyWindow = DefaultIdempotencyWindow
+	}
 	if cfg.MaxBody == 0 {
 		cfg.MaxBody = DefaultMaxBody
 	}
@@ -119,6 +141,12 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{cfg: cfg, eg: eg, queue: make(chan *job, 4*cfg.MaxBatch), done: make(chan struct{}), metrics: newMetrics()}
 	if _, err := s.view(); err != nil {
 		return nil, err
+	}
+	if cfg.IdempotencyWindow > 0 {
+		s.idem = newIdempotency(cfg.IdempotencyWindow)
+		if err := s.idem.load(s.logPath()); err != nil {
+			return nil, fmt.Errorf("serve: %w", err)
+		}
 	}
 	go s.commit()
 	return s, nil
@@ -356,7 +384,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "", "no such endpoint: "+r.URL.Path+" (see /v1/select, /v1/observe, /v1/weights, /healthz, /metrics)")
 	})
-	return s.metrics.wrap(mux)
+	return s.metrics.wrap(s.requireToken(mux))
 }
 
 // apiError is the body of every error response.
@@ -390,7 +418,8 @@ func method(w http.ResponseWriter, r *http.Request, m string) bool {
 	return false
 }
 
-// decode reads r's body strictly into v: 413 beyond the size limit, 400
+// decode reads r's body into v with DecodeStrict: 413 beyond the size
+// limit, 408 for a body not read within the server's read timeout, 400
 // naming the field for anything else.
 func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 	body := http.MaxBytesReader(w, r.Body, s.cfg.MaxBody)
@@ -401,32 +430,22 @@ func (s *Server) decode(w http.ResponseWriter, r *http.Request, v any) bool {
 		return false
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "", "reading the body: "+err.Error())
+		code := http.StatusBadRequest
+		if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+			code = http.StatusRequestTimeout
+		}
+		writeError(w, code, "", "reading the body: "+err.Error())
 		return false
 	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(v)
-	if err == nil && dec.More() {
-		err = errors.New("more than one JSON value in the body")
+	if err := DecodeStrict(data, v); err != nil {
+		var fe *FieldError
+		if !errors.As(err, &fe) {
+			fe = &FieldError{Reason: err.Error()}
+		}
+		writeError(w, http.StatusBadRequest, fe.Field, "invalid JSON body: "+fe.Error())
+		return false
 	}
-	if err == nil {
-		return true
-	}
-	field := ""
-	var te *json.UnmarshalTypeError
-	switch {
-	case errors.As(err, &te):
-		field = te.Field
-		err = fmt.Errorf("%s must be %s, got %s", te.Field, te.Type, te.Value)
-	case strings.HasPrefix(err.Error(), "json: unknown field "):
-		field, _ = strconv.Unquote(strings.TrimPrefix(err.Error(), "json: unknown field "))
-		err = fmt.Errorf("unknown field %q", field)
-	case errors.Is(err, io.EOF):
-		err = errors.New("empty body: want a JSON object")
-	}
-	writeError(w, http.StatusBadRequest, field, "invalid JSON body: "+err.Error())
-	return false
+	return true
 }
 
 // SelectRequest is the body of POST /v1/select.
@@ -629,21 +648,8 @@ type ObserveResponse struct {
 	Alarm   *store.Alarm `json:"alarm"`  // set if it made the version's detector alarm (and roll back)
 }
 
-func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
-	if s.cfg.Token == "" {
-		return true
-	}
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	if ok && subtle.ConstantTimeCompare([]byte(got), []byte(s.cfg.Token)) == 1 {
-		return true
-	}
-	w.Header().Set("WWW-Authenticate", `Bearer realm="evolve"`)
-	writeError(w, http.StatusUnauthorized, "", "writes need the header Authorization: Bearer TOKEN")
-	return false
-}
-
 func (s *Server) handleObserve(w http.ResponseWriter, r *http.Request) {
-	if !method(w, r, http.MethodPost) || !s.authorized(w, r) {
+	if !method(w, r, http.MethodPost) {
 		return
 	}
 	var req ObserveRequest
@@ -708,21 +714,65 @@ func (s *Server) handleObserve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, field, fmt.Sprintf("no version %s of prompt %q in the store", ver, req.Prompt))
 		return
 	}
-	j := &job{obs: store.Observed{Slug: req.Prompt, Version: ver, RequestID: req.RequestID, Observation: o, Time: s.cfg.Now()}, res: make(chan jobResult, 1)}
+	var claimed *idemEntry
+	if s.idem != nil && req.RequestID != "" {
+		fp := fingerprint(req.Prompt, ver, o)
+		for claimed == nil {
+			e, first := s.idem.claim(req.RequestID, fp)
+			if first {
+				claimed = e
+				break
+			}
+			if e.fp != fp {
+				writeError(w, http.StatusConflict, "request_id", fmt.Sprintf("request_id %q was already used for another observation (%s); a retry must repeat it exactly", req.RequestID, e.fp))
+				return
+			}
+			select {
+			case <-e.done:
+			case <-r.Context().Done():
+				return
+			}
+			if e.ok {
+				s.metrics.replayed()
+				w.Header().Set("Idempotent-Replayed", "true")
+				writeJSON(w, http.StatusOK, e.resp)
+				return
+			}
+			// The first attempt failed and recorded nothing: claim again.
+		}
+	}
+	resp, code, msg := s.record(store.Observed{Slug: req.Prompt, Version: ver, RequestID: req.RequestID, Observation: o, Time: s.cfg.Now()})
+	if claimed != nil {
+		if code == http.StatusOK {
+			s.idem.finish(claimed, resp)
+		} else {
+			s.idem.release(req.RequestID, claimed)
+		}
+	}
+	if code != http.StatusOK {
+		writeError(w, code, "", msg)
+		return
+	}
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// record queues obs for the committer and waits until it is durable. It
+// returns the answer and 200, or the status and message of the failure
+// (503 while shutting down, 500 for a store failure), nothing recorded.
+func (s *Server) record(obs store.Observed) (ObserveResponse, int, string) {
+	j := &job{obs: obs, res: make(chan jobResult, 1)}
 	s.mu.RLock()
 	if s.closed {
 		s.mu.RUnlock()
-		writeError(w, http.StatusServiceUnavailable, "", "shutting down: observation not recorded")
-		return
+		return ObserveResponse{}, http.StatusServiceUnavailable, "shutting down: observation not recorded"
 	}
 	s.queue <- j
 	s.mu.RUnlock()
 	res := <-j.res
 	if res.err != nil {
-		writeError(w, http.StatusInternalServerError, "", "recording the observation: "+res.err.Error())
-		return
+		return ObserveResponse{}, http.StatusInternalServerError, "recording the observation: " + res.err.Error()
 	}
-	writeJSON(w, http.StatusOK, ObserveResponse{Prompt: req.Prompt, Version: ver.String(), Seq: res.out.Seq, Score: res.out.Score, Weight: res.out.Weight, Alarm: res.out.Alarm})
+	return ObserveResponse{Prompt: obs.Slug, Version: obs.Version.String(), Seq: res.out.Seq, Score: res.out.Score, Weight: res.out.Weight, Alarm: res.out.Alarm}, http.StatusOK, ""
 }
 
 // WeightsResponse is the answer of GET /v1/weights.

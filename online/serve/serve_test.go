@@ -58,6 +58,9 @@ func testStore(t *testing.T) *store.Store {
 	return s
 }
 
+// testToken is a bearer token CheckToken accepts.
+const testToken = "sesame-open-up-now"
+
 // start serves s on loopback with cfg's defaults filled.
 func start(t *testing.T, cfg Config) (*Server, *httptest.Server) {
 	t.Helper()
@@ -182,18 +185,28 @@ func TestObserveAndWeights(t *testing.T) {
 
 func TestBadInput(t *testing.T) {
 	s := testStore(t)
-	_, ts := start(t, Config{Store: s, Epsilon: 0.2, Seed: 1, Token: "sesame", MaxBody: 1024})
+	_, ts := start(t, Config{Store: s, Epsilon: 0.2, Seed: 1, Token: testToken, PublicRead: true, MaxBody: 1024})
 	big := `{"prompt": "agent", "request_id": "` + strings.Repeat("x", 2000) + `"}`
 	tests := []struct {
 		name, method, path, token, body string
 		code                            int
 		field, msg                      string
 	}{
-		{"unknown field", "POST", "/v1/select", "", `{"prompt": "agent", "sigs": {}}`, 400, "sigs", `unknown field "sigs"`},
-		{"wrong type", "POST", "/v1/select", "", `{"prompt": 3}`, 400, "prompt", "prompt must be string, got number"},
-		{"not JSON", "POST", "/v1/select", "", `{"prompt": `, 400, "", "invalid JSON body"},
+		{"unknown field", "POST", "/v1/select", "", `{"prompt": "agent", "sigs": {}}`, 400, "sigs", `unknown field`},
+		{"wrong type", "POST", "/v1/select", "", `{"prompt": 3}`, 400, "prompt", "prompt: must be string, got number"},
+		{"not JSON", "POST", "/v1/select", "", `{"prompt": `, 400, "prompt", "invalid JSON body"},
 		{"empty", "POST", "/v1/select", "", ``, 400, "", "empty body"},
-		{"two values", "POST", "/v1/select", "", `{"prompt": "agent"} {}`, 400, "", "more than one JSON value"},
+		{"two values", "POST", "/v1/select", "", `{"prompt": "agent"} {}`, 400, "", "data after the JSON object"},
+		{"trailing brace", "POST", "/v1/select", "", `{"prompt": "agent"}}`, 400, "", "data after the JSON object"},
+		{"trailing bytes", "POST", "/v1/select", "", `{"prompt": "agent"}x`, 400, "", "data after the JSON object"},
+		{"duplicate key", "POST", "/v1/select", "", `{"prompt": "../../etc", "prompt": "agent"}`, 400, "prompt", "key given twice"},
+		{"duplicate signal", "POST", "/v1/select", "", `{"prompt": "agent", "signals": {"task_coding": 0, "task_coding": 1}}`, 400, "signals.task_coding", "key given twice"},
+		{"case-variant key", "POST", "/v1/select", "", `{"Prompt": "agent"}`, 400, "Prompt", `did you mean "prompt"`},
+		{"case-variant beside the key", "POST", "/v1/select", "", `{"prompt": "agent", "PROMPT": "../x"}`, 400, "PROMPT", `did you mean "prompt"`},
+		{"invalid UTF-8", "POST", "/v1/select", "", "{\"prompt\": \"agent\", \"request_id\": \"a\xffb\"}", 400, "", "not valid UTF-8 (byte 36 is 0xff)"},
+		{"null signal", "POST", "/v1/select", "", `{"prompt": "agent", "signals": {"task_coding": null}}`, 400, "signals.task_coding", "null"},
+		{"null field", "POST", "/v1/select", "", `{"prompt": "agent", "branch": null}`, 400, "branch", "null"},
+		{"not an object", "POST", "/v1/select", "", `["agent"]`, 400, "", "must be a JSON object"},
 		{"no prompt", "POST", "/v1/select", "", `{}`, 400, "prompt", "prompt (a slug) is required"},
 		{"long select request_id", "POST", "/v1/select", "", `{"prompt": "agent", "request_id": "` + strings.Repeat("r", 201) + `"}`, 400, "request_id", "request_id longer than 200 bytes (201)"},
 		{"bad slug", "POST", "/v1/select", "", `{"prompt": "../x"}`, 400, "prompt", "invalid slug"},
@@ -206,15 +219,15 @@ func TestBadInput(t *testing.T) {
 		{"method", "GET", "/v1/select", "", "", 405, "", "GET /v1/select: want POST"},
 		{"no token", "POST", "/v1/observe", "", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`, 401, "", "Authorization: Bearer"},
 		{"wrong token", "POST", "/v1/observe", "open", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`, 401, "", "Authorization: Bearer"},
-		{"no sentiment", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1"}`, 400, "sentiment", "sentiment (a number in [0, 1]) is required"},
-		{"sentiment range", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1.5}`, 400, "sentiment", "sentiment must be in [0, 1]: 1.5"},
-		{"corrections", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "corrections": -2}`, 400, "corrections", "corrections must be >= 0: -2"},
-		{"corrections type", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "corrections": 1.5}`, 400, "corrections", "corrections must be int"},
-		{"success", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "success": "yes"}`, 400, "success", `"yes"`},
-		{"no version", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "sentiment": 1}`, 400, "version", "version (vX.Y.Z) is required"},
-		{"unknown version", "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v7.0.0", "sentiment": 1}`, 404, "version", "no version v7.0.0"},
+		{"no sentiment", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1"}`, 400, "sentiment", "sentiment (a number in [0, 1]) is required"},
+		{"sentiment range", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1.5}`, 400, "sentiment", "sentiment must be in [0, 1]: 1.5"},
+		{"corrections", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "corrections": -2}`, 400, "corrections", "corrections must be >= 0: -2"},
+		{"corrections type", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "corrections": 1.5}`, 400, "corrections", "corrections: must be int"},
+		{"success", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1, "success": "yes"}`, 400, "success", `"yes"`},
+		{"no version", "POST", "/v1/observe", testToken, `{"prompt": "agent", "sentiment": 1}`, 400, "version", "version (vX.Y.Z) is required"},
+		{"unknown version", "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v7.0.0", "sentiment": 1}`, 404, "version", "no version v7.0.0"},
 		{"weights slug", "GET", "/v1/weights?prompt=NO", "", "", 400, "prompt", "invalid slug"},
-		{"no endpoint", "GET", "/v2/x", "", "", 404, "", "no such endpoint: /v2/x"},
+		{"no endpoint", "GET", "/v2/x", testToken, "", 404, "", "no such endpoint: /v2/x"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -226,8 +239,9 @@ func TestBadInput(t *testing.T) {
 			}
 		})
 	}
-	// With the token, the observation is recorded; selects need none.
-	if code, body := call(t, ts, "POST", "/v1/observe", "sesame", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`, nil); code != 200 {
+	// With the token, the observation is recorded; selects need none
+	// (PublicRead).
+	if code, body := call(t, ts, "POST", "/v1/observe", testToken, `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`, nil); code != 200 {
 		t.Errorf("with the token: %d %s", code, body)
 	}
 }

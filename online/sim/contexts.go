@@ -1,6 +1,7 @@
 package sim
 
 import (
+	_ "embed"
 	"fmt"
 	"maps"
 	"math"
@@ -29,15 +30,24 @@ const (
 	SignalStallRisk = "stall_risk"
 )
 
+// signalsYAML is the study's signal table, in the format of a prompt
+// store's signals.yaml (online.ParseSignals), which WriteDir copies into
+// the study's directory.
+//
+//go:embed signals.yaml
+var signalsYAML []byte
+
 // Signals returns the declared signal set of the dungeon study, for
 // online.CheckSignals: SignalTimePressure, SignalGoalNear and
-// SignalStallRisk, continuous in [0, 1]. A fresh slice each call.
+// SignalStallRisk, continuous in [0, 1], read from the embedded
+// signals.yaml with online.ParseSignals, the mechanism evolve serve uses
+// for a store's table. A fresh slice each call.
 func Signals() []online.SignalSpec {
-	return []online.SignalSpec{
-		{Name: SignalTimePressure, Min: 0, Max: 1, Description: "1 - max_turns/3000: a shorter turn limit than the standard dungeon's"},
-		{Name: SignalGoalNear, Min: 0, Max: 1, Description: "(20 - max_depth)/18: a nearer winning depth than the standard level 20"},
-		{Name: SignalStallRisk, Min: 0, Max: 1, Description: "1 - no_progress_turns/300: a stalled hero is ended sooner than in the standard dungeon"},
+	specs, err := online.ParseSignals("online/sim/signals.yaml", signalsYAML)
+	if err != nil {
+		panic("sim: the embedded signal table: " + err.Error()) // a broken build, caught by TestSignalTable
 	}
+	return specs
 }
 
 // Context is one environment variant of the study: a dungeon

@@ -34,8 +34,9 @@
 //
 // WriteDir writes the result: rewards.parquet (the table), regret.parquet
 // (every request of every stream and policy), summary.md, summary.csv,
-// rollback.csv and regret.png/svg (mean cumulative regret with 95% CI
-// bands).
+// rollback.csv, signals.yaml (the study's signal table, in the format of
+// a prompt store's, online.ParseSignals) and regret.png/svg (mean
+// cumulative regret with 95% CI bands).
 //
 // # Determinism
 //

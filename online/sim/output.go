@@ -17,6 +17,7 @@ import (
 	"github.com/parquet-go/parquet-go/compress/zstd"
 
 	"evolve/internal/atomicfile"
+	"evolve/online"
 	"evolve/params"
 )
 
@@ -29,12 +30,16 @@ const (
 	SummaryCSV  = "summary.csv"     // one line per policy
 	PlotPNG     = "regret.png"      // mean cumulative regret with 95% CI bands
 	PlotSVG     = "regret.svg"      // the same figure as SVG
+	// SignalsFile is the study's signal table (Signals), in the format of
+	// a prompt store's signals.yaml: copied into a store, it makes evolve
+	// serve accept the study's signals.
+	SignalsFile = online.SignalTableFile
 )
 
 // Files returns the names of the files WriteDir writes, in the order it
 // writes them.
 func Files() []string {
-	return []string{RewardsFile, RegretFile, SummaryCSV, RollbackCSV, PlotPNG, PlotSVG, SummaryMD}
+	return []string{RewardsFile, RegretFile, SummaryCSV, RollbackCSV, SignalsFile, PlotPNG, PlotSVG, SummaryMD}
 }
 
 // RewardRow is one row of rewards.parquet: one episode of the table.
@@ -91,7 +96,10 @@ func WriteDir(dir string, res *Result) error {
 	for _, f := range []struct {
 		name  string
 		write func(io.Writer, *Result) error
-	}{{SummaryCSV, WriteCSV}, {RollbackCSV, WriteRollbackCSV}} {
+	}{{SummaryCSV, WriteCSV}, {RollbackCSV, WriteRollbackCSV}, {SignalsFile, func(w io.Writer, _ *Result) error {
+		_, err := w.Write(online.FormatSignals(Signals()))
+		return err
+	}}} {
 		var b bytes.Buffer
 		if err := f.write(&b, res); err != nil {
 			return err

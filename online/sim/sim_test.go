@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"sync"
@@ -274,5 +275,22 @@ func TestWilson(t *testing.T) {
 		if math.Abs(got[0]-tt.lo) > 5e-5 || math.Abs(got[1]-tt.hi) > 5e-5 {
 			t.Errorf("wilson(%d, %d) = [%.5f, %.5f], want [%.4f, %.4f]", tt.k, tt.n, got[0], got[1], tt.lo, tt.hi)
 		}
+	}
+}
+
+// TestSignalTable: the embedded table declares the three signals the
+// contexts compute, and reads back from the signals.yaml WriteDir writes.
+func TestSignalTable(t *testing.T) {
+	specs := Signals()
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	if want := []string{SignalTimePressure, SignalGoalNear, SignalStallRisk}; !slices.Equal(names, want) {
+		t.Errorf("signals %v, want %v", names, want)
+	}
+	back, err := online.ParseSignals(SignalsFile, online.FormatSignals(specs))
+	if err != nil || !reflect.DeepEqual(back, specs) {
+		t.Errorf("signals.yaml round trip: %v %+v", err, back)
 	}
 }
