@@ -24,9 +24,9 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files "*.go"))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files "*.go"); exit 1)
 
-## bench: Go benchmarks (env steps/s, trajectory recording cost and bytes/step, evolve view's runs page (200 runs) and episodes page (10^5 episodes), episodes/s at 1 and 2 workers, U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
+## bench: Go benchmarks (env steps/s, real NetHack actions/s per worker and start-up time, trajectory recording cost and bytes/step, evolve view's runs page (200 runs) and episodes page (10^5 episodes), episodes/s at 1 and 2 workers, U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./evaluate ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
+	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./envs/nethack ./evaluate ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRunLargeTestSplit' -benchtime 1x -count 1 -timeout 30m ./cmd/evolve | tee -a bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 

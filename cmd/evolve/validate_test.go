@@ -88,7 +88,7 @@ func TestValidateMalformed(t *testing.T) {
 		{name: "config wrong type", file: "exp.yaml", data: "max_generations: many\n", want: "DIR/exp.yaml:1: max_generations: \"many\" is not an integer"},
 		{name: "config unknown test", file: "exp.yaml", data: "acceptance:\n  test: t-test\n", want: "DIR/exp.yaml:2: acceptance.test: \"t-test\" is not supported (allowed: mwu, signed-rank)"},
 		{name: "config unknown correction", file: "exp.yaml", data: "acceptance:\n  correction: sidak\n", want: "DIR/exp.yaml:2: acceptance.correction: \"sidak\" is not one of holm, bonferroni, hochberg, bh, by, none"},
-		{name: "config unknown environment", file: "exp.yaml", data: "environment:\n  name: minecraft\n", want: "DIR/exp.yaml:2: environment.name: unknown environment \"minecraft\" (registered: [dungeon process])"},
+		{name: "config unknown environment", file: "exp.yaml", data: "environment:\n  name: minecraft\n", want: "DIR/exp.yaml:2: environment.name: unknown environment \"minecraft\" (registered: [dungeon nethack process])"},
 		{name: "config env param out of range", file: "exp.yaml", data: "environment:\n  params:\n    max_turns: 5\n", want: "DIR/exp.yaml:3: environment.params.max_turns: 5 is out of range, allowed [100, 1000000]"},
 		{name: "config env unknown param", file: "exp.yaml", data: "environment:\n  params:\n    max_turn: 500\n", want: "DIR/exp.yaml:3: environment.params: unknown key \"max_turn\" (known: max_depth, max_turns, no_progress_turns)"},
 		{name: "config candidates out of range", file: "exp.yaml", data: "mutation:\n  candidates: 0\n", want: "DIR/exp.yaml:2: mutation.candidates: 0 is out of range, allowed [1, 64]"},

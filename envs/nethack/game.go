@@ -1,0 +1,291 @@
+package nethack
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/creack/pty"
+	"github.com/hinshun/vt10x"
+)
+
+// Screen size of the game's terminal.
+const (
+	Cols = 80
+	Rows = 24
+)
+
+// waitMarker is what the shim writes to the terminal before each read of
+// a key (an OSC sequence no terminal acts on); the game removes it from
+// the stream before parsing and recording.
+var waitMarker = []byte("\x1b]7717;w\a")
+
+// options are the game options of every episode (NETHACKOPTIONS): the
+// fixed character, no bones, legacy, news, mail or autopickup, plain ASCII
+// without colour, no output delays, the turn counter and experience points
+// on the status line, and no pauses at the end of a game.
+const options = "name:agent,role:Valkyrie,race:human,gender:female,align:neutral," +
+	"autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_delay,!color,!hilite_pet,!sparkle," +
+	"time,showexp,showscore,!verbose,symset:plain,disclose:-i -a -v -g -c -o,runmode:teleport," +
+	"pickup_burden:unencumbered,suppress_alert:3.4.3,!checkpoint,!rest_on_space,number_pad:0"
+
+// FixedTime is the clock every game reads, in seconds since the Unix
+// epoch: 2024-01-17 12:00:00 UTC, a Wednesday at noon in the moon's first
+// quarter (no full or new moon, not Friday the 13th, not night).
+const FixedTime = 1705492800
+
+// StallError is the error of a game that wrote nothing and asked for no
+// key for the stall timeout; Screen is its last screen.
+type StallError struct {
+	After  time.Duration
+	Screen string
+}
+
+func (e *StallError) Error() string {
+	return fmt.Sprintf("nethack: the game did not ask for a key for %v; last screen:\n%s", e.After, e.Screen)
+}
+
+// game is one running NetHack process under a pseudo-terminal, with the
+// terminal emulator that parses its output.
+type game struct {
+	cmd    *exec.Cmd
+	pty    *os.File
+	chunks chan []byte
+	term   vt10x.Terminal
+	buf    []byte // output read but not yet parsed
+	stall  time.Duration
+	exited bool
+	rec    *recorder
+	waited chan struct{}
+	keys   int // keys sent
+}
+
+// startGame starts the game of in with seed in playground dir and waits
+// until it asks for its first key. rec, if not nil, records the output.
+func startGame(ctx context.Context, in *install, dir string, seed uint64, stall time.Duration, rec *recorder) (*game, error) {
+	cmd := exec.Command(in.binary, "-d", dir)
+	cmd.Dir = dir
+	cmd.Env = []string{
+		"TERM=xterm", "LINES=24", "COLUMNS=80", "TZ=UTC", "LANG=C", "HOME=" + dir, "USER=agent", "LOGNAME=agent",
+		"PATH=/usr/bin:/bin", "HACKDIR=" + dir, "NETHACKOPTIONS=" + options,
+		"LD_PRELOAD=" + in.shim,
+		"EVOLVE_NH_SEED=" + strconv.FormatUint(seed, 10),
+		"EVOLVE_NH_TIME=" + strconv.FormatInt(FixedTime, 10),
+	}
+	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: Rows, Cols: Cols},
+		&syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL})
+	if err != nil {
+		return nil, fmt.Errorf("nethack: starting %s: %w", in.binary, err)
+	}
+	// Fd puts the terminal in blocking mode: the reader is then a thread
+	// blocked in read(2) that the kernel wakes directly, not a goroutine
+	// parked in the poller, which shortens each key's round trip.
+	f.Fd()
+	g := &game{cmd: cmd, pty: f, chunks: make(chan []byte, 64), term: vt10x.New(vt10x.WithSize(Cols, Rows)),
+		stall: stall, rec: rec, waited: make(chan struct{})}
+	go g.read()
+	go func() { cmd.Wait(); close(g.waited) }()
+	if err := g.waitInput(ctx); err != nil {
+		g.kill()
+		return nil, err
+	}
+	return g, nil
+}
+
+// read copies the terminal's output to g.chunks until the game exits.
+func (g *game) read() {
+	defer close(g.chunks)
+	for {
+		b := make([]byte, 8192)
+		n, err := g.pty.Read(b)
+		if n > 0 {
+			g.chunks <- b[:n]
+		}
+		if err != nil {
+			return
+		}
+	}
+}
+
+// feed parses b into the terminal and the recording.
+func (g *game) feed(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	g.term.Write(b)
+	if g.rec != nil {
+		g.rec.out = append(g.rec.out, b...)
+	}
+}
+
+// waitInput parses output until the game asks for a key (the shim's
+// marker) or exits. Errors: ctx's, or a *StallError.
+func (g *game) waitInput(ctx context.Context) error {
+	var timer *time.Timer
+	defer func() {
+		if timer != nil {
+			timer.Stop()
+		}
+	}()
+	for {
+		if i := bytes.Index(g.buf, waitMarker); i >= 0 {
+			g.feed(g.buf[:i])
+			g.buf = append(g.buf[:0], g.buf[i+len(waitMarker):]...)
+			if g.rec != nil {
+				g.rec.event()
+			}
+			return nil
+		}
+		// Keep a tail that may begin a marker.
+		keep := 0
+		for k := min(len(waitMarker)-1, len(g.buf)); k > 0; k-- {
+			if bytes.HasPrefix(waitMarker, g.buf[len(g.buf)-k:]) {
+				keep = k
+				break
+			}
+		}
+		g.feed(g.buf[:len(g.buf)-keep])
+		g.buf = append(g.buf[:0], g.buf[len(g.buf)-keep:]...)
+		if timer == nil {
+			timer = time.NewTimer(g.stall)
+		}
+		select {
+		case b, ok := <-g.chunks:
+			if !ok {
+				g.feed(g.buf)
+				g.buf = g.buf[:0]
+				g.exited = true
+				if g.rec != nil {
+					g.rec.event()
+				}
+				return nil
+			}
+			g.buf = append(g.buf, b...)
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
+			}
+			timer.Reset(g.stall)
+		case <-timer.C:
+			return &StallError{After: g.stall, Screen: g.screenText()}
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// send writes keys to the game one at a time, each after the game asked
+// for it, and parses the output until the game asks for the next key.
+func (g *game) send(ctx context.Context, keys string) error {
+	for i := 0; i < len(keys); i++ {
+		if g.exited {
+			return nil
+		}
+		if _, err := g.pty.Write([]byte{keys[i]}); err != nil {
+			if g.drainExit(ctx) {
+				return nil
+			}
+			return fmt.Errorf("nethack: writing a key: %w", err)
+		}
+		g.keys++
+		if err := g.waitInput(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// drainExit waits briefly for a game whose terminal refused a key to
+// exit; it reports whether it did.
+func (g *game) drainExit(ctx context.Context) bool {
+	select {
+	case <-g.waited:
+		g.waitInput(ctx)
+		return true
+	case <-time.After(time.Second):
+		return false
+	}
+}
+
+// kill ends the game's process group (SIGKILL), waits for it and closes
+// the terminal. It is safe to call twice.
+func (g *game) kill() {
+	if g.cmd.Process != nil {
+		syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+	}
+	<-g.waited
+	g.pty.Close()
+	// The reader ends at the terminal's EIO once the game is gone; a
+	// grandchild holding the terminal open is in the killed group too.
+	timeout := time.After(2 * time.Second)
+	for {
+		select {
+		case _, ok := <-g.chunks:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			return
+		}
+	}
+}
+
+// screen returns the terminal's 24 rows of 80 characters and the cursor.
+func (g *game) screen() *Screen {
+	s := &Screen{}
+	g.term.Lock()
+	defer g.term.Unlock()
+	for y := 0; y < Rows; y++ {
+		for x := 0; x < Cols; x++ {
+			c := g.term.Cell(x, y).Char
+			if c == 0 {
+				c = ' '
+			}
+			s.Grid[y][x] = c
+		}
+	}
+	c := g.term.Cursor()
+	s.CursorX, s.CursorY = c.X, c.Y
+	return s
+}
+
+func (g *game) screenText() string { return g.screen().String() }
+
+// recorder collects an asciicast v2 recording: one "o" event per key the
+// game asked for, at a fixed step of Step seconds per event.
+type recorder struct {
+	b     bytes.Buffer
+	out   []byte
+	n     int
+	Step  float64
+	fresh bool
+}
+
+func newRecorder() *recorder {
+	r := &recorder{Step: 0.1}
+	r.b.WriteString(`{"version": 2, "width": 80, "height": 24, "env": {"TERM": "xterm"}, "title": "evolve nethack"}` + "\n")
+	return r
+}
+
+// event writes the output since the last event as one event.
+func (r *recorder) event() {
+	if len(r.out) == 0 {
+		return
+	}
+	data, _ := json.Marshal(strings.ToValidUTF8(string(r.out), "\uFFFD"))
+	fmt.Fprintf(&r.b, "[%s, \"o\", %s]\n", strconv.FormatFloat(float64(r.n)*r.Step, 'f', 1, 64), data)
+	r.n++
+	r.out = r.out[:0]
+}
+
+// bytes returns the recording.
+func (r *recorder) bytes() []byte { return bytes.Clone(r.b.Bytes()) }

@@ -1,0 +1,151 @@
+package nethack
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Screen is one parsed 80×24 terminal screen of the game: row 0 is the
+// message line, rows 1–21 the map (map row y is screen row y+1), rows 22
+// and 23 the two status lines.
+type Screen struct {
+	Grid             [Rows][Cols]rune
+	CursorX, CursorY int // the cursor's cell, 0-based
+}
+
+// Row returns screen row y (0-based) with trailing blanks removed.
+func (s *Screen) Row(y int) string { return strings.TrimRight(string(s.Grid[y][:]), " ") }
+
+// String returns the screen as 24 lines.
+func (s *Screen) String() string {
+	var b strings.Builder
+	for y := 0; y < Rows; y++ {
+		b.WriteString(s.Row(y))
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+// Message returns the message line (row 0) without a trailing --More--.
+func (s *Screen) Message() string {
+	return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(s.Row(0)), "--More--"))
+}
+
+// More reports whether the game waits for a key after --More-- anywhere
+// on the screen (the message line or a text window).
+func (s *Screen) More() bool {
+	for y := 0; y < Rows; y++ {
+		if strings.Contains(s.Row(y), "--More--") {
+			return true
+		}
+	}
+	return false
+}
+
+// Menu reports whether a menu or text window covers the map: a line
+// ending in "(end)" or "(n of m)".
+func (s *Screen) Menu() bool {
+	for y := 0; y < Rows; y++ {
+		r := strings.TrimSpace(s.Row(y))
+		if strings.HasSuffix(r, "(end)") || menuPage.MatchString(r) {
+			return true
+		}
+	}
+	return false
+}
+
+var menuPage = regexp.MustCompile(`\(\d+ of \d+\)$`)
+
+// Prompt returns the message line if it asks a question the game waits
+// on: a y/n question ("[yn]", "[ynq]", "[yn] (n)") or an object prompt
+// ("[abc or ?*]"); "" otherwise.
+func (s *Screen) Prompt() string {
+	m := strings.TrimSpace(s.Row(0))
+	if strings.Contains(m, "--More--") {
+		return ""
+	}
+	if strings.Contains(m, "[") && (strings.HasSuffix(m, "]") || strings.HasSuffix(m, ")") || strings.HasSuffix(m, "?")) {
+		return m
+	}
+	if strings.HasSuffix(m, "?") {
+		return m
+	}
+	return ""
+}
+
+// Status is what the two status lines say.
+type Status struct {
+	Dlvl, Gold, HP, MaxHP, Pw, MaxPw, AC, XL, Exp, T int
+	Hunger                                           string // "", "Satiated", "Hungry", "Weak", "Fainting", "Fainted"
+	St                                               string
+	OK                                               bool // the second status line was parsed
+}
+
+var (
+	statusRe = regexp.MustCompile(`Dlvl:(\d+)\s+\$:(\d+)\s+HP:(-?\d+)\((\d+)\)\s+Pw:(\d+)\((\d+)\)\s+AC:(-?\d+)\s+(?:Xp:(\d+)/(\d+)|HD:(\d+))(?:\s+T:(\d+))?(.*)$`)
+	stRe     = regexp.MustCompile(`St:(\S+)`)
+)
+
+// Status parses the status lines (rows 22 and 23).
+func (s *Screen) Status() Status {
+	var st Status
+	m := statusRe.FindStringSubmatch(s.Row(23))
+	if m == nil {
+		return st
+	}
+	a := func(i int) int { n, _ := strconv.Atoi(m[i]); return n }
+	st.Dlvl, st.Gold, st.HP, st.MaxHP, st.Pw, st.MaxPw, st.AC = a(1), a(2), a(3), a(4), a(5), a(6), a(7)
+	if m[8] != "" {
+		st.XL, st.Exp = a(8), a(9)
+	} else {
+		st.XL = a(10)
+	}
+	st.T = a(11)
+	for _, h := range []string{"Satiated", "Hungry", "Weak", "Fainting", "Fainted"} {
+		if strings.Contains(m[12], h) {
+			st.Hunger = h
+			break
+		}
+	}
+	if x := stRe.FindStringSubmatch(s.Row(22)); x != nil {
+		st.St = x[1]
+	}
+	st.OK = true
+	return st
+}
+
+// MapCell returns the map character at map coordinates (x, y), y in
+// [0, 21), or ' ' outside.
+func (s *Screen) MapCell(x, y int) rune {
+	if x < 0 || x >= Cols || y < 0 || y >= MapRows {
+		return ' '
+	}
+	return s.Grid[y+1][x]
+}
+
+// MapRows is the number of map rows (screen rows 1–21).
+const MapRows = 21
+
+// Hero returns the hero's map position: the cursor if it is on an '@' of
+// the map, else the first '@' on the map; ok is false if there is none.
+func (s *Screen) Hero() (x, y int, ok bool) {
+	if s.CursorY >= 1 && s.CursorY <= MapRows && s.Grid[s.CursorY][s.CursorX] == '@' {
+		return s.CursorX, s.CursorY - 1, true
+	}
+	for yy := 0; yy < MapRows; yy++ {
+		for xx := 0; xx < Cols; xx++ {
+			if s.Grid[yy+1][xx] == '@' {
+				return xx, yy, true
+			}
+		}
+	}
+	return 0, 0, false
+}
+
+// Tombstone reports whether the screen shows the end of a game (the
+// tombstone or the "killed by"/"Goodbye" summary).
+func (s *Screen) Tombstone() bool {
+	t := s.String()
+	return strings.Contains(t, "REST") && strings.Contains(t, "PEACE") || strings.Contains(t, "Goodbye agent")
+}

@@ -1,0 +1,105 @@
+package nethack
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+
+	"evolve/agent"
+	"evolve/envs"
+	"evolve/params"
+)
+
+// TestSweep plays NH_SWEEP seeds (1..N) under the base parameters and one
+// change of each parameter and prints the table of docs/nethack.md. It
+// is skipped unless NH_SWEEP is set: NH_SWEEP=200 go test -run Sweep -v.
+func TestSweep(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("NH_SWEEP"))
+	if n <= 0 {
+		t.Skip("set NH_SWEEP=200 to run the parameter sweep")
+	}
+	e := newTestEnv(t, DefaultConfig())
+	base := agent.BaseParameters()
+	settings := []struct {
+		name string
+		p    params.Set
+	}{
+		{"base (v1.0.0)", base},
+		{"max_exploration_steps=10", base.With("max_exploration_steps", params.IntegerValue(10))},
+		{"max_exploration_steps=600", base.With("max_exploration_steps", params.IntegerValue(600))},
+		{"hunger_threshold=1.0", base.With("hunger_threshold", params.NumberValue(1))},
+		{"health_threshold=0.0", base.With("health_threshold", params.NumberValue(0))},
+		{"health_threshold=0.7", base.With("health_threshold", params.NumberValue(0.7))},
+		{"risk_tolerance=0.0", base.With("risk_tolerance", params.NumberValue(0))},
+		{"risk_tolerance=1.0", base.With("risk_tolerance", params.NumberValue(1))},
+		{"max_combat_attempts=1", base.With("max_combat_attempts", params.IntegerValue(1))},
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| setting | mean score | mean max depth | died | starved | stuck | turn cap |\n|---|---|---|---|---|---|---|\n")
+	for _, s := range settings {
+		outs := playAll(t, e, s.p, 1, uint64(n), 2)
+		var sum, depth float64
+		ends := map[string]int{}
+		for _, o := range outs {
+			sum += o.Score
+			depth += o.Metrics[0].Num
+			ends[o.EndReason]++
+		}
+		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %d | %d | %d | %d |\n", s.name, sum/float64(n), depth/float64(n),
+			ends[EndDied], ends[EndStarved], ends[EndStuck], ends[EndTurnCap])
+	}
+	t.Log("\n" + b.String())
+}
+
+// playAll plays seeds [from, to] under p with w workers (player i plays
+// the seeds i, i+w, ...) and returns the outcomes in seed order.
+func playAll(t testing.TB, e *Env, p params.Set, from, to uint64, w int) []envs.Outcome {
+	outs := make([]envs.Outcome, to-from+1)
+	var wg sync.WaitGroup
+	errs := make([]error, w)
+	for i := 0; i < w; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			pl, err := e.NewPlayer(i)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			defer pl.Close()
+			for s := from + uint64(i); s <= to; s += uint64(w) {
+				o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: p})
+				if err != nil {
+					errs[i] = fmt.Errorf("seed %d: %w", s, err)
+					return
+				}
+				outs[s-from] = o
+			}
+		}(i)
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return outs
+}
+
+// newTestEnv returns the environment, or skips the test naming the
+// Debian package when the game is not installed.
+func newTestEnv(t testing.TB, c Config) *Env {
+	t.Helper()
+	e, err := New(c)
+	if err != nil {
+		if strings.Contains(err.Error(), "not installed") {
+			t.Skipf("NetHack is not installed (Debian package %s): %v", Package, err)
+		}
+		t.Fatal(err)
+	}
+	return e
+}
