@@ -160,7 +160,7 @@ Examples:
 			margin := fs.Float64("margin", 0, "margin `D` in score units (a shift, or a mean with --margin-on mean)")
 			marginA12 := fs.Float64("margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): Brunner-Munzel test against A12 = 0.5 - M")
 			alpha := fs.Float64("alpha", 0.05, "family-wise significance level `A`")
-			test := fs.String("test", "auto", "`auto` (paired by seed when possible), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
+			test := fs.String("test", "auto", "the `TEST`: auto (signed-rank when paired by seed, else mwu), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
 			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")
 			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
 			correction := fs.String("correction", gate.CorrectionHolm, "adjustment over every check of the eval: `holm`, hochberg, bonferroni, none-per-variant or none")
