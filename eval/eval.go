@@ -116,6 +116,10 @@ type Options struct {
 	// cache is an error, and nothing is sent) or "readwrite". It is not
 	// part of the eval's identity (replies are the same either way).
 	LLMCache string
+	// LLMBaseURL, if not "", overrides the config's agent.llm.base_url
+	// for this process (how the model is reached is not part of the
+	// eval's identity: an eval resumes against a moved endpoint with it).
+	LLMBaseURL string
 }
 
 // Result is what an eval wrote.
@@ -313,6 +317,9 @@ func (e *eval) useAgent() error {
 			return fmt.Errorf("--llm-cache: %w", err)
 		}
 		e.cfg.Agent.Cache = e.opt.LLMCache
+	}
+	if e.opt.LLMBaseURL != "" {
+		e.cfg.Agent.LLM.BaseURL = e.opt.LLMBaseURL
 	}
 	client, err := e.cfg.NewLLMClient()
 	if err != nil || client == nil {

@@ -123,6 +123,7 @@ Examples:
 			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
 			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
 			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache: `off`, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the eval's identity)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
 			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
@@ -198,7 +199,7 @@ Examples:
 					return usagef("%v", err)
 				}
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
-					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache}
+					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, LLMBaseURL: *baseURL}
 				if !*noCache {
 					dir := *cacheDir
 					if dir == "" {
