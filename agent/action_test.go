@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"evolve/envs/dungeon"
+	"evolve/llm/llmtest"
 )
 
 func TestParseAction(t *testing.T) {
@@ -19,19 +20,39 @@ func TestParseAction(t *testing.T) {
 		{"action = quaff", dungeon.ActQuaff},
 		{"Thinking...\nAction - descend.\n", dungeon.ActDescend},
 		{"WAIT", dungeon.ActWait},
+		{"The action: explore is best here", dungeon.ActExplore},
+		// Reasoning blocks are stripped, labels are found anywhere in a
+		// line, skills map to actions, punctuation is ignored.
+		{"<think>\nACTION: wait is too slow; maybe flee?\n</think>\n\neat", dungeon.ActEat},
+		{"<THINK>hmm</THINK> Explore!", dungeon.ActExplore},
+		{"<reasoning>attack or flee</reasoning>\nACTION: flee", dungeon.ActFlee},
+		{"okay so</think>descend", dungeon.ActDescend},
+		{"<think>I was cut off while thinking about eat", 0},
+		{"I am hurt, so I will drink. ACTION: use_item", dungeon.ActQuaff},
+		{"fight", dungeon.ActAttack},
+		{"Use_Item.", dungeon.ActQuaff},
+		{"'eat'", dungeon.ActEat},
+		{"ACTION: explore\nSo, once more: ACTION: explore.", dungeon.ActExplore},
+		{"ACTION: eat (I am Hungry)", dungeon.ActEat},
 	}
 	for _, tt := range ok {
+		if tt.reply == "<think>I was cut off while thinking about eat" {
+			if _, err := ParseAction(tt.reply); err == nil {
+				t.Errorf("ParseAction(%q) found an action in an unclosed reasoning block", tt.reply)
+			}
+			continue
+		}
 		got, err := ParseAction(tt.reply)
 		if err != nil || got != tt.want {
 			t.Errorf("ParseAction(%q) = %v, %v; want %v", tt.reply, got, err, tt.want)
 		}
 	}
 	bad := map[string]string{
-		"":                                 `no line "ACTION: <name>"`,
-		"I would explore or maybe flee":    `no line "ACTION: <name>"`,
-		"ACTION: explore\nACTION: flee":    "names 2 actions (explore, flee)",
-		"ACTION: pray":                     `"pray" is not an action`,
-		"The action: explore is best here": `no line "ACTION: <name>"`,
+		"":                              `no line "ACTION: <name>"`,
+		"I would explore or maybe flee": `no line "ACTION: <name>"`,
+		"ACTION: explore\nACTION: flee": "names 2 actions (explore, flee)",
+		"ACTION: pray":                  `"pray" is not an action`,
+		"<think>eat</think>":            `no line "ACTION: <name>"`,
 	}
 	for reply, want := range bad {
 		if _, err := ParseAction(reply); err == nil || !strings.Contains(err.Error(), want) {
@@ -84,5 +105,33 @@ func TestParseChoice(t *testing.T) {
 	}
 	if c := CorrectionFor(errSample(), names); !strings.HasSuffix(c, "one of: right, wait, jump-up, N, n.") {
 		t.Errorf("correction %q", c)
+	}
+}
+
+// TestSkillsAreActions: every skill of the scripted agent's
+// skill_priority (the base prompt's skill_descriptions) parses to an
+// action, so a model that answers with a skill name is not a fallback.
+func TestSkillsAreActions(t *testing.T) {
+	for _, p := range Schema {
+		for _, skill := range p.Items {
+			if _, err := ParseAction(skill); err != nil {
+				t.Errorf("skill %q: %v", skill, err)
+			}
+			if _, err := ParseAction("ACTION: " + strings.ToUpper(skill)); err != nil {
+				t.Errorf("ACTION: %s: %v", strings.ToUpper(skill), err)
+			}
+		}
+	}
+}
+
+// TestReplyStyles: the four styles of llmtest.Styles parse to the named
+// action for every action.
+func TestReplyStyles(t *testing.T) {
+	for k := 0; k < llmtest.NumStyles; k++ {
+		for i, name := range ActionNames {
+			if got, err := ParseAction(llmtest.Style(k, name)); err != nil || int(got) != i {
+				t.Errorf("style %d %q: %v, %v", k, llmtest.Style(k, name), got, err)
+			}
+		}
 	}
 }

@@ -13,13 +13,20 @@ import (
 // response cache) to ChatModel.
 type LLMModel struct{ Client *llm.Client }
 
-// Chat implements ChatModel.
+// Chat implements ChatModel. An unusable reply (llm.ErrUnusableReply,
+// after the client's reply_retries) is not an error: it is a ChatReply
+// with Unusable set to its kind (llm.UnusableKind), for the turn to
+// count and correct.
 func (m LLMModel) Chat(ctx context.Context, messages []ChatMessage) (ChatReply, error) {
 	msgs := make([]llm.Message, len(messages))
 	for i, x := range messages {
 		msgs[i] = llm.Message{Role: x.Role, Content: x.Content}
 	}
 	r, err := m.Client.Complete(ctx, msgs)
+	if k := llm.UnusableKind(err); k != "" {
+		// After the client's reply_retries: the turn's to count.
+		return ChatReply{Unusable: k}, nil
+	}
 	if err != nil {
 		return ChatReply{}, err
 	}

@@ -3,6 +3,7 @@ package agent
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"evolve/envs"
@@ -18,7 +19,14 @@ type ChatMessage struct {
 
 // ChatReply is a model's answer and what it cost.
 type ChatReply struct {
-	Content                        string
+	// Content is the reply's text; "" when Unusable is set.
+	Content string
+	// Unusable, when not "", says the model gave no usable reply after
+	// its client's retries, and of what kind (llm.KindMalformed,
+	// llm.KindNoChoices, llm.KindEmpty, llm.KindCut): the turn counts it
+	// and goes on as for a reply it cannot parse (a correction, then the
+	// fallback), never ending the episode.
+	Unusable                       string
 	PromptTokens, CompletionTokens int
 	Requests                       int           // HTTP requests made (0 on a cache hit)
 	Cached                         bool          // replayed from the response cache
@@ -54,12 +62,20 @@ type LLMOptions struct {
 	// MaxPromptTokens is the most cl100k_base tokens a request's messages
 	// may cost (render.CountMessages); 0 means no limit. Every request is
 	// rendered by render.Renderer.Turn under it: history dropped oldest
-	// first, then the turn's message cut. A system prompt that alone does
-	// not fit ends the episode with render.ErrOverBudget.
+	// first, a (user, assistant) turn at a time, then the turn's message
+	// cut. A system prompt that alone does not fit ends the episode with
+	// render.ErrOverBudget (a run checks candidates first: FitsBudget).
 	MaxPromptTokens int
 	// Record keeps the episode's Transcript as its trajectory
 	// (envs.Episode.Record); it changes nothing else.
 	Record bool
+	// ReasoningTags are the tags whose blocks ("<TAG>…</TAG>") are
+	// removed from a reply before it is parsed, besides "think" and
+	// "reasoning" (see StripReasoning).
+	ReasoningTags []string
+	// Tally, if not nil, counts every reply that named no action (see
+	// Session.UnusableReplies), over all the episodes that share it.
+	Tally *ReplyTally
 }
 
 // LLMMetrics are the metric columns an LLM agent adds to the
@@ -79,7 +95,35 @@ var LLMMetrics = []envs.Metric{
 	{Name: "rendered_tokens_max", Type: envs.Int, Unit: "tokens", Description: "cl100k_base tokens of the episode's largest request; at most max_prompt_tokens when that is set"},
 	{Name: "history_dropped", Type: envs.Int, Unit: "messages", Description: "history messages the token budget dropped, summed over requests"},
 	{Name: "truncated_turns", Type: envs.Int, Unit: "requests", Description: "requests whose turn message the token budget cut"},
+	{Name: "corrections", Type: envs.Int, Unit: "requests", Description: "correction requests sent after a reply that named no action or was unusable"},
+	{Name: "unusable_replies", Type: envs.Int, Unit: "calls", Description: "model calls that gave no usable reply after the client's retries (all kinds)"},
+	{Name: "malformed_replies", Type: envs.Int, Unit: "calls", Description: "unusable calls: a body that is not a chat completion (not JSON, HTML, truncated)"},
+	{Name: "no_choice_replies", Type: envs.Int, Unit: "calls", Description: "unusable calls: a chat completion without choices"},
+	{Name: "empty_replies", Type: envs.Int, Unit: "calls", Description: "unusable calls: empty or null content"},
+	{Name: "cut_replies", Type: envs.Int, Unit: "calls", Description: "unusable calls: null content with finish_reason length (max_tokens spent before any answer)"},
 }
+
+// Indexes of counts in LLMMetrics (and Session.Metrics).
+const (
+	metricModelCalls = iota
+	metricPromptTokens
+	metricCompletionTokens
+	metricFallbacks
+	metricRendered
+	metricRenderedMax
+	metricDropped
+	metricTruncated
+	metricCorrections
+	metricUnusable
+	metricMalformed
+	metricNoChoices
+	metricEmpty
+	metricCut
+	numLLMMetrics
+)
+
+// unusableMetric is the LLMMetrics index of each unusable kind.
+var unusableMetric = map[string]int{"malformed": metricMalformed, "no_choices": metricNoChoices, "empty": metricEmpty, "cut": metricCut}
 
 // Session is one episode's conversation with a model: the renderer of
 // its system prompt, the history of previous turns, and the counts that
@@ -93,10 +137,9 @@ type Session struct {
 	opt   LLMOptions
 	hist  []render.Message // previous turns, oldest first: user, assistant, ...
 
-	calls, ptok, ctok, fallbacks          int
-	rendered, renderedMax, dropped, trunc int
-
-	tr *Transcript // nil unless opt.Record
+	n        [numLLMMetrics]int // the counts of LLMMetrics
+	unusable map[string]int     // replies that named no action, by text (cut)
+	tr       *Transcript        // nil unless opt.Record
 }
 
 // NewSession returns an episode's session with model under rd
@@ -115,14 +158,17 @@ func NewSession(model ChatModel, rd *render.Renderer, opt LLMOptions) *Session {
 
 // Choose asks the model for turn's action given the turn's text
 // observation obs: each request is rendered by rd.Turn (history, then the
-// runtime message) within the token budget; a reply parse rejects gets
-// the correction (as the next runtime message, the rejected exchange
-// going to the request's history) and a retry, up to opt.MaxTries
-// replies. It returns the action parse gave and true, or false when no
-// reply named one (the fallback is counted). The turn's first user
-// message and last reply join the history, of which the last opt.History
-// turns are kept. Errors: the model's (after its own retries) and the
-// renderer's (render.ErrOverBudget), naming the turn.
+// runtime message) within the token budget. A reply parse rejects, or an
+// unusable reply (ChatReply.Unusable), gets a correction and a retry, up
+// to opt.MaxTries replies: the correction request is the same history
+// and a runtime message of the correction text followed by the turn's
+// observation, so the budget drops history before it touches the map,
+// and the roles always alternate. It returns the action parse gave and
+// true, or false when no reply named one (the fallback is counted). The
+// turn's first user message and last reply join the history, of which
+// the last opt.History turns are kept. Errors: the model's (after its
+// own retries: an outage, a cancel) and the renderer's
+// (render.ErrOverBudget), naming the turn.
 func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(string) (int, error), correction func(error) string) (int, bool, error) {
 	rt := render.Runtime{Turn: turn, Observation: obs, History: s.hist}
 	var first render.Message
@@ -132,15 +178,16 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 		if err != nil {
 			return 0, false, fmt.Errorf("turn %d: rendering the prompt: %w", turn, err)
 		}
-		s.rendered += out.Tokens
-		s.renderedMax = max(s.renderedMax, out.Tokens)
-		s.dropped += out.Dropped
+		s.n[metricRendered] += out.Tokens
+		s.n[metricRenderedMax] = max(s.n[metricRenderedMax], out.Tokens)
+		s.n[metricDropped] += out.Dropped
 		if out.Truncated {
-			s.trunc++
+			s.n[metricTruncated]++
 		}
-		user := out.Messages[len(out.Messages)-1]
 		if try == 0 {
-			first = user
+			first = out.Messages[len(out.Messages)-1]
+		} else {
+			s.n[metricCorrections]++
 		}
 		msgs := make([]ChatMessage, len(out.Messages))
 		for i, m := range out.Messages {
@@ -150,27 +197,69 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 		if err != nil {
 			return 0, false, fmt.Errorf("turn %d: %w", turn, err)
 		}
-		s.calls++
-		s.ptok, s.ctok = s.ptok+r.PromptTokens, s.ctok+r.CompletionTokens
-		reply = r.Content
-		a, perr := parse(r.Content)
-		s.noteTry(turn, msgs, reply, perr)
-		if perr == nil {
-			s.remember(first, reply)
-			return a, true, nil
+		s.n[metricModelCalls]++
+		s.n[metricPromptTokens] += r.PromptTokens
+		s.n[metricCompletionTokens] += r.CompletionTokens
+		var perr error
+		a := -1
+		if r.Unusable != "" {
+			s.n[metricUnusable]++
+			if i, ok := unusableMetric[r.Unusable]; ok {
+				s.n[i]++
+			}
+			reply = ""
+			s.note("(" + r.Unusable + " reply)")
+			perr = fmt.Errorf("the reply was unusable (%s)", strings.ReplaceAll(r.Unusable, "_", " "))
+		} else {
+			reply = r.Content
+			if a, perr = parse(r.Content); perr == nil {
+				s.noteTry(turn, msgs, reply, nil)
+				s.remember(first, reply)
+				return a, true, nil
+			}
+			s.note(r.Content)
 		}
-		rt.History = append(append([]render.Message(nil), out.Messages[1:]...), render.Message{Role: "assistant", Content: r.Content})
-		rt.Observation = correction(perr)
+		noted := reply
+		if r.Unusable != "" {
+			noted = "(" + r.Unusable + " reply)"
+		}
+		s.noteTry(turn, msgs, noted, perr)
+		rt.Observation = correction(perr) + "\n\n" + obs
 	}
-	s.fallbacks++
+	s.n[metricFallbacks]++
 	s.remember(first, reply)
 	return 0, false, nil
 }
 
+// maxNoted bounds the distinct unusable replies a Session keeps for
+// UnusableReplies.
+const maxNoted = 64
+
+// note counts a reply that named no action, by its first 80 characters.
+func (s *Session) note(reply string) {
+	if s.unusable == nil {
+		s.unusable = map[string]int{}
+	}
+	reply = strings.Join(strings.Fields(reply), " ")
+	if r := []rune(reply); len(r) > 80 {
+		reply = string(r[:80]) + "…"
+	}
+	if _, ok := s.unusable[reply]; ok || len(s.unusable) < maxNoted {
+		s.unusable[reply]++
+	}
+	s.opt.Tally.Add(reply)
+}
+
+// UnusableReplies returns the replies of the session that named no
+// action (white space collapsed, cut to 80 characters; an unusable reply
+// as "(KIND reply)"), with their counts; at most 64 distinct ones.
+func (s *Session) UnusableReplies() map[string]int { return s.unusable }
+
 // remember appends a turn's exchange to the history, keeping the last
-// opt.History turns.
+// opt.History turns. A turn whose replies were all unusable leaves the
+// history as it was (an empty assistant message helps no model).
 func (s *Session) remember(user render.Message, reply string) {
-	if s.opt.History <= 0 {
+	if s.opt.History <= 0 || reply == "" {
 		return
 	}
 	h := append(s.hist, user, render.Message{Role: "assistant", Content: reply})
@@ -183,7 +272,7 @@ func (s *Session) remember(user render.Message, reply string) {
 // Metrics returns the session's counts so far, in LLMMetrics order.
 func (s *Session) Metrics() []envs.MetricValue {
 	out := make([]envs.MetricValue, 0, len(LLMMetrics))
-	for _, x := range []int{s.calls, s.ptok, s.ctok, s.fallbacks, s.rendered, s.renderedMax, s.dropped, s.trunc} {
+	for _, x := range s.n {
 		out = append(out, envs.MetricValue{Num: float64(x)})
 	}
 	return out
@@ -220,7 +309,16 @@ func LLMEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, system
 	return llmEpisode(ctx, ep, model, rd, seed, opt)
 }
 
+// DungeonObservation is the turn's message the dungeon's LLM agent
+// sends after "Turn N.": the text view (dungeon.Texter) without trailing
+// blank lines, a blank line, and ReplyFormat of ActionNames.
+func DungeonObservation(view string) string {
+	return strings.TrimRight(view, " \n") + "\n\n" + ReplyFormat(ActionNames)
+}
+
 // llmEpisode is LLMEpisode with the system prompt's renderer built.
+// With opt.Record, the outcome carries the session's Transcript
+// (envs.TrajectoryJSON).
 func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *render.Renderer, seed uint64, opt LLMOptions) (envs.Outcome, error) {
 	opt = opt.defaults()
 	tx, ok := ep.(dungeon.Texter)
@@ -228,10 +326,11 @@ func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *re
 		return envs.Outcome{}, fmt.Errorf("agent: the episode has no text view")
 	}
 	s := NewSession(model, rd, opt)
-	parse := func(reply string) (int, error) { a, err := ParseAction(reply); return int(a), err }
+	p := DungeonParser(opt.ReasoningTags)
+	parse := func(reply string) (int, error) { return p.Parse(reply) }
 	ep.Reset(seed)
 	for turn := 1; ; turn++ {
-		a, found, err := s.Choose(ctx, turn, tx.Text(opt.Radius), parse, Correction)
+		a, found, err := s.Choose(ctx, turn, DungeonObservation(tx.Text(opt.Radius)), parse, Correction)
 		if err != nil {
 			return envs.Outcome{}, err
 		}

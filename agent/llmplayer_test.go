@@ -88,6 +88,7 @@ func TestLLMBudget(t *testing.T) {
 	system := pre.System
 	var mu sync.Mutex
 	var seen []int // the server's count of each request
+	broken := 0    // requests whose roles do not alternate
 	srv := llmtest.New(func(msgs []llm.Message) string {
 		rm := make([]render.Message, len(msgs))
 		for i, m := range msgs {
@@ -100,6 +101,9 @@ func TestLLMBudget(t *testing.T) {
 		mu.Lock()
 		seen = append(seen, n)
 		k := len(seen)
+		if !alternates(msgs) {
+			broken++
+		}
 		mu.Unlock()
 		last := msgs[len(msgs)-1].Content
 		switch {
@@ -165,6 +169,9 @@ func TestLLMBudget(t *testing.T) {
 		}
 	}
 	t.Logf("system %d tokens; %d requests; tight budgets dropped %v history messages and cut %v turn messages", sysTok, srv.Requests(), dropped, truncated)
+	if broken > 0 {
+		t.Errorf("%d requests do not alternate system, user, assistant, user, ...", broken)
+	}
 	if dropped == 0 || truncated == 0 {
 		t.Errorf("the tight budgets dropped %v history messages and cut %v turn messages; want both > 0", dropped, truncated)
 	}
@@ -198,15 +205,72 @@ func TestLLMHistory(t *testing.T) {
 		}
 	}
 	// Turns 1-3 have 0, 2, 4 history messages; turn 4's first reply is
-	// rejected, so its retry has 4+2; then 4 history messages at most.
-	want := []int{2, 4, 6, 6, 8, 6, 6}
+	// rejected, so its retry has the same history and a message of the
+	// correction and the turn's observation; then 4 history messages at
+	// most.
+	want := []int{2, 4, 6, 6, 6, 6, 6}
 	if fmt.Sprint(lens) != fmt.Sprint(want) {
 		t.Fatalf("request lengths %v, want %v", lens, want)
 	}
-	if r := reqs[4]; r[6].Content != "no idea" || !strings.Contains(r[7].Content, "Your reply could not be used") || !strings.HasPrefix(r[7].Content, "Turn 4.\n") {
-		t.Errorf("the correction's request: %+v", r)
+	if r := reqs[4]; !strings.Contains(r[5].Content, "Your reply could not be used") || !strings.HasPrefix(r[5].Content, "Turn 4.\n") ||
+		!strings.Contains(r[5].Content, "Dlvl:") || !strings.Contains(r[5].Content, "Valid actions: wait, explore") {
+		t.Errorf("the correction's request does not keep the turn's observation: %+v", r)
 	}
 	if r := reqs[6]; !strings.HasPrefix(r[1].Content, "Turn 4.\n") || r[2].Content != "ACTION: wait" || !strings.HasPrefix(r[3].Content, "Turn 5.\n") {
 		t.Errorf("turn 6's history: %+v", r[1:5])
+	}
+}
+
+// alternates reports whether msgs are a system message, then user and
+// assistant messages alternating, starting and ending with user: what
+// the chat templates of Llama 2, Mistral and Gemma accept.
+func alternates(msgs []llm.Message) bool {
+	if len(msgs) < 2 || msgs[0].Role != "system" || len(msgs)%2 != 0 {
+		return false
+	}
+	for i, m := range msgs[1:] {
+		if want := []string{"user", "assistant"}[i%2]; m.Role != want {
+			return false
+		}
+	}
+	return true
+}
+
+// TestFitsBudget: a system prompt fits a budget when a turn's least
+// message fits beside it, and not a token less.
+func TestFitsBudget(t *testing.T) {
+	system := strings.Repeat("Fight in corridors, where one monster at a time can reach you. ", 5)
+	free, _ := render.ForSystem(system, 0)
+	out, err := free.Turn(render.Runtime{Turn: 1, Observation: "-"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sys := out.SystemTokens
+	least := -1
+	for max := sys; max < sys+100; max++ {
+		tok, ok, err := FitsBudget(system, max)
+		if err != nil || tok != sys {
+			t.Fatalf("FitsBudget(%d) = %d, %v, %v; want %d tokens", max, tok, ok, err, sys)
+		}
+		if ok && least < 0 {
+			least = max
+		}
+		if !ok && least >= 0 {
+			t.Fatalf("fits %d tokens but not %d", least, max)
+		}
+	}
+	if least < 0 {
+		t.Fatal("never fits")
+	}
+	rd, _ := render.ForSystem(system, least)
+	if _, err := rd.Turn(render.Runtime{Turn: 1, Observation: strings.Repeat("#.@ ", 400)}); err != nil {
+		t.Errorf("a turn at the least budget %d: %v", least, err)
+	}
+	rd, _ = render.ForSystem(system, least-1)
+	if _, err := rd.Turn(render.Runtime{Turn: 1, Observation: strings.Repeat("#.@ ", 400)}); err == nil {
+		t.Errorf("a turn at %d, one below the least budget, did not fail", least-1)
+	}
+	if _, ok, _ := FitsBudget(system, 0); !ok {
+		t.Error("no budget: does not fit")
 	}
 }

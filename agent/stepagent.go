@@ -55,7 +55,8 @@ func (t *StepTurns) Begin(p *envs.Prompt, actions []string, record bool) error {
 // Choose returns the index of turn step's action in the declared actions.
 // Errors are the model's (Session.Choose).
 func (t *StepTurns) Choose(ctx context.Context, step int, observation string) (int, error) {
-	parse := func(reply string) (int, error) { return ParseChoice(reply, t.actions) }
+	p := Parser{Names: t.actions, ReasoningTags: t.agent.Options.ReasoningTags}
+	parse := func(reply string) (int, error) { return p.Parse(reply) }
 	correct := func(err error) string { return CorrectionFor(err, t.actions) }
 	a, found, err := t.s.Choose(ctx, step, observation, parse, correct)
 	if err == nil {

@@ -130,6 +130,10 @@ type Options struct {
 	// for none). Run records it (absolute) in the checkpoint; Resume uses
 	// the recorded one when JUnit is "". Result.JUnit is the one to write.
 	JUnit string
+	// LLMBaseURL, if not "", overrides the config's agent.llm.base_url
+	// for this process (how the model is reached is not part of the
+	// eval's identity: an eval resumes against a moved endpoint with it).
+	LLMBaseURL string
 }
 
 // Result is what an eval wrote.
@@ -371,6 +375,9 @@ func (e *eval) useAgent() error {
 			return fmt.Errorf("--llm-cache: %w", err)
 		}
 		e.cfg.Agent.Cache = e.opt.LLMCache
+	}
+	if e.opt.LLMBaseURL != "" {
+		e.cfg.Agent.LLM.BaseURL = e.opt.LLMBaseURL
 	}
 	client, err := e.cfg.NewLLMClient()
 	if err != nil || client == nil {

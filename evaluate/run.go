@@ -28,7 +28,9 @@ type Runner struct {
 	// (Play returns an error, or the environment or agent panics) as an
 	// outcome with cause envs.CauseError, end reason envs.EndError, score
 	// 0 and the message in Outcome.Error, and goes on; when false the
-	// first such episode stops Run with an *EpisodeError.
+	// first such episode stops Run with an *EpisodeError. A Transient
+	// error (a language model's endpoint that stayed down) is never
+	// recorded: it says nothing of the episode, and stops Run.
 	RecordErrors bool
 	// OnError, if not nil, receives every recorded error episode (called
 	// from worker goroutines, one call at a time).
@@ -116,7 +118,7 @@ func (r *Runner) Run(ctx context.Context, episode func(seed uint64) envs.Episode
 			r.players <- s
 			if err != nil {
 				var ee *EpisodeError
-				if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil {
+				if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil || Transient(err) {
 					return err
 				}
 				o = envs.Outcome{Seed: seed, EndReason: envs.EndError, Cause: envs.CauseError, Error: ee.Err.Error()}
@@ -202,4 +204,14 @@ func (r *Runner) Close() error {
 	}
 	r.players = nil
 	return first
+}
+
+// Transient reports whether err (or an error it wraps) has a method
+// Transient() bool that returns true: a failure outside the episode,
+// such as a model endpoint that stayed down past its retry budget
+// (llm.ErrRetriesExhausted), which a resume can recover from and which
+// must never be recorded as an episode's outcome.
+func Transient(err error) bool {
+	var t interface{ Transient() bool }
+	return errors.As(err, &t) && t.Transient()
 }

@@ -4,6 +4,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"regexp"
 
 	"gopkg.in/yaml.v3"
 
@@ -64,6 +65,17 @@ type AgentConfig struct {
 	// client and response cache as the episodes; the rule is screened by
 	// the guard and gated like every candidate. Default false.
 	ProposeRules bool `yaml:"propose_rules"`
+	// ReasoningTags are tags whose blocks ("<TAG>…</TAG>") are removed
+	// from every reply before it is parsed, besides think, thinking and
+	// reasoning (agent.StripReasoning). Each is letters, digits, "_" or
+	// "-".
+	ReasoningTags []string `yaml:"reasoning_tags"`
+	// MaxFallbackRate stops a run whose phase (a version played on a
+	// split) took the fallback action on more than this fraction of its
+	// turns, in [0, 1], default 0.2: past it the run measures the
+	// fallback action, not the model. The error names the version, the
+	// rate and the three most common unusable replies. 1 never stops.
+	MaxFallbackRate float64 `yaml:"max_fallback_rate"`
 }
 
 // agentOut is the part of AgentConfig that shapes results (not the cache).
@@ -75,19 +87,29 @@ type agentOut struct {
 	Radius   int        `yaml:"radius"`
 	History  int        `yaml:"history"`
 	MaxPT    int        `yaml:"max_prompt_tokens"`
-	Propose  bool       `yaml:"propose_rules,omitempty"` // omitted when off: run IDs of earlier configs keep
+	Propose  bool       `yaml:"propose_rules,omitempty"`  // omitted when off: run IDs of earlier configs keep
+	Tags     []string   `yaml:"reasoning_tags,omitempty"` // omitted when none
 }
 
-// out returns the part of a that shapes results.
-func (a AgentConfig) out() *agentOut {
-	return &agentOut{Kind: a.Kind, LLM: a.LLM, MaxTurns: a.MaxTurns, MaxTries: a.MaxTries, Radius: a.Radius,
-		History: a.History, MaxPT: a.MaxPromptTokens, Propose: a.ProposeRules}
+// out returns the part of a that shapes results. With forID the llm
+// block keeps only what changes replies (model, temperature, seed,
+// max_tokens): how the model is reached (base_url, api_key_env,
+// timeout, max_retries, retry_for, reply_retries, concurrency) is left
+// at zero, so that a run can be resumed against a moved endpoint and
+// keeps its ID.
+func (a AgentConfig) out(forID bool) *agentOut {
+	l := a.LLM
+	if forID {
+		l = llm.Config{Model: l.Model, Temperature: l.Temperature, Seed: l.Seed, MaxTokens: l.MaxTokens}
+	}
+	return &agentOut{Kind: a.Kind, LLM: l, MaxTurns: a.MaxTurns, MaxTries: a.MaxTries, Radius: a.Radius,
+		History: a.History, MaxPT: a.MaxPromptTokens, Propose: a.ProposeRules, Tags: a.ReasoningTags}
 }
 
 // defaultAgent returns the agent section's defaults.
 func defaultAgent() AgentConfig {
 	return AgentConfig{Kind: AgentScripted, LLM: llm.DefaultConfig(), Cache: "readwrite", MaxTurns: 200, MaxTries: 3, Radius: 6,
-		History: 2, MaxPromptTokens: 4096}
+		History: 2, MaxPromptTokens: 4096, MaxFallbackRate: 0.2}
 }
 
 // validate checks the agent section; the error names the field.
@@ -119,19 +141,28 @@ func (a AgentConfig) validate() error {
 		return fmt.Errorf("history: %d is out of range, allowed [0, 100]", a.History)
 	case a.MaxPromptTokens < 0 || a.MaxPromptTokens > 10_000_000:
 		return fmt.Errorf("max_prompt_tokens: %d is out of range, allowed [0, 10000000] (0: no limit)", a.MaxPromptTokens)
+	case !(a.MaxFallbackRate >= 0 && a.MaxFallbackRate <= 1):
+		return fmt.Errorf("max_fallback_rate: %v is out of range, allowed [0, 1] (a fraction of turns; 1 never stops)", a.MaxFallbackRate)
+	}
+	for i, t := range a.ReasoningTags {
+		if !tagName.MatchString(t) {
+			return fmt.Errorf("reasoning_tags[%d]: %q is not a tag name (letters, digits, _ and -, without < >)", i, t)
+		}
 	}
 	return nil
 }
 
+var tagName = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]*$`)
+
 // useAgent makes env play with the configured agent (NewLLMClient, then
 // AttachAgent) and returns the client, nil for the scripted agent, so
 // that the run can report its statistics.
-func (c *Config) useAgent(env envs.Environment) (*llm.Client, error) {
+func (c *Config) useAgent(env envs.Environment, tally *agent.ReplyTally) (*llm.Client, error) {
 	client, err := c.NewLLMClient()
 	if err != nil || client == nil {
 		return nil, err
 	}
-	if err := c.AttachAgent(env, client); err != nil {
+	if err := c.attachAgent(env, client, tally); err != nil {
 		return nil, err
 	}
 	return client, nil
@@ -173,12 +204,18 @@ func (c *Config) NewLLMClient() (*llm.Client, error) {
 // environment without a language-model agent (a process environment in
 // episode mode brings its own), or one that cannot use it (its CheckLLM).
 func (c *Config) AttachAgent(env envs.Environment, client *llm.Client) error {
+	return c.attachAgent(env, client, nil)
+}
+
+// attachAgent is AttachAgent with a tally of the replies that named no
+// action (nil: none kept).
+func (c *Config) attachAgent(env envs.Environment, client *llm.Client, tally *agent.ReplyTally) error {
 	if c.Agent.Kind != AgentLLM {
 		return nil
 	}
 	model := agent.LLMModel{Client: client}
 	opt := agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
-		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens}
+		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens, ReasoningTags: c.Agent.ReasoningTags, Tally: tally}
 	switch e := env.(type) {
 	case interface {
 		UseLLM(agent.ChatModel, agent.LLMOptions)
@@ -213,7 +250,7 @@ func (c *Config) AgentIdentity() string {
 	if c.Agent.Kind != AgentLLM {
 		return ""
 	}
-	data, err := yaml.Marshal(c.Agent.out())
+	data, err := yaml.Marshal(c.Agent.out(true))
 	if err != nil {
 		panic("experiment: encoding the agent section: " + err.Error()) // plain structs always encode
 	}
@@ -240,4 +277,28 @@ func SystemText(info envs.Info, p *prompt.Prompt) (string, error) {
 		return "", err
 	}
 	return out.System, nil
+}
+
+// TurnRequest is the request the language-model agent sends for p on a
+// turn rt in an environment that declares info (as the agent's player
+// does: the system text of SystemText, for an agent that reads text,
+// rendered by render.ForSystem under a budget of maxPromptTokens, 0 for
+// none, then Turn). rt.Observation is the turn's message as the
+// episode writes it (for the dungeon, agent.DungeonObservation of its
+// text view). A placeholder of the runtime phase in p's text
+// ({{observation}}, an injected section's) stays as written in the
+// system message, as in a run. "evolve prompt render --vars" prints it,
+// so that what it shows is what a run sends. Errors: SystemText's and
+// Turn's (render.ErrOverBudget).
+func TurnRequest(info envs.Info, p *prompt.Prompt, maxPromptTokens int, rt render.Runtime) (render.Rendered, error) {
+	info.ReadsText = true
+	system, err := SystemText(info, p)
+	if err != nil {
+		return render.Rendered{}, err
+	}
+	rd, err := render.ForSystem(system, maxPromptTokens)
+	if err != nil {
+		return render.Rendered{}, err
+	}
+	return rd.Turn(rt)
 }

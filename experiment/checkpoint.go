@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/internal/atomicfile"
+	"evolve/llm"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/seeds"
@@ -64,6 +65,11 @@ type checkpoint struct {
 	StopReason string `json:"stop_reason,omitempty"`
 	// StopHint is a StopNoCandidates stop's advice, "" otherwise.
 	StopHint string `json:"stop_hint,omitempty"`
+	// LLMStats are the language-model client's totals over every session
+	// up to this checkpoint (nil for the scripted agent), so that the
+	// manifest's llm: totals are the run's whether it was interrupted,
+	// crashed (the work after the last checkpoint is lost) or not.
+	LLMStats *llm.Stats `json:"llm_stats,omitempty"`
 }
 
 // Session is one process's part of a run, from its start or resume to its
@@ -94,6 +100,10 @@ type Session struct {
 const (
 	SessionFinished = "finished"
 	SessionCrash    = "crash"
+	// SessionModel: the language model's endpoint stayed down past
+	// agent.llm.retry_for, or too many turns fell back
+	// (agent.max_fallback_rate).
+	SessionModel = "model"
 )
 
 // ErrFinished is returned (wrapped, naming the run and its directory) by
@@ -114,8 +124,19 @@ func (r *run) save() error {
 	return r.saveCheckpoint()
 }
 
+// llmTotals returns the language-model client's totals over the run's
+// sessions: the earlier sessions' (the checkpoint's when this session
+// started) and this process's so far.
+func (r *run) llmTotals() llm.Stats {
+	return r.llmPrev.Add(r.llm.Stats())
+}
+
 // saveCheckpoint writes checkpoint.json alone, atomically.
 func (r *run) saveCheckpoint() error {
+	if r.llm != nil {
+		st := r.llmTotals()
+		r.ck.LLMStats = &st
+	}
 	data, err := json.MarshalIndent(&r.ck, "", "  ")
 	if err != nil {
 		return err
@@ -194,16 +215,26 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 		recorded.Trajectories = ck.Trajectories
 		cfg = recorded
 	} else {
-		a, err := cfg.Resolved()
+		// How the model is reached (agent.llm's base_url, api_key_env,
+		// timeout, retries, concurrency) may change; what changes
+		// results may not.
+		a, err := cfg.resultsConfig()
 		if err != nil {
 			return nil, err
 		}
-		if !bytes.Equal(a, []byte(ck.Config)) {
-			return nil, fmt.Errorf("cannot resume %s: the config differs from the one it was started with: %s",
-				dir, strings.Join(configDiff([]byte(ck.Config), a), "; "))
+		b, err := recorded.resultsConfig()
+		if err != nil {
+			return nil, err
+		}
+		if !bytes.Equal(a, b) {
+			return nil, fmt.Errorf("cannot resume %s: the config differs from the one it was started with: %s (only how the model is reached, agent.llm's base_url, api_key_env, timeout, retries and concurrency, may change)",
+				dir, strings.Join(configDiff(b, a), "; "))
 		}
 	}
 	r := &run{cfg: cfg, opt: opt, dir: dir, ck: ck, cfgGiven: given}
+	if ck.LLMStats != nil {
+		r.llmPrev = *ck.LLMStats
+	}
 	if err := r.prepare(); err != nil {
 		return nil, err
 	}

@@ -430,10 +430,19 @@ func (c *Config) identity() ([]byte, error) {
 	if b != Embedded {
 		b = "file"
 	}
-	return c.resolved(s, b)
+	return c.resolvedFor(s, b, true)
 }
 
+// resultsConfig is Resolved without how the model is reached (see
+// AgentConfig.out): what a resume's config must equal.
+func (c *Config) resultsConfig() ([]byte, error) { return c.resolvedFor(c.Seeds, c.BasePrompt, true) }
+
 func (c *Config) resolved(seedsPath, basePrompt string) ([]byte, error) {
+	return c.resolvedFor(seedsPath, basePrompt, false)
+}
+
+// resolvedFor is resolved; forID leaves out how the model is reached.
+func (c *Config) resolvedFor(seedsPath, basePrompt string, forID bool) ([]byte, error) {
 	type envOut struct {
 		Name   string `yaml:"name"`
 		Params any    `yaml:"params"`
@@ -453,7 +462,7 @@ func (c *Config) resolved(seedsPath, basePrompt string) ([]byte, error) {
 	}
 	var ag *agentOut
 	if c.Agent.Kind == AgentLLM { // the scripted default adds nothing: run IDs keep
-		ag = c.Agent.out()
+		ag = c.Agent.out(forID)
 	}
 	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, seedsPath, basePrompt,
 		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic, ag})

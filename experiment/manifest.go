@@ -22,7 +22,7 @@ type Manifest struct {
 	Started      time.Time         `yaml:"started"`        // when the run was first started, UTC (a resume keeps it)
 	Finished     time.Time         `yaml:"finished"`       // when the run finished, UTC
 	Sessions     []Session         `yaml:"sessions"`
-	LLM          *llm.Stats        `yaml:"llm,omitempty"` // the language-model agent's calls, HTTP requests, retries, cache hits and tokens (this process's)
+	LLM          *llm.Stats        `yaml:"llm,omitempty"` // the language-model agent's calls, HTTP requests, retries, cache hits and tokens (over all sessions)
 	Executor     ExecutorManifest  `yaml:"executor"`      // where the episodes were played
 	Config       yaml.Node         `yaml:"config"`        // the resolved config: defaults merged with the file's keys
 	Seeds        map[string]string `yaml:"seed_sha256"`   // split name -> hex SHA-256 of its seed file
@@ -113,7 +113,7 @@ func (r *run) writeManifest(res *Result) error {
 		m.Executor = ExecutorManifest{Kind: ExecutorSlurm, Partition: r.slurm.cfg.Partition, ArraySize: r.slurm.cfg.ArraySize, Jobs: r.slurm.allJobs(r.dir)}
 	}
 	if r.llm != nil {
-		st := r.llm.Stats()
+		st := r.llmTotals()
 		m.LLM = &st
 	}
 	data, err := yaml.Marshal(&m)

@@ -117,6 +117,11 @@ func (c *Config) Check(out string) (*Inputs, error) {
 			bad("base_prompt", "base prompt %s: %v (the %s environment's parameters)", where(e), e, c.Environment.Name)
 		}
 	}
+	if in.Env != nil && in.Base != nil {
+		for _, p := range c.checkLLMAgent(in.Env.Info(), in.Base) {
+			bad(p[0], "%s", p[1])
+		}
+	}
 	if len(c.Variants) > 0 {
 		if _, err := c.EnvVariants(nil); err != nil { // evolve eval's environments
 			var se *strictyaml.Error

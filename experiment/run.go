@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"evolve/agent"
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
@@ -93,6 +94,10 @@ type Options struct {
 	// process: "off", "read" or "readwrite" (the response cache's mode
 	// never changes results, so it is not part of a run's config).
 	LLMCache string
+	// LLMBaseURL, if not "", overrides the config's agent.llm.base_url
+	// for this process (how the model is reached never changes results:
+	// a run resumes against a moved endpoint with it).
+	LLMBaseURL string
 	// Executor, if not "", overrides the kind of the config's executor
 	// for this process: "local" or "slurm" (where episodes are played
 	// never changes results, so it is not part of a run's config).
@@ -154,24 +159,27 @@ func SourceDateEpoch() (time.Time, bool) {
 
 // run is the state of one evolution run.
 type run struct {
-	cfg    *Config
-	opt    Options
-	id     string
-	dir    string
-	lock   *os.File
-	env    envs.Environment
-	info   envs.Info   // env.Info()
-	llm    *llm.Client // the language-model agent's client, nil for the scripted agent
-	seeds  *seeds.Set
-	base   *prompt.Prompt
-	store  *store.Store
-	runner *evaluate.Runner  // the local executor (also builds players for nothing else)
-	exec   evaluate.Executor // where phases are played: runner, or slurm
-	slurm  *slurmExecutor    // the Slurm executor, nil for local
-	gate   evaluate.Gate
-	inputs *Inputs // what prepare read and checked (the manifest records its paths and hashes)
-	now    func() time.Time
-	ck     checkpoint
+	cfg   *Config
+	opt   Options
+	id    string
+	dir   string
+	lock  *os.File
+	env   envs.Environment
+	info  envs.Info         // env.Info()
+	llm   *llm.Client       // the language-model agent's client, nil for the scripted agent
+	tally *agent.ReplyTally // the agent's replies that named no action (checkFallbacks)
+	// llmPrev are the client's totals of the earlier sessions.
+	llmPrev llm.Stats
+	seeds   *seeds.Set
+	base    *prompt.Prompt
+	store   *store.Store
+	runner  *evaluate.Runner  // the local executor (also builds players for nothing else)
+	exec    evaluate.Executor // where phases are played: runner, or slurm
+	slurm   *slurmExecutor    // the Slurm executor, nil for local
+	gate    evaluate.Gate
+	inputs  *Inputs // what prepare read and checked (the manifest records its paths and hashes)
+	now     func() time.Time
+	ck      checkpoint
 	// cfgGiven is false on a resume that read the config from the
 	// checkpoint (its executor then comes from there too).
 	cfgGiven bool
@@ -233,7 +241,11 @@ func (r *run) prepare() error {
 		}
 		r.cfg.Agent.Cache = r.opt.LLMCache
 	}
-	if r.llm, err = r.cfg.useAgent(r.env); err != nil {
+	if r.opt.LLMBaseURL != "" {
+		r.cfg.Agent.LLM.BaseURL = r.opt.LLMBaseURL
+	}
+	r.tally = &agent.ReplyTally{}
+	if r.llm, err = r.cfg.useAgent(r.env, r.tally); err != nil {
 		return err
 	}
 	if r.llm != nil && r.opt.Workers <= 0 {
@@ -390,6 +402,7 @@ func (r *run) unlock() {
 
 // loop runs the generations still to do, the test split and the exports.
 func (r *run) loop(ctx context.Context) (*Result, error) {
+	defer r.watchEndpoint(ctx)()
 	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: r.ck.Started}
 	inc, err := r.store.Load(r.base.Slug, prompt.MustParseVersion(r.ck.Incumbent))
 	if err != nil {
@@ -488,6 +501,18 @@ func (r *run) endSession(end string, at time.Time) {
 // records in the checkpoint that this session ended by that signal
 // (context.Cause names it; see Options).
 func (r *run) interrupted(ctx context.Context, err error) error {
+	if ctx.Err() == nil && (errors.Is(err, llm.ErrRetriesExhausted) || errors.Is(err, ErrFallbackRate)) {
+		// The endpoint stayed down past retry_for, or the model's replies
+		// could not be used: nothing is wrong with the run.
+		r.endSession(SessionModel, time.Now())
+		if serr := r.saveCheckpoint(); serr != nil {
+			return errors.Join(err, serr)
+		}
+		if errors.Is(err, ErrFallbackRate) { // its message has the resume command
+			return err
+		}
+		return fmt.Errorf("%w\nthe run stopped after %d finished generation(s); once the endpoint answers, resume with: evolve run --resume %s", err, r.ck.Generations, r.dir)
+	}
 	if ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		return err
 	}
@@ -605,6 +630,9 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 	if obs != nil {
 		obs.PhaseEnd(gen, split, version, len(outs), time.Since(start))
 	}
+	if err := r.checkFallbacks(gen, split, version, outs); err != nil {
+		return nil, err
+	}
 	return outs, nil
 }
 
@@ -718,6 +746,10 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	} else {
 		muts = nil
 	}
+	muts, overBudget, err := r.fitBudget(g, inc, muts)
+	if err != nil {
+		return gen, nil, nil, err
+	}
 
 	// Allocate versions from the versions this run has committed (not
 	// from the store, which may hold versions of an interrupted
@@ -799,6 +831,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 			next = cand
 		}
 	}
+	r.candidates = append(r.candidates, overBudget...)
 	row := results.GenerationRow{
 		Run: r.id, Generation: int32(g), Incumbent: gen.Incumbent,
 		NTrain: int32(len(trainOuts)), NVal: int32(dec.Incumbent.N), TrainMean: gen.TrainMean,

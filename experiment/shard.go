@@ -155,7 +155,7 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 		cfg.Agent.Cache = spec.LLMCache
 	}
 	cfg.Agent.CacheDir = spec.LLMCacheDir
-	client, err := cfg.useAgent(env)
+	client, err := cfg.useAgent(env, nil)
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,7 @@ package llm_test
 import (
 	"bufio"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -90,7 +91,7 @@ func TestCacheCorrupt(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(p, tc.damage(bytes.Clone(good)), 0o644); err != nil {
+			if err := os.WriteFile(p, tc.damage(gunzip(t, good)), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			r, err := st.cl.Complete(context.Background(), msgs)
@@ -200,7 +201,7 @@ func TestKeyNeverStored(t *testing.T) {
 		}
 		files++
 		b, err := os.ReadFile(p)
-		noKey(t, p, string(b))
+		noKey(t, p, string(gunzip(t, b)))
 		noKey(t, "file name", p)
 		return err
 	})
@@ -495,4 +496,52 @@ func readLine(r io.Reader) (string, error) {
 		return "", fmt.Errorf("no line: %v", s.Err())
 	}
 	return s.Text(), nil
+}
+
+// gunzip returns an entry file's JSON line.
+func gunzip(t *testing.T, b []byte) []byte {
+	t.Helper()
+	r, err := gzip.NewReader(bytes.NewReader(b))
+	if err != nil {
+		t.Fatalf("entry is not gzip: %v", err)
+	}
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestCacheCompressed: entries are gzip of the JSON line, the dungeon
+// agent's at about a third of their size; Stats().Bytes counts them; an
+// uncompressed entry (written before compression) is still a hit.
+func TestCacheCompressed(t *testing.T) {
+	st := newSetup(t, withCache(t, llm.ModeReadWrite))
+	sys := strings.Repeat("<rules>\n- Eat as soon as the status line shows Hungry.\n- Fight in corridors.\n</rules>\n", 16)
+	var plain int
+	for i := range 20 {
+		m := []llm.Message{{Role: llm.RoleSystem, Content: sys}, {Role: llm.RoleUser, Content: fmt.Sprintf("Turn %d.\n|..@..d|\nDlvl:1 HP:%d(12) Hungry", i, i%12)}}
+		if _, err := st.cl.Complete(context.Background(), m); err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(st.cache.Path(st.cl.Request(m)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain += len(gunzip(t, b))
+	}
+	s := st.cache.Stats()
+	t.Logf("%d entries: %d bytes compressed (%d per entry), %d bytes as JSON (%d per entry)", s.Puts, s.Bytes, s.Bytes/s.Puts, plain, int64(plain)/s.Puts)
+	if s.Puts != 20 || s.Bytes == 0 || 3*s.Bytes > int64(plain) {
+		t.Errorf("cache Stats %+v: %d bytes compressed of %d, want at most a third", s, s.Bytes, plain)
+	}
+	p := st.cache.Path(st.cl.Request(msgs))
+	if _, err := st.cl.Complete(context.Background(), msgs); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(p)
+	os.WriteFile(p, gunzip(t, b), 0o644)
+	if r, err := st.cl.Complete(context.Background(), msgs); err != nil || !r.Cached {
+		t.Errorf("an uncompressed entry: %+v, %v; want a hit", r, err)
+	}
 }

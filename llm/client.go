@@ -25,22 +25,43 @@ var (
 	// ErrNotCached: the cache mode is ModeRead and the request has no
 	// (intact) entry; no request was sent.
 	ErrNotCached = errors.New("not in the cache")
+	// ErrUnusableReply: the server answered 200 with a body that carries
+	// no reply. Each of the four kinds below wraps it; an unusable
+	// attempt is retried Config.ReplyRetries times before Complete
+	// returns it (see UnusableKind).
+	ErrUnusableReply = errors.New("unusable reply")
 	// ErrMalformedReply: the server answered 200 with a body that is not
-	// a chat completion (not JSON, or of the wrong shape).
-	ErrMalformedReply = errors.New("malformed reply")
+	// a chat completion (not JSON, an HTML page, or of the wrong shape).
+	ErrMalformedReply = fmt.Errorf("%w: malformed reply", ErrUnusableReply)
 	// ErrNoChoices: the reply has no choices.
-	ErrNoChoices = errors.New("reply has no choices")
+	ErrNoChoices = fmt.Errorf("%w: reply has no choices", ErrUnusableReply)
 	// ErrEmptyContent: choices[0].message.content is empty or null.
-	ErrEmptyContent = errors.New("reply has empty content")
+	ErrEmptyContent = fmt.Errorf("%w: reply has empty content", ErrUnusableReply)
+	// ErrCutReply: choices[0].message.content is empty or null and
+	// finish_reason is "length": the model spent max_tokens before it
+	// answered (a reasoning model thinking at length).
+	ErrCutReply = fmt.Errorf("%w: reply cut by max_tokens before any content", ErrUnusableReply)
 	// ErrTimeout: an HTTP attempt took longer than Config.Timeout.
 	ErrTimeout = errors.New("request timed out")
-	// ErrRetriesExhausted: every attempt (1 + Config.MaxRetries) failed
-	// with a retryable error; the last one is wrapped too.
-	ErrRetriesExhausted = errors.New("retries exhausted")
+	// ErrRetriesExhausted: the attempts failed with retryable errors
+	// until Config.RetryFor passed (or Config.MaxRetries retries were
+	// made); the last error is wrapped too. It has a method Transient()
+	// returning true (evolve/evaluate.Transient): an episode that meets
+	// it is never recorded as an error episode; the run stops, to be
+	// resumed.
+	ErrRetriesExhausted error = transientError("retries exhausted")
 	// ErrNoMessages: Complete was given no messages, or a message without
 	// a role.
 	ErrNoMessages = errors.New("no messages, or a message without a role")
 )
+
+// transientError is an error of the endpoint, not of the episode.
+type transientError string
+
+func (e transientError) Error() string { return string(e) }
+
+// Transient reports true: see ErrRetriesExhausted.
+func (transientError) Transient() bool { return true }
 
 // StatusError is an HTTP status other than 200 from the server. Retryable
 // statuses (408, 429, 5xx) are retried first; the others are returned at
@@ -109,8 +130,21 @@ func (SystemClock) Sleep(ctx context.Context, d time.Duration) error {
 	case <-t.C:
 		return nil
 	case <-ctx.Done():
-		return context.Cause(ctx)
+		return ctxErr(ctx)
 	}
+}
+
+// ctxErr is the error of a done context: ctx.Err() (context.Canceled or
+// context.DeadlineExceeded), wrapping its cause as well when the cause
+// differs, so that errors.Is(err, ctx.Err()) holds for callers that
+// compare with their context's error (a run loop telling a SIGINT from
+// a failure).
+func ctxErr(ctx context.Context) error {
+	err := ctx.Err()
+	if c := context.Cause(ctx); c != nil && err != nil && !errors.Is(c, err) {
+		return fmt.Errorf("%w (%w)", err, c)
+	}
+	return err
 }
 
 // Options are a Client's collaborators, the inputs from outside the
@@ -158,6 +192,30 @@ type Stats struct {
 	PromptTokens, CompletionTokens int64
 	// MaxInFlight is the most HTTP requests that were in flight at once.
 	MaxInFlight int64
+	// Unusable counts HTTP attempts answered 200 with no usable reply
+	// (ErrUnusableReply), retried ones included.
+	Unusable int64
+	// Outages counts the times the endpoint was marked down (DownAfter
+	// failed attempts in a row), and Waited sums the time calls spent in
+	// backoff waits, in nanoseconds over all callers.
+	Outages int64
+	Waited  time.Duration
+	// CacheStored counts the replies this client stored in the response
+	// cache, and CacheBytes the bytes of their entry files (compressed):
+	// CacheBytes/CacheStored is the disk cost of an entry.
+	CacheStored, CacheBytes int64
+}
+
+// Add returns the totals of s and o (sessions of one run): the sums of
+// the counts and waits, and the larger MaxInFlight.
+func (s Stats) Add(o Stats) Stats {
+	return Stats{
+		Calls: s.Calls + o.Calls, Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
+		CacheHits: s.CacheHits + o.CacheHits, CacheMisses: s.CacheMisses + o.CacheMisses, Errors: s.Errors + o.Errors,
+		PromptTokens: s.PromptTokens + o.PromptTokens, CompletionTokens: s.CompletionTokens + o.CompletionTokens,
+		MaxInFlight: max(s.MaxInFlight, o.MaxInFlight), Unusable: s.Unusable + o.Unusable, Outages: s.Outages + o.Outages,
+		Waited: s.Waited + o.Waited, CacheStored: s.CacheStored + o.CacheStored, CacheBytes: s.CacheBytes + o.CacheBytes,
+	}
 }
 
 // Client calls an OpenAI-compatible chat completions endpoint. It is safe
@@ -176,7 +234,10 @@ type Client struct {
 	rng *rand.Rand
 
 	calls, requests, retries, hits, misses, errs, promptTok, complTok atomic.Int64
-	inFlight, maxInFlight                                             atomic.Int64
+	inFlight, maxInFlight, unusable, outages, waited                  atomic.Int64
+	stored, storedBytes                                               atomic.Int64
+
+	health health
 }
 
 // New returns a Client for cfg. It returns cfg.Validate's error; an error
@@ -246,7 +307,8 @@ func (c *Client) Stats() Stats {
 		Calls: c.calls.Load(), Requests: c.requests.Load(), Retries: c.retries.Load(),
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), Errors: c.errs.Load(),
 		PromptTokens: c.promptTok.Load(), CompletionTokens: c.complTok.Load(),
-		MaxInFlight: c.maxInFlight.Load(),
+		MaxInFlight: c.maxInFlight.Load(), Unusable: c.unusable.Load(), Outages: c.outages.Load(),
+		Waited: time.Duration(c.waited.Load()), CacheStored: c.stored.Load(), CacheBytes: c.storedBytes.Load(),
 	}
 }
 
@@ -327,43 +389,94 @@ func (c *Client) complete(ctx context.Context, messages []Message) (Reply, error
 	c.promptTok.Add(int64(r.PromptTokens))
 	c.complTok.Add(int64(r.CompletionTokens))
 	if c.opts.Mode == ModeReadWrite {
-		if err := c.opts.Cache.put(req, h, r); err != nil {
+		n, err := c.opts.Cache.put(req, h, r)
+		if err != nil {
 			return Reply{}, reqError(h, req, err)
 		}
+		c.stored.Add(1)
+		c.storedBytes.Add(int64(n))
 	}
 	return r, nil
 }
 
 // fetch posts body until it gets a reply, a final error, or runs out of
-// retries. The errors name no request (the caller wraps them).
+// time (Config.RetryFor since its first attempt) or retries. The errors
+// name no request (the caller wraps them).
 func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
+	start := c.clock.Now()
 	var last error
+	prober, unusable := false, 0
+	defer func() {
+		if prober {
+			c.health.release()
+		}
+	}()
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
 			c.retries.Add(1)
 		}
+		if !prober {
+			p, err := c.health.gate(ctx, c.clock, start, time.Duration(c.cfg.RetryFor))
+			if err != nil {
+				if ctx.Err() != nil {
+					return Reply{}, ctxErr(ctx)
+				}
+				return Reply{}, fmt.Errorf("%w: %w", ErrRetriesExhausted, err)
+			}
+			prober = p
+		}
 		r, wait, err := c.attempt(ctx, body)
 		if err == nil {
+			c.health.up()
 			r.Requests = attempt + 1
 			return r, nil
 		}
 		if ctx.Err() != nil {
-			return Reply{}, fmt.Errorf("attempt %d: %w", attempt+1, context.Cause(ctx))
+			return Reply{}, fmt.Errorf("attempt %d: %w", attempt+1, ctxErr(ctx))
 		}
 		if wait < 0 { // not retryable
 			return Reply{}, err
 		}
+		if errors.Is(err, ErrUnusableReply) {
+			// The endpoint is up: it answered.
+			c.health.up()
+			c.unusable.Add(1)
+			if unusable++; unusable > c.cfg.ReplyRetries {
+				return Reply{}, fmt.Errorf("%w (%d attempts gave no usable reply)", err, unusable)
+			}
+		} else if c.health.down(c.clock.Now(), err) {
+			c.outages.Add(1)
+		}
 		last = err
-		if attempt >= c.cfg.MaxRetries {
+		if c.cfg.MaxRetries >= 0 && attempt >= c.cfg.MaxRetries {
 			return Reply{}, fmt.Errorf("%w after %d attempts: %w", ErrRetriesExhausted, attempt+1, last)
 		}
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
+		if spent := c.clock.Now().Sub(start); c.cfg.RetryFor > 0 && spent+wait > time.Duration(c.cfg.RetryFor) {
+			return Reply{}, fmt.Errorf("%w after %d attempts in %v (retry_for %v): %w", ErrRetriesExhausted, attempt+1,
+				spent.Round(time.Second), c.cfg.RetryFor, last)
+		}
+		c.waited.Add(int64(wait))
 		if err := c.clock.Sleep(ctx, wait); err != nil {
-			return Reply{}, fmt.Errorf("waiting to retry after %w: %w", last, err)
+			return Reply{}, fmt.Errorf("waiting to retry after %w: %w", last, ctxErr(ctx))
 		}
 	}
+}
+
+// Waiting reports whether the endpoint is down (DownAfter attempts in a
+// row failed with a retryable transport or status error, and no attempt
+// has succeeded since): for how long, and the last error's text (the
+// key redacted), for a progress line "waiting for the endpoint (N s,
+// last error ...)". ok is false while the endpoint answers.
+func (c *Client) Waiting() (since time.Duration, last string, ok bool) {
+	c.health.mu.Lock()
+	defer c.health.mu.Unlock()
+	if !c.health.isDown {
+		return 0, "", false
+	}
+	return c.clock.Now().Sub(c.health.since), c.health.last, true
 }
 
 // backoff returns the full-jitter wait before retry k (0-based).
@@ -387,7 +500,7 @@ func (c *Client) attempt(ctx context.Context, body []byte) (r Reply, wait time.D
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
-		return Reply{}, -1, context.Cause(ctx)
+		return Reply{}, -1, ctxErr(ctx)
 	}
 	defer func() { <-c.sem }()
 	n := c.inFlight.Add(1)
@@ -430,11 +543,11 @@ func (c *Client) attempt(ctx context.Context, body []byte) (r Reply, wait time.D
 		return Reply{}, retryAfter(resp.Header.Get("Retry-After"), c.clock.Now()), serr
 	}
 	if len(data) > maxBody {
-		return Reply{}, -1, fmt.Errorf("%w: body longer than %d bytes", ErrMalformedReply, maxBody)
+		return Reply{}, 0, fmt.Errorf("%w: body longer than %d bytes", ErrMalformedReply, maxBody)
 	}
 	r, err = parseReply(data)
 	if err != nil {
-		return Reply{}, -1, err
+		return Reply{}, 0, fmt.Errorf("%w (body %q)", err, c.snippet(data[:min(len(data), 64)]))
 	}
 	r.Latency = latency
 	return r, 0, nil
@@ -515,8 +628,10 @@ type wireReply struct {
 
 // parseReply reads a chat completion body: choices[0].message.content
 // (ErrMalformedReply if the body is not such JSON, ErrNoChoices without
-// choices, ErrEmptyContent for an empty or null content), finish_reason
-// and usage (0 tokens without usage; negative counts are malformed).
+// choices, ErrCutReply for an empty or null content with finish_reason
+// "length", ErrEmptyContent for another empty or null content),
+// finish_reason and usage (0 tokens without usage; negative counts are
+// malformed).
 func parseReply(data []byte) (Reply, error) {
 	var w wireReply
 	if err := json.Unmarshal(data, &w); err != nil {
@@ -529,7 +644,10 @@ func parseReply(data []byte) (Reply, error) {
 		return Reply{}, ErrNoChoices
 	}
 	ch := w.Choices[0]
-	if ch.Message == nil || ch.Message.Content == nil || *ch.Message.Content == "" {
+	if ch.Message == nil || ch.Message.Content == nil || strings.TrimSpace(*ch.Message.Content) == "" {
+		if ch.FinishReason == "length" {
+			return Reply{}, ErrCutReply
+		}
 		return Reply{}, ErrEmptyContent
 	}
 	r := Reply{Content: *ch.Message.Content, FinishReason: ch.FinishReason}

@@ -80,6 +80,7 @@ func config(s *llmtest.Server) llm.Config {
 	cfg.Seed = &seed
 	cfg.MaxTokens = 32
 	cfg.Temperature = 0.5
+	cfg.MaxRetries = 5 // the tests count attempts; retry_for is the default 10m
 	return cfg
 }
 
@@ -300,21 +301,28 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestBadReplies: replies that carry no answer, and statuses that are not
-// retried, are errors at once naming the request, never the key.
+// TestBadReplies: replies that carry no answer are retried
+// reply_retries (2) times, then returned as ErrUnusableReply of their
+// kind; a status that is not retried is an error at once. Both name the
+// request, never the key.
 func TestBadReplies(t *testing.T) {
 	for _, tc := range []struct {
 		fault llmtest.Fault
 		want  error
+		kind  string
 	}{
-		{llmtest.Malformed, llm.ErrMalformedReply},
-		{llmtest.EmptyChoices, llm.ErrNoChoices},
-		{llmtest.EmptyContent, llm.ErrEmptyContent},
-		{llmtest.Unauthorized, nil}, // a *StatusError 401
+		{llmtest.Malformed, llm.ErrMalformedReply, llm.KindMalformed},
+		{llmtest.Truncated, llm.ErrMalformedReply, llm.KindMalformed},
+		{llmtest.HTML, llm.ErrMalformedReply, llm.KindMalformed},
+		{llmtest.EmptyChoices, llm.ErrNoChoices, llm.KindNoChoices},
+		{llmtest.EmptyContent, llm.ErrEmptyContent, llm.KindEmpty},
+		{llmtest.NullContent, llm.ErrEmptyContent, llm.KindEmpty},
+		{llmtest.CutContent, llm.ErrCutReply, llm.KindCut},
+		{llmtest.Unauthorized, nil, ""}, // a *StatusError 401
 	} {
 		t.Run(string(tc.fault), func(t *testing.T) {
 			st := newSetup(t, nil)
-			st.srv.FailNth(1, tc.fault)
+			st.srv.FailFirst(3, tc.fault)
 			_, err := st.cl.Complete(context.Background(), msgs)
 			if err == nil {
 				t.Fatal("no error")
@@ -326,8 +334,18 @@ func TestBadReplies(t *testing.T) {
 			if tc.want == nil && (!errors.As(err, &se) || se.Status != 401 || !strings.Contains(se.Body, "[REDACTED]")) {
 				t.Fatalf("err = %v, want HTTP 401 with the key redacted", err)
 			}
-			if st.srv.Requests() != 1 {
-				t.Errorf("%d requests, want 1 (not retried)", st.srv.Requests())
+			wantReq := int64(1) // 401: not retried
+			if tc.want != nil {
+				wantReq = 3 // reply_retries 2
+				if !errors.Is(err, llm.ErrUnusableReply) || llm.UnusableKind(err) != tc.kind {
+					t.Errorf("err = %v: kind %q, want an unusable reply of kind %q", err, llm.UnusableKind(err), tc.kind)
+				}
+				if s := st.cl.Stats(); s.Unusable != 3 {
+					t.Errorf("Stats.Unusable = %d, want 3", s.Unusable)
+				}
+			}
+			if st.srv.Requests() != wantReq {
+				t.Errorf("%d requests, want %d", st.srv.Requests(), wantReq)
 			}
 			h := st.cl.Request(msgs).Hash()[:12]
 			if !strings.Contains(err.Error(), "llm request "+h) {

@@ -28,7 +28,8 @@ type Config struct {
 	// key, e.g. "OPENAI_API_KEY"; "" for a server that needs no key. The
 	// key is sent as "Authorization: Bearer KEY" and never written to a
 	// config, log, cache entry or error. A name is letters, digits and
-	// "_", not starting with a digit.
+	// "_", not starting with a digit, and not KeyShaped (a key pasted
+	// here by mistake is refused without being shown).
 	APIKeyEnv string `yaml:"api_key_env" json:"api_key_env"`
 	// Temperature is the sampling temperature, in [0, 2]; always sent.
 	// Default 0, which most servers treat as greedy decoding.
@@ -44,10 +45,26 @@ type Config struct {
 	// reading the whole reply; a timed-out attempt is retried. Positive.
 	// Default 60s.
 	Timeout Duration `yaml:"timeout" json:"timeout"`
-	// MaxRetries is how many times a failed attempt (429, 5xx, 408, a
-	// timeout, a network error) is retried before Complete gives up; 0
-	// retries nothing. At least 0, at most 100. Default 5.
+	// MaxRetries bounds how many times a call's failed attempts (429,
+	// 5xx, 408, a timeout, a network error, an unusable reply) are
+	// retried; 0 retries nothing. Retrying also stops when RetryFor has
+	// passed. At least 0, at most MaxRetriesLimit. Default 1000 (in
+	// effect: RetryFor decides).
 	MaxRetries int `yaml:"max_retries" json:"max_retries"`
+	// RetryFor is a call's retry budget in time: retryable failures are
+	// retried, with capped exponential backoff and full jitter or as
+	// Retry-After says, until this much time has passed since the call's
+	// first attempt; then the call fails with ErrRetriesExhausted (and a
+	// run stops, to be resumed). It is what lets a run wait out a gateway
+	// restart or an outage. At least 0; 0 sets no time limit (MaxRetries
+	// alone bounds the retries). Default 10m.
+	RetryFor Duration `yaml:"retry_for" json:"retry_for"`
+	// ReplyRetries is how many times a call's attempt answered 200 with
+	// no usable reply (ErrUnusableReply: malformed JSON, an HTML page, no
+	// choices, empty or null content, content cut by max_tokens) is sent
+	// again before the call returns that error, for the agent to count as
+	// an unusable reply of its turn. In [0, 10]; default 2.
+	ReplyRetries int `yaml:"reply_retries" json:"reply_retries"`
 	// Concurrency is the most HTTP requests the Client has in flight at
 	// once, whatever the number of callers; it is separate from the CPU
 	// workers. At least 1, at most 4096. Default 64.
@@ -56,13 +73,15 @@ type Config struct {
 
 // DefaultConfig returns the defaults: no base URL or model (both must be
 // set), no API key, temperature 0, no seed, max_tokens 256, timeout 60s,
-// max_retries 5, concurrency 64.
+// max_retries 1000, retry_for 10m, reply_retries 2, concurrency 64.
 func DefaultConfig() Config {
 	return Config{
-		MaxTokens:   256,
-		Timeout:     Duration(60 * time.Second),
-		MaxRetries:  5,
-		Concurrency: 64,
+		MaxTokens:    256,
+		Timeout:      Duration(60 * time.Second),
+		MaxRetries:   1000,
+		RetryFor:     Duration(10 * time.Minute),
+		ReplyRetries: 2,
+		Concurrency:  64,
 	}
 }
 
@@ -72,7 +91,9 @@ const (
 	// (OpenAI's documented range is [0, 2]).
 	MaxTemperature = 2.0
 	// MaxRetriesLimit is the highest max_retries Validate accepts.
-	MaxRetriesLimit = 100
+	MaxRetriesLimit = 100000
+	// MaxReplyRetries is the highest reply_retries Validate accepts.
+	MaxReplyRetries = 10
 	// MaxConcurrency is the highest concurrency Validate accepts.
 	MaxConcurrency = 4096
 )
@@ -84,7 +105,8 @@ type FieldError struct {
 	// Field is the yaml key, e.g. "base_url".
 	Field string
 	// Msg says what is wrong and what is allowed; it quotes the bad value
-	// except for api_key_env, whose value may be a key pasted by mistake.
+	// except for api_key_env, whose value may be a key pasted by mistake
+	// (see KeyShaped).
 	Msg string
 }
 
@@ -92,6 +114,33 @@ type FieldError struct {
 func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// keyPrefixes start the API keys of common providers (OpenAI "sk-",
+// Groq "gsk_", Hugging Face "hf_", xAI "xai-", Google "AIza", GitHub
+// "ghp_", Replicate "r8_", Perplexity "pplx-", Anthropic "sk-ant-").
+var keyPrefixes = []string{"sk-", "sk_", "gsk_", "hf_", "xai-", "AIza", "ghp_", "github_pat_", "r8_", "pplx-", "nvapi-", "fw_"}
+
+// KeyShaped reports whether s looks like an API key rather than the name
+// of an environment variable: it starts with a provider's key prefix
+// (sk-, gsk_, hf_, xai-, AIza, ...), or it is 24 characters or more and
+// mixes lower-case letters and digits (variable names are conventionally
+// upper case: OPENAI_API_KEY). Such a value is never echoed.
+func KeyShaped(s string) bool {
+	for _, p := range keyPrefixes {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	if len(s) < 24 {
+		return false
+	}
+	lower, digit := false, false
+	for _, r := range s {
+		lower = lower || (r >= 'a' && r <= 'z')
+		digit = digit || (r >= '0' && r <= '9')
+	}
+	return lower && digit
+}
 
 // Validate checks every field and returns nil or all the problems at once,
 // joined by errors.Join, each a *FieldError naming its field (see the
@@ -123,7 +172,7 @@ func (c Config) Validate() error {
 	if strings.TrimSpace(c.Model) == "" {
 		bad("model", "missing: the model name the server serves")
 	}
-	if c.APIKeyEnv != "" && !envName.MatchString(c.APIKeyEnv) {
+	if c.APIKeyEnv != "" && (!envName.MatchString(c.APIKeyEnv) || KeyShaped(c.APIKeyEnv)) {
 		// The value is not quoted: it may be the key itself.
 		bad("api_key_env", "want the NAME of an environment variable (letters, digits, _), not the key; the value is not shown")
 	}
@@ -138,6 +187,12 @@ func (c Config) Validate() error {
 	}
 	if c.MaxRetries < 0 || c.MaxRetries > MaxRetriesLimit {
 		bad("max_retries", "want an integer in [0, %d], got %d", MaxRetriesLimit, c.MaxRetries)
+	}
+	if c.RetryFor < 0 {
+		bad("retry_for", "want a duration such as 10m (how long a call retries a failing endpoint; 0: no limit), got %v", c.RetryFor)
+	}
+	if c.ReplyRetries < 0 || c.ReplyRetries > MaxReplyRetries {
+		bad("reply_retries", "want an integer in [0, %d], got %d", MaxReplyRetries, c.ReplyRetries)
 	}
 	if c.Concurrency < 1 || c.Concurrency > MaxConcurrency {
 		bad("concurrency", "want an integer in [1, %d], got %d", MaxConcurrency, c.Concurrency)

@@ -17,9 +17,14 @@
 //     each attempt bounded by Config.Timeout;
 //  4. on 408, 429, 5xx, a timeout or a network error, frees its slot,
 //     waits as Retry-After says (delay-seconds or an HTTP date, at most
-//     [MaxRetryAfter]) or else a full-jitter backoff, and retries, at most
-//     Config.MaxRetries times;
-//  5. reads choices[0].message.content, finish_reason and usage;
+//     [MaxRetryAfter]) or else a full-jitter backoff, and retries until
+//     Config.RetryFor has passed since the first attempt (or
+//     Config.MaxRetries retries); while [DownAfter] attempts in a row have
+//     failed, one call probes and the others wait ([Client.Waiting]);
+//  5. reads choices[0].message.content, finish_reason and usage; a 200
+//     with no usable reply ([ErrUnusableReply]: malformed, no choices,
+//     empty or null content, cut by max_tokens) is sent again
+//     Config.ReplyRetries times, then returned ([UnusableKind] names it);
 //  6. in ModeReadWrite stores the reply, then returns it.
 //
 // Cancelling the context aborts the request in flight at once (the
@@ -51,8 +56,10 @@
 // ModeRead. Two servers that serve different weights under the same model
 // name therefore need different cache directories.
 //
-// An entry is one line of JSON, ending in a newline, with its fields in
-// this order (shown wrapped; testdata/entry.json is an example):
+// An entry is one line of JSON, ending in a newline, gzip-compressed
+// (RFC 1952, best compression, empty header; an uncompressed entry is
+// read too), with its fields in this order (shown wrapped;
+// testdata/entry.json is an example, uncompressed):
 //
 //	{"format":1,
 //	 "request":{"model":"…","messages":[{"role":"system","content":"…"},…],

@@ -196,7 +196,7 @@ func TestConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.Seed == nil || *cfg.Seed != 3 || time.Duration(cfg.Timeout) != 90*time.Second || cfg.MaxRetries != 5 || cfg.Concurrency != 64 || cfg.MaxTokens != 256 {
+	if cfg.Seed == nil || *cfg.Seed != 3 || time.Duration(cfg.Timeout) != 90*time.Second || cfg.MaxRetries != 1000 || time.Duration(cfg.RetryFor) != 10*time.Minute || cfg.ReplyRetries != 2 || cfg.Concurrency != 64 || cfg.MaxTokens != 256 {
 		t.Fatalf("decoded %+v", cfg)
 	}
 	if cfg.endpoint() != "http://127.0.0.1:8000/v1/chat/completions" {
@@ -232,12 +232,16 @@ func TestConfig(t *testing.T) {
 		{func(c *Config) { c.BaseURL = "http://h/v1/" }, "base_url"},
 		{func(c *Config) { c.Model = " " }, "model"},
 		{func(c *Config) { c.APIKeyEnv = "sk-SECRETKEY" }, "api_key_env"},
+		{func(c *Config) { c.APIKeyEnv = "gsk_SECRETabcdefghijklmnopqrstuv0123456789" }, "api_key_env"},
+		{func(c *Config) { c.APIKeyEnv = "a1b2c3d4e5f6SECRETa7b8c9d0e1f2" }, "api_key_env"},
 		{func(c *Config) { c.Temperature = -0.1 }, "temperature"},
 		{func(c *Config) { c.Temperature = 2.5 }, "temperature"},
 		{func(c *Config) { c.MaxTokens = -1 }, "max_tokens"},
 		{func(c *Config) { c.Timeout = 0 }, "timeout"},
 		{func(c *Config) { c.MaxRetries = -1 }, "max_retries"},
-		{func(c *Config) { c.MaxRetries = 101 }, "max_retries"},
+		{func(c *Config) { c.MaxRetries = 100001 }, "max_retries"},
+		{func(c *Config) { c.RetryFor = -1 }, "retry_for"},
+		{func(c *Config) { c.ReplyRetries = 11 }, "reply_retries"},
 		{func(c *Config) { c.Concurrency = 5000 }, "concurrency"},
 	} {
 		c := good
@@ -249,6 +253,11 @@ func TestConfig(t *testing.T) {
 		}
 		if err != nil && (strings.Contains(err.Error(), "SECRET") || strings.Contains(err.Error(), "pw")) {
 			t.Errorf("error quotes a credential: %v", err)
+		}
+	}
+	for _, name := range []string{"OPENAI_API_KEY", "GROQ_API_KEY", "HF_TOKEN", "MY_VERY_LONG_PROVIDER_API_KEY_2"} {
+		if KeyShaped(name) {
+			t.Errorf("KeyShaped(%q) = true for a variable name", name)
 		}
 	}
 	bad := Config{}

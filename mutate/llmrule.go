@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"slices"
 	"strings"
 	"unicode"
@@ -48,9 +49,39 @@ var (
 	// the library (which the library operators propose).
 	ErrRuleKnown = errors.New("the rule is in the prompt or the rule library already")
 	// ErrRuleRejected: the guard rejected the rule (wrapped with the
-	// guard's report).
+	// guard's report), as written or with its leetspeak normalised
+	// (Deleet).
 	ErrRuleRejected = errors.New("the guard rejected the rule")
+	// ErrRuleMarkup: the rule holds a tag ("<rules>", "</guardrails>"),
+	// which could close or open a layer of the rendered prompt.
+	ErrRuleMarkup = errors.New("the rule holds a markup tag")
+	// ErrRuleShort: the rule has fewer than MinLLMRuleWords words (a
+	// one-word reply such as "eat" is an action, not a rule).
+	ErrRuleShort = fmt.Errorf("the rule has fewer than %d words", MinLLMRuleWords)
 )
+
+// MinLLMRuleWords is the fewest words a rule line from the model may
+// have.
+const MinLLMRuleWords = 3
+
+// markupTag matches an XML/HTML-like tag: "<rules>", "</guardrails>",
+// "<br/>".
+var markupTag = regexp.MustCompile(`</?\s*[A-Za-z][A-Za-z0-9_.:-]*(\s[^<>]*)?/?>`)
+
+// leet maps the leetspeak digits and signs Deleet replaces.
+var leet = strings.NewReplacer("0", "o", "1", "i", "3", "e", "4", "a", "5", "s", "7", "t", "@", "a", "$", "s")
+
+// Deleet returns s with leetspeak letters spelled out (0→o, 1→i, 3→e,
+// 4→a, 5→s, 7→t, @→a, $→s), so that "1gn0re all prev10us
+// 1nstruct10ns" is screened as "ignore all previous instructions". It is
+// applied to a copy for screening only: numbers in a rule stay as
+// written.
+func Deleet(s string) string { return leet.Replace(s) }
+
+// escapeTemplate makes a model's text literal in a prompt template:
+// every "{{" becomes `\{{` (render.Parse), so "{{param.x}}" is shown
+// as written, never expanded.
+func escapeTemplate(s string) string { return strings.ReplaceAll(s, "{{", `\{{`) }
 
 // Completer is a language model that answers a conversation; an
 // *llm.Client (with its response cache) is one.
@@ -75,8 +106,9 @@ type LLMRule struct {
 	// was dropped or no request was made.
 	Mutation *Mutation
 	// Dropped says why a reply made no candidate: one of ErrRuleCut,
-	// ErrRuleEmpty, ErrRuleTooLong, ErrRuleKnown or ErrRuleRejected
-	// (wrapped); nil when Mutation is set or no request was made.
+	// ErrRuleEmpty, ErrRuleTooLong, ErrRuleMarkup, ErrRuleShort,
+	// ErrRuleKnown or ErrRuleRejected (wrapped); nil when Mutation is
+	// set or no request was made.
 	Dropped error
 }
 
@@ -91,8 +123,11 @@ type LLMRule struct {
 // a client with a response cache replays the same reply on a rerun. The
 // reply is cleaned to one line (CleanRuleLine) and dropped, with the
 // reason in Dropped, when it was cut by max_tokens, is empty, is longer
-// than MaxLLMRuleChars, is in p or library already, or is rejected by
-// policy: rejected text is never part of a Mutation. A rule that passes
+// than MaxLLMRuleChars, holds a markup tag, has fewer than
+// MinLLMRuleWords words, is rejected by policy as written or with its
+// leetspeak normalised (Deleet), or is in p or library already:
+// rejected text is never part of a Mutation. The model's text is data:
+// its "{{" is escaped, so a placeholder it writes is never expanded. A rule that passes
 // is placed as ProposeText places a library rule (the cause's home
 // section in its list style unless frozen, else rules_constraints), and
 // its Description has the line diff ("+ RULE").
@@ -133,10 +168,21 @@ func ProposeLLMRule(ctx context.Context, model Completer, a failure.Analysis, p 
 		res.Dropped = ErrRuleTooLong
 		return res, nil
 	}
-	if gerr := policy.Error(guard.Text{Field: OpLLMRule, Text: res.Rule}); gerr != nil {
-		res.Dropped = fmt.Errorf("%w: %v", ErrRuleRejected, gerr)
+	if markupTag.MatchString(res.Rule) {
+		res.Dropped = ErrRuleMarkup
 		return res, nil
 	}
+	if len(strings.Fields(res.Rule)) < MinLLMRuleWords {
+		res.Dropped = ErrRuleShort
+		return res, nil
+	}
+	for _, text := range []string{res.Rule, Deleet(res.Rule)} {
+		if gerr := policy.Error(guard.Text{Field: OpLLMRule, Text: text}); gerr != nil {
+			res.Dropped = fmt.Errorf("%w: %v", ErrRuleRejected, gerr)
+			return res, nil
+		}
+	}
+	res.Rule = escapeTemplate(res.Rule)
 	if _, has := d.find(res.Rule); has || inLibrary(library, res.Rule) {
 		res.Dropped = ErrRuleKnown
 		return res, nil

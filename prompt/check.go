@@ -9,9 +9,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
-	"evolve/guard"
 )
 
 // Checker is the one check that every entry point applies to a prompt

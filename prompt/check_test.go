@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"evolve/params"
 	"evolve/guard"
+	"evolve/params"
 )
 
 // checkSchema is the dungeon environment's parameter schema (envs/dungeon).

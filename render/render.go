@@ -625,8 +625,9 @@ func (r *Renderer) messages(rt *Runtime, hist []Message) (sys, user string, sysS
 // Turn renders one turn: the system message (with injected sections and
 // any runtime placeholders filled from rt), the history, and the runtime
 // message, and counts their tokens. With Options.MaxPromptTokens set and
-// exceeded, it drops history messages oldest first until the prompt fits,
-// then cuts the runtime message to its first tokens and appends
+// exceeded, it drops history oldest first until the prompt fits, a turn
+// at a time (a message and the non-user messages after it, so that the
+// history left starts with a user message), then cuts the runtime message to its first tokens and appends
 // TruncationMarker. Errors: an *UnresolvedError naming the placeholder,
 // its phase and its text; ErrOverBudget (wrapped, with the counts) if the
 // prompt cannot fit.
@@ -658,8 +659,16 @@ func (r *Renderer) Turn(rt Runtime) (Rendered, error) {
 	total := func() int { return sysTok + histSum + userTok + ReplyOverhead }
 	usesHistory := r.usesHistory()
 	for r.max > 0 && total() > r.max && out.Dropped < len(hist) {
+		// Drop a turn: the oldest message and the replies after it, so
+		// that the history left starts with a user message and the
+		// request alternates (the chat templates of Llama 2, Mistral
+		// and Gemma reject system, assistant, user).
 		histSum -= histTok[out.Dropped]
 		out.Dropped++
+		for out.Dropped < len(hist) && hist[out.Dropped].Role != "user" {
+			histSum -= histTok[out.Dropped]
+			out.Dropped++
+		}
 		if usesHistory { // {{history}} shrinks with it
 			if sys, user, sysStatic, err = r.messages(&rt, hist[out.Dropped:]); err != nil {
 				return out, err

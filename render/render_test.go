@@ -382,7 +382,8 @@ func TestPreviewPhases(t *testing.T) {
 // Property: on every turn of a 50-turn episode whose history grows by two
 // messages a turn, the prompt fits the budget, Tokens is what
 // CountMessages says of the messages, the history kept is the newest
-// (a suffix), and no fewer dropped messages would have fitted.
+// (a suffix starting with a user message: whole turns are dropped), and
+// no fewer dropped turns would have fitted.
 func TestBudgetHolds(t *testing.T) {
 	rng := rand.New(rand.NewPCG(13, 1))
 	words := strings.Fields("the jackal bites you hit the newt you see here a food ration it is dark hungry weak staircase down up")
@@ -419,8 +420,11 @@ func TestBudgetHolds(t *testing.T) {
 			if !slices.Equal(out.Messages[1:len(out.Messages)-1], hist[out.Dropped:]) {
 				t.Fatalf("limit %d turn %d: kept history is not the newest %d", limit, turn, len(hist)-out.Dropped)
 			}
+			if out.Dropped%2 != 0 || (len(out.Messages) > 2 && out.Messages[1].Role != "user") {
+				t.Fatalf("limit %d turn %d: dropped %d messages, leaving history that starts with %s", limit, turn, out.Dropped, out.Messages[1].Role)
+			}
 			if out.Dropped > 0 && !out.Truncated {
-				back := append([]Message{out.Messages[0]}, hist[out.Dropped-1:]...)
+				back := append([]Message{out.Messages[0]}, hist[out.Dropped-2:]...) // one turn more
 				back = append(back, out.Messages[len(out.Messages)-1])
 				if m, _ := CountMessages(back); m <= limit {
 					t.Fatalf("limit %d turn %d: dropped %d but %d fit with one more", limit, turn, out.Dropped, m)

@@ -42,46 +42,60 @@ var cl100kSpecial = map[string]int{
 var (
 	encOnce sync.Once
 	enc     *tiktoken.Tiktoken
+	encBPE  *bpe
 	encErr  error
 )
 
 // encoder returns the cl100k_base encoder, built once by newEncoder.
 func encoder() (*tiktoken.Tiktoken, error) {
-	encOnce.Do(func() { enc, encErr = newEncoder() })
+	encOnce.Do(func() { enc, encBPE, encErr = newEncoder() })
 	return enc, encErr
+}
+
+// fastEncoder returns the encoder whose merge is O(n log n) (see bpe),
+// built with encoder's ranks.
+func fastEncoder() (*bpe, error) {
+	_, err := encoder()
+	return encBPE, err
 }
 
 // newEncoder builds the cl100k_base encoder from the embedded ranks
 // (about 0.2 s and 30 MB). It does not use tiktoken-go's global loader,
 // whose default downloads, so nothing here touches the network.
-func newEncoder() (*tiktoken.Tiktoken, error) {
+func newEncoder() (*tiktoken.Tiktoken, *bpe, error) {
 	ranks, err := tiktoken_loader.NewOfflineLoader().LoadTiktokenBpe(Encoding + ".tiktoken")
 	if err != nil {
-		return nil, fmt.Errorf("render: loading the embedded %s ranks: %w", Encoding, err)
+		return nil, nil, fmt.Errorf("render: loading the embedded %s ranks: %w", Encoding, err)
 	}
-	bpe, err := tiktoken.NewCoreBPE(ranks, cl100kSpecial, cl100kPattern)
+	core, err := tiktoken.NewCoreBPE(ranks, cl100kSpecial, cl100kPattern)
 	if err != nil {
-		return nil, fmt.Errorf("render: building %s: %w", Encoding, err)
+		return nil, nil, fmt.Errorf("render: building %s: %w", Encoding, err)
+	}
+	fast, err := newBPE(ranks)
+	if err != nil {
+		return nil, nil, fmt.Errorf("render: building %s: %w", Encoding, err)
 	}
 	special := map[string]any{}
 	for k := range cl100kSpecial {
 		special[k] = true
 	}
-	return tiktoken.NewTiktoken(bpe, &tiktoken.Encoding{Name: Encoding, PatStr: cl100kPattern,
-		MergeableRanks: ranks, SpecialTokens: cl100kSpecial}, special), nil
+	return tiktoken.NewTiktoken(core, &tiktoken.Encoding{Name: Encoding, PatStr: cl100kPattern,
+		MergeableRanks: ranks, SpecialTokens: cl100kSpecial}, special), fast, nil
 }
 
 // Count returns the number of cl100k_base tokens of text, as Python's
 // tiktoken.get_encoding("cl100k_base").encode_ordinary(text) counts them:
 // special tokens such as "<|endoftext|>" count as ordinary text. It is
-// safe for concurrent use. The error is only for an encoder that could
-// not be built (a broken embedded file).
+// safe for concurrent use, and takes time O(n log n) in the length of
+// the text's longest run that the pattern keeps as one piece (see bpe;
+// BenchmarkCountRun). The error is only for an encoder that could not be
+// built (a broken embedded file).
 func Count(text string) (int, error) {
-	e, err := encoder()
+	b, err := fastEncoder()
 	if err != nil {
 		return 0, err
 	}
-	return len(e.EncodeOrdinary(text)), nil
+	return b.count(text), nil
 }
 
 // Message is one chat message, as OpenAI's chat completions API has it.
@@ -129,7 +143,7 @@ func truncateTokens(text string, k int) (string, error) {
 	if k <= 0 {
 		return "", nil
 	}
-	toks := e.EncodeOrdinary(text)
+	toks := encBPE.tokens(text)
 	if len(toks) <= k {
 		return text, nil
 	}

@@ -101,11 +101,11 @@ func TestEncoderOffline(t *testing.T) {
 	http.DefaultTransport = failTransport{t}
 	defer func() { http.DefaultTransport = old }()
 	t.Setenv("TIKTOKEN_CACHE_DIR", t.TempDir())
-	e, err := newEncoder()
+	e, fast, err := newEncoder()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := len(e.EncodeOrdinary("hello world")); got != 2 {
+	if got := len(e.EncodeOrdinary("hello world")); got != 2 || fast.count("hello world") != 2 {
 		t.Errorf("hello world: %d tokens, want 2", got)
 	}
 }

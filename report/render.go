@@ -478,8 +478,10 @@ func (d *Data) errorEpisodes() int {
 	return n
 }
 
-// modelUsage is the table of model calls and tokens per version, or nil if
-// the episodes have no model_calls metric (no language-model agent).
+// modelUsage is the table of model calls, tokens, fallback turns (and
+// their rate, of turns: calls less corrections), corrections and
+// unusable replies per version, or nil if the episodes have no
+// model_calls metric (no language-model agent).
 func (d *Data) modelUsage() *block {
 	col := map[string]int{}
 	for i, m := range d.Metrics {
@@ -489,7 +491,7 @@ func (d *Data) modelUsage() *block {
 	if !ok {
 		return nil
 	}
-	type usage struct{ episodes, calls, prompt, completion float64 }
+	type usage struct{ episodes, calls, prompt, completion, fallbacks, corrections, unusable float64 }
 	by := map[string]*usage{}
 	var versions []string
 	for _, e := range d.Episodes {
@@ -509,14 +511,24 @@ func (d *Data) modelUsage() *block {
 		u.calls += e.Metrics[calls].Num
 		u.prompt += get("prompt_tokens")
 		u.completion += get("completion_tokens")
+		u.fallbacks += get("fallbacks")
+		u.corrections += get("corrections")
+		u.unusable += get("unusable_replies")
 	}
 	slices.SortFunc(versions, results.CompareVersions)
-	b := block{kind: table, head: []string{"version", "episodes", "model calls", "calls per episode", "prompt tokens", "completion tokens"},
-		right: []bool{false, true, true, true, true, true}}
+	b := block{kind: table, head: []string{"version", "episodes", "model calls", "calls per episode", "prompt tokens", "completion tokens",
+		"fallback turns", "fallback rate", "corrections", "unusable replies"},
+		right: []bool{false, true, true, true, true, true, true, true, true, true}}
 	for _, v := range versions {
 		u := by[v]
+		// The fallback rate is of turns: model calls less corrections.
+		rate := "–"
+		if turns := u.calls - u.corrections; turns > 0 {
+			rate = fmt.Sprintf("%.2f%%", 100*u.fallbacks/turns)
+		}
 		b.rows = append(b.rows, []string{v, fmt.Sprintf("%.0f", u.episodes), fmt.Sprintf("%.0f", u.calls),
-			fmt.Sprintf("%.1f", u.calls/u.episodes), fmt.Sprintf("%.0f", u.prompt), fmt.Sprintf("%.0f", u.completion)})
+			fmt.Sprintf("%.1f", u.calls/u.episodes), fmt.Sprintf("%.0f", u.prompt), fmt.Sprintf("%.0f", u.completion),
+			fmt.Sprintf("%.0f", u.fallbacks), rate, fmt.Sprintf("%.0f", u.corrections), fmt.Sprintf("%.0f", u.unusable)})
 	}
 	return &b
 }

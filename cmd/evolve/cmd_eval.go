@@ -170,6 +170,7 @@ Examples:
 			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
 			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
 			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the eval's identity)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
 			logFormat := fs.String("log-format", "text", "`FORMAT` of the progress log on stderr: text or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
@@ -246,7 +247,7 @@ Examples:
 					return usagef("%v", err)
 				}
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
-					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, JUnit: *junit,
+					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, LLMBaseURL: *baseURL, JUnit: *junit,
 					Gate: eval.Gate{Baseline: *baseline, BaselineVersion: *baselineVersion, Config: gcfg, FailOnRegression: *failOn}}
 				for _, f := range []string{"baseline", "baseline-version", "fail-on-regression", "margin", "margin-a12", "alpha", "test",
 					"hypothesis", "margin-on", "correction", "max-unmatched"} {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -10,7 +11,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/agent"
 	"evolve/envs"
+	"evolve/experiment"
 	"evolve/prompt"
 	"evolve/render"
 )
@@ -26,11 +29,15 @@ sections as XML blocks in their declared order), the history, and the
 turn's user message.
 
 --phase says how far placeholders are resolved: static ({{slug}},
-{{version}}, ...), computed (also {{param.NAME}}, {{env.name}},
-{{causes}}) or runtime (also {{observation}}, {{turn}}, {{history}} and
-every value of --vars). Later phases' placeholders are printed as
-written. The default is runtime with --vars, else computed. An
-unresolved placeholder is an error naming it and its phase.
+{{version}}, ...) or computed (also {{param.NAME}}, {{env.name}},
+{{causes}}); later phases' placeholders are printed as written. runtime
+prints the request a run's language-model agent sends on the turn --vars
+describes, by the run's own code path: the computed system message
+(where a runtime placeholder of the prompt, such as {{observation}} in
+a section, stays as written, as a run sends it), the history, and the
+turn's message "Turn N." and the observation (with --env dungeon, the
+line of valid actions and the reply format after it). The default is
+runtime with --vars, else computed.
 
 --vars FILE is a YAML or JSON file of the turn (unknown keys are errors):
 
@@ -71,6 +78,9 @@ prints {"phase", "turn", "system", "messages", "tokens", "system_tokens",
 				if *maxTokens < 0 {
 					return usagef("--max-prompt-tokens must be >= 0 (0 for none), got %d", *maxTokens)
 				}
+				if phase == render.PhaseRuntime && *varsFile == "" {
+					return usagef("--phase runtime renders a turn: give the turn's observation with --vars FILE")
+				}
 				var rt render.Runtime
 				if *varsFile != "" {
 					if phase != render.PhaseRuntime {
@@ -86,20 +96,25 @@ prints {"phase", "turn", "system", "messages", "tokens", "system_tokens",
 					return err
 				}
 				opts := render.Options{MaxPromptTokens: *maxTokens}
+				var info envs.Info
 				if *envName != "" {
-					if opts.Env, err = renderEnv(*envName); err != nil {
+					if info, err = renderEnv(*envName); err != nil {
 						return err
 					}
-				}
-				r, err := render.New(p, opts)
-				if err != nil {
-					return err
+					opts.Env = render.Env{Name: info.Name, Causes: info.CauseNames()}
 				}
 				var out render.Rendered
 				if phase == render.PhaseRuntime {
-					out, err = r.Turn(rt)
+					// What a run sends: one code path (experiment.TurnRequest).
+					if *envName == "dungeon" {
+						rt.Observation = agent.DungeonObservation(rt.Observation)
+					}
+					out, err = experiment.TurnRequest(info, p, *maxTokens, rt)
 				} else {
-					out, err = r.Preview(phase)
+					var r *render.Renderer
+					if r, err = render.New(p, opts); err == nil {
+						out, err = r.Preview(phase)
+					}
 				}
 				if err != nil {
 					return err
@@ -147,19 +162,18 @@ func renderPrompt(o *promptOpts, arg string) (*prompt.Prompt, error) {
 	return res.Prompt, nil
 }
 
-// renderEnv returns the name and causes of the registered environment
-// name, built with its default configuration.
-func renderEnv(name string) (render.Env, error) {
+// renderEnv returns the Info of the registered environment name, built
+// with its default configuration.
+func renderEnv(name string) (envs.Info, error) {
 	f, err := envs.Lookup(name)
 	if err != nil {
-		return render.Env{}, fmt.Errorf("--env: %w", err)
+		return envs.Info{}, fmt.Errorf("--env: %w", err)
 	}
 	e, err := f.New(f.Config())
 	if err != nil {
-		return render.Env{}, fmt.Errorf("--env %s: %w", name, err)
+		return envs.Info{}, fmt.Errorf("--env %s: %w", name, err)
 	}
-	info := e.Info()
-	return render.Env{Name: info.Name, Causes: info.CauseNames()}, nil
+	return e.Info(), nil
 }
 
 // readRenderVars decodes a --vars file strictly (YAML, of which JSON is
@@ -170,6 +184,16 @@ func readRenderVars(path string) (render.Runtime, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return rt, fmt.Errorf("--vars: %w", err)
+	}
+	if json.Valid(data) {
+		// JSON as JSON: YAML's decoder refuses the surrogate-pair escapes
+		// ("\ud83d\ude00") that Python's json.dumps writes.
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&rt); err != nil {
+			return rt, fmt.Errorf("--vars %s: %w", path, err)
+		}
+		return rt, nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)

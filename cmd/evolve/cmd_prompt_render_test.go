@@ -28,7 +28,7 @@ func TestPromptRender(t *testing.T) {
 		{[]string{"render", "embedded", "--vars", vars, "--max-prompt-tokens", "400", "--tokens"}, exitOK},
 		{[]string{"render", "--phase", "static", "--env", "", "coding-agent", "--store", store}, exitOK},
 		{[]string{"render", "coding-agent", "--store", store, "--tokens"}, exitOK},
-		{[]string{"render", "embedded", "--phase", "runtime"}, exitFailure},
+		{[]string{"render", "embedded", "--phase", "runtime"}, exitUsage},
 		{[]string{"render", "embedded", "--vars", vars, "--max-prompt-tokens", "100"}, exitFailure},
 		{[]string{"render", "embedded", "--phase", "later"}, exitUsage},
 		{[]string{"render", "embedded", "--phase", "static", "--vars", vars}, exitUsage},

@@ -115,6 +115,7 @@ Examples:
 			printConfig := fs.Bool("print-config", false, "print the default config and exit")
 			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind)")
 			llmCache := fs.String("cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the run ID: a run resumes against a moved endpoint)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) > 0 {
 					return usagef("unexpected argument %q", args[0])
@@ -146,7 +147,7 @@ Examples:
 				if err != nil {
 					return usagef("%v", err)
 				}
-				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache, Executor: *executor, Logger: disp.Logger()}
+				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache, LLMBaseURL: *baseURL, Executor: *executor, Logger: disp.Logger()}
 				var res *experiment.Result
 				if *resume != "" {
 					res, err = experiment.Resume(ctx, *resume, cfg, opt)

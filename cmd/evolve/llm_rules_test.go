@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"evolve/experiment"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/mutate"
@@ -144,6 +145,9 @@ agent:
 		}
 		return nil
 	})
+	if data, err := os.ReadFile(filepath.Join(run3, experiment.LLMRulesFile)); err != nil || !bytes.Contains(data, []byte(`"reason":"the guard rejected the rule"`)) {
+		t.Errorf("%s does not record the dropped rule with its reason (%v):\n%s", experiment.LLMRulesFile, err, data)
+	}
 	if strings.Contains(stdout+stderr, "previous instructions") {
 		t.Errorf("the run printed the injected text:\n%s\n%s", stdout, stderr)
 	}

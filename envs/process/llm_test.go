@@ -51,7 +51,7 @@ func TestLLMStepMode(t *testing.T) {
 			obs = msgs[i].Content
 		}
 		switch {
-		case strings.Contains(last, "turn: 2\n"): // unusable at first: a correction, then a retry
+		case strings.Contains(last, "turn: 2\n") && !strings.Contains(last, "could not be used"): // unusable at first: a correction (which repeats the observation), then a retry
 			return "Let me look at the corridor first."
 		case strings.Contains(obs, "hazard_ahead: true"):
 			return "The next cell is hazardous.\nACTION: wait"

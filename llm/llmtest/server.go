@@ -11,6 +11,8 @@
 package llmtest
 
 import (
+	"crypto/sha256"
+	"encoding/binary"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -22,7 +24,6 @@ import (
 	"time"
 
 	"evolve/llm"
-	"evolve/mutate"
 )
 
 // Policy answers a conversation: it returns the assistant's reply to
@@ -82,6 +83,17 @@ const (
 	EmptyChoices Fault = "empty-choices"
 	// EmptyContent answers 200 with a choice whose content is "".
 	EmptyContent Fault = "empty-content"
+	// NullContent answers 200 with a choice whose content is null.
+	NullContent Fault = "null-content"
+	// CutContent answers 200 with a choice whose content is null and
+	// finish_reason "length", as a reasoning model does when it spends
+	// max_tokens thinking.
+	CutContent Fault = "null-length"
+	// HTML answers 200 with an HTML page (a gateway's or a login page).
+	HTML Fault = "html"
+	// Truncated answers 200 with the first half of a chat completion's
+	// JSON, as a connection cut mid-body by a proxy.
+	Truncated Fault = "truncated"
 	// Unauthorized answers 401 with a body that quotes the request's
 	// Authorization header, as a careless server might, to test that the
 	// client redacts the key.
@@ -140,6 +152,11 @@ type Server struct {
 	area       float64 // ∫ in-flight dt, in request·seconds
 	lastAuth   string
 	lastReq    llm.Request
+	down       Fault             // every request fails with it (Down)
+	firstP     float64           // FailFirstAttempts's probability
+	firstSeed  uint64            // and seed
+	firstF     []Fault           // and faults
+	seen       map[[32]byte]bool // request bodies seen (FailFirstAttempts)
 }
 
 // New starts a server answering with policy. Close it when done.
@@ -149,6 +166,7 @@ func New(policy Policy) *Server {
 		closed:     make(chan struct{}),
 		nth:        map[int64]Fault{},
 		faults:     map[Fault]int64{},
+		seen:       map[[32]byte]bool{},
 		retryAfter: "1",
 	}
 	s.ts = httptest.NewServer(s)
@@ -199,6 +217,51 @@ func (s *Server) FailFraction(f Fault, p float64, seed uint64) {
 	defer s.mu.Unlock()
 	s.frac, s.fracP, s.fracRand = f, p, true
 	s.fracSeed = seed
+}
+
+// Down makes every request fail with f from now on, as an endpoint that
+// is down (Unavailable, ServerError, Hang); Down(OK) brings it back. It
+// takes precedence over the other faults.
+func (s *Server) Down(f Fault) {
+	s.mu.Lock()
+	s.down = f
+	s.mu.Unlock()
+}
+
+// FailFirstAttempts makes the first attempt of about a fraction p of
+// the requests fail, and their retries succeed: a request (its body's
+// bytes) is picked when a PCG stream keyed by (seed, the body's SHA-256)
+// draws below p, and it then fails with faults[k], k drawn from the same
+// stream. Unlike FailFraction the choice follows the request, not its
+// arrival order, so concurrent clients see the same faults on every
+// run. p outside [0, 1] or no faults panics.
+func (s *Server) FailFirstAttempts(p float64, seed uint64, faults ...Fault) {
+	if !(p >= 0 && p <= 1) || len(faults) == 0 {
+		panic(fmt.Sprintf("llmtest: FailFirstAttempts(%v, %d faults): want p in [0, 1] and a fault", p, len(faults)))
+	}
+	s.mu.Lock()
+	s.firstP, s.firstSeed, s.firstF = p, seed, faults
+	s.mu.Unlock()
+}
+
+// firstFault is the fault of body's first attempt under
+// FailFirstAttempts (OK for a later attempt or an unpicked request).
+func (s *Server) firstFault(body []byte) Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.firstP == 0 {
+		return OK
+	}
+	h := sha256.Sum256(body)
+	if s.seen[h] {
+		return OK
+	}
+	s.seen[h] = true
+	r := rand.New(rand.NewPCG(s.firstSeed, binary.LittleEndian.Uint64(h[:8])))
+	if r.Float64() >= s.firstP {
+		return OK
+	}
+	return s.firstF[r.IntN(len(s.firstF))]
 }
 
 // SetRetryAfter sets the Retry-After header value of TooManyRetryAfter
@@ -275,6 +338,9 @@ func (s *Server) enter() (n int64, f Fault, delay time.Duration, retryAfter stri
 	s.n++
 	n = s.n
 	f, ok := s.nth[n]
+	if s.down != OK {
+		f, ok = s.down, true
+	}
 	if !ok && s.fracRand && s.fracP > 0 && fracHit(s.fracSeed, n, s.fracP) {
 		f = s.frac
 	}
@@ -323,6 +389,9 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		aborted = true
 		return
+	}
+	if f == OK {
+		f = s.firstFault(body) // the deferred leave counts it
 	}
 	auth := r.Header.Get("Authorization")
 	var req llm.Request
@@ -387,6 +456,20 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case Malformed:
 		io.WriteString(w, `{"id":"chatcmpl-1","choices":[{"message":{"content":"trunc`)
 		return
+	case Truncated:
+		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","con`)
+		return
+	case HTML:
+		w.Header().Set("Content-Type", "text/html")
+		io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n")
+		return
+	case NullContent, CutContent:
+		finish := "stop"
+		if f == CutContent {
+			finish = "length"
+		}
+		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":%q}],"usage":{"prompt_tokens":1,"completion_tokens":%d,"total_tokens":1}}`, finish, 1)
+		return
 	case EmptyChoices:
 		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`)
 		return
@@ -443,12 +526,17 @@ const DefaultProposedRule = "Before every action, read the status line and act o
 // names the cause (mutate.RuleProposerRequest).
 const proposerCause = "Write one new rule for the failure cause "
 
+// proposerSystem starts the rule proposer's system message
+// (mutate.RuleProposerSystem). The package does not import mutate, so
+// that mutate's own tests can use it.
+const proposerSystem = "You are the rule proposer of evolve."
+
 // RuleProposer returns a Policy that answers the requests of evolve's
-// rule proposer (mutate.ProposeLLMRule: those whose first message is
-// mutate.RuleProposerSystem) with rule(cause), the cause read from the
-// request's last line ("Write one new rule for the failure cause
-// CAUSE."; "" if it has none), and every other request with next. A nil
-// rule answers ProposedRules[cause], else DefaultProposedRule.
+// rule proposer (mutate.ProposeLLMRule: those of two or more messages
+// whose first is a system message starting "You are the rule proposer
+// of evolve." and whose last holds "Write one new rule for the failure
+// cause CAUSE.") with rule(CAUSE), and every other request with next. A
+// nil rule answers ProposedRules[cause], else DefaultProposedRule.
 func RuleProposer(next Policy, rule func(cause string) string) Policy {
 	if rule == nil {
 		rule = func(cause string) string {
@@ -459,14 +547,14 @@ func RuleProposer(next Policy, rule func(cause string) string) Policy {
 		}
 	}
 	return func(messages []llm.Message) string {
-		if len(messages) < 2 || messages[0].Role != llm.RoleSystem || messages[0].Content != mutate.RuleProposerSystem {
+		if len(messages) < 2 || messages[0].Role != llm.RoleSystem || !strings.HasPrefix(messages[0].Content, proposerSystem) {
 			return next(messages)
 		}
 		last := messages[len(messages)-1].Content
-		cause := ""
-		if i := strings.LastIndex(last, proposerCause); i >= 0 {
-			cause = strings.TrimSuffix(strings.TrimSpace(last[i+len(proposerCause):]), ".")
+		i := strings.LastIndex(last, proposerCause)
+		if i < 0 {
+			return next(messages)
 		}
-		return rule(cause)
+		return rule(strings.TrimSuffix(strings.TrimSpace(last[i+len(proposerCause):]), "."))
 	}
 }

@@ -1,0 +1,152 @@
+package llm_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"evolve/llm"
+	"evolve/llm/llmtest"
+)
+
+// stepClock is a Clock whose Sleep advances Now by the wait, so that a
+// retry budget of minutes runs out at once.
+type stepClock struct {
+	mu    sync.Mutex
+	now   time.Time
+	waits []time.Duration
+}
+
+func (c *stepClock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
+	c.mu.Lock()
+	c.now = c.now.Add(d)
+	c.waits = append(c.waits, d)
+	c.mu.Unlock()
+	return ctx.Err()
+}
+
+// TestRetryFor: an endpoint that stays down (503, Retry-After 7) is
+// retried as Retry-After says until retry_for (1m) would pass, then the
+// call fails with ErrRetriesExhausted naming the budget; once it is up
+// again the client answers at once.
+func TestRetryFor(t *testing.T) {
+	clock := &stepClock{now: time.Unix(1e9, 0)}
+	st := newSetup(t, func(c *llm.Config, o *llm.Options) {
+		c.MaxRetries = 1000
+		c.RetryFor = llm.Duration(time.Minute)
+		o.Clock = clock
+	})
+	st.srv.SetRetryAfter("7")
+	st.srv.Down(llmtest.Unavailable)
+	_, err := st.cl.Complete(context.Background(), msgs)
+	if !errors.Is(err, llm.ErrRetriesExhausted) || !strings.Contains(err.Error(), "retry_for 1m0s") || !strings.Contains(err.Error(), "HTTP 503") {
+		t.Fatalf("err = %v, want ErrRetriesExhausted after retry_for 1m0s with the last HTTP 503", err)
+	}
+	// 0, 7, ..., 56 s: 9 attempts; the 10th would start at 63 s.
+	if n := st.srv.Requests(); n != 9 {
+		t.Errorf("%d requests, want 9 (one per Retry-After of 7 s within 1 min)", n)
+	}
+	for _, w := range clock.waits {
+		if w != 7*time.Second {
+			t.Fatalf("waits %v, want 7s each (Retry-After)", clock.waits)
+		}
+	}
+	if d, last, ok := st.cl.Waiting(); !ok || d != 28*time.Second || !strings.Contains(last, "503") {
+		t.Errorf("Waiting() = %v, %q, %v; want down for 28s (since the 5th failure) after HTTP 503", d, last, ok)
+	}
+	st.srv.Down(llmtest.OK)
+	if r, err := st.cl.Complete(context.Background(), msgs); err != nil || r.Requests != 1 {
+		t.Fatalf("after the outage: %+v, %v", r, err)
+	}
+	if _, _, ok := st.cl.Waiting(); ok {
+		t.Error("Waiting() still reports the endpoint down after an answer")
+	}
+}
+
+// TestProbeWhileDown: while every request fails, the client's callers
+// do not all retry: after DownAfter failures in a row one call probes
+// and the others wait; when the endpoint is back all of them finish.
+func TestProbeWhileDown(t *testing.T) {
+	st := newSetup(t, func(c *llm.Config, o *llm.Options) {
+		c.MaxRetries = 1000
+		c.RetryFor = llm.Duration(time.Minute)
+		o.Clock = llm.SystemClock{}
+	})
+	st.srv.Down(llmtest.ServerError)
+	const callers = 16
+	var wg sync.WaitGroup
+	errs := make([]error, callers)
+	for i := range callers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m := []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("caller %d", i)}}
+			_, errs[i] = st.cl.Complete(context.Background(), m)
+		}()
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for st.srv.Requests() < callers && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	time.Sleep(2 * time.Second)
+	down := st.srv.Requests()
+	if _, last, ok := st.cl.Waiting(); !ok || !strings.Contains(last, "HTTP 500") {
+		t.Errorf("Waiting() = %q, %v during the outage", last, ok)
+	}
+	st.srv.Down(llmtest.OK)
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("caller %d: %v", i, err)
+		}
+	}
+	// Without the probe, 16 callers backing off from 0.5 s would send
+	// about 16·4 requests in 2 s; with it, the first 16 and a few probes.
+	if down > callers+8 {
+		t.Errorf("%d requests in 2 s of outage from %d callers, want at most %d (one probe at a time)", down, callers, callers+8)
+	}
+	if s := st.cl.Stats(); s.Outages != 1 {
+		t.Errorf("Stats.Outages = %d, want 1", s.Outages)
+	}
+	t.Logf("%d requests during the outage, %d in all", down, st.srv.Requests())
+}
+
+// TestCancelCause: a cancel with a cause (a signal) during a request is
+// an error that is both ctx.Err() and the cause, so that a run loop
+// comparing with ctx.Err() sees an interruption, not a failure.
+func TestCancelCause(t *testing.T) {
+	st := newSetup(t, nil)
+	st.srv.FailNth(1, llmtest.Hang)
+	ctx, cancel := context.WithCancelCause(context.Background())
+	sig := errors.New("interrupt signal")
+	go func() {
+		for st.srv.Stats().InFlight == 0 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel(sig)
+	}()
+	_, err := st.cl.Complete(ctx, msgs)
+	if !errors.Is(err, ctx.Err()) || !errors.Is(err, context.Canceled) || !errors.Is(err, sig) {
+		t.Fatalf("err = %v, want context.Canceled wrapping the cause", err)
+	}
+}
+
+// TestFailFirstAttempts: a picked request fails once and its retry is
+// answered; the pick follows the request, so a second client sending
+// the same request to a fresh server meets the same fault.
+func TestFailFirstAttempts(t *testing.T) {
+	st := newSetup(t, nil)
+	st.srv.FailFirstAttempts(1, 3, llmtest.Truncated)
+	r, err := st.cl.Complete(context.Background(), msgs)
+	if err != nil || r.Requests != 2 || r.Content != "ACTION: eat" {
+		t.Fatalf("reply %+v, %v; want ACTION: eat after 2 requests", r, err)
+	}
+	if s := st.srv.Stats(); s.Faults[llmtest.Truncated] != 1 {
+		t.Errorf("server faults %v, want 1 truncated", s.Faults)
+	}
+}
