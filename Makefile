@@ -24,11 +24,20 @@ vet:
 	$(GO) vet $(PKGS)
 	@test -z "$$(gofmt -l $$(git ls-files "*.go"))" || (echo "gofmt needed:"; gofmt -l $$(git ls-files "*.go"); exit 1)
 
-## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
+## bench: Go benchmarks (env steps/s, episodes/s at 1 and 2 workers, the default run's wall time (BenchmarkExecutor/executor=local), an LLM run's requests/s against the concurrency-bound ideal (BenchmarkLLMRunPool), U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
 bench:
 	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./envs/dungeon ./envs/process ./evaluate ./cache ./eval ./llm ./prompt/render ./stats ./results ./prompt ./prompt/guard ./report ./cmd/evolve | tee bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRunLargeTestSplit' -benchtime 1x -count 1 -timeout 30m ./cmd/evolve | tee -a bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
+
+## sim-sequential: the group-sequential acceptance gate's size and power by simulation, 10,000 reps per row (the table of docs/sequential.md)
+.PHONY: sim-sequential sequential-bounds
+sim-sequential:
+	$(GO) test -count=1 -timeout 20m -run TestSequentialSimulation -v ./evaluate -args -sim
+
+## sequential-bounds: recompute the Lan-DeMets boundary reference values (stats/testdata/sequential/bounds.json) with scipy (Debian python3-scipy; a few minutes)
+sequential-bounds:
+	/usr/bin/python3 stats/testdata/sequential/bounds.py
 
 ## fuzz: run every fuzz target for FUZZTIME each (default 60s)
 fuzz:

@@ -281,12 +281,25 @@ var nbrDX = [8]int{0, 1, 1, 1, 0, -1, -1, -1}
 var nbrDY = [8]int{-1, -1, 0, 1, 1, 1, 0, -1}
 
 func neighbour(c, k int) (int, bool) {
-	x, y := c%W+nbrDX[k], c/W+nbrDY[k]
-	if x < 0 || x >= W || y < 0 || y >= H {
-		return 0, false
-	}
-	return y*W + x, true
+	n := nbrTab[c][k]
+	return int(n), n >= 0
 }
+
+// nbrTab[c][k] is cell c's neighbour in direction k, -1 off the map: a
+// table instead of a division and a modulo by W per call (the hottest
+// line of the scripted agent's path finding and field of view).
+var nbrTab = func() (t [N][8]int16) {
+	for c := range N {
+		for k := range 8 {
+			x, y := c%W+nbrDX[k], c/W+nbrDY[k]
+			t[c][k] = -1
+			if x >= 0 && x < W && y >= 0 && y < H {
+				t[c][k] = int16(y*W + x)
+			}
+		}
+	}
+	return t
+}()
 
 // Observe fills o with what the hero sees. See Observation.
 func (g *game) Observe(o *Observation) {
