@@ -78,8 +78,16 @@ type Comparison struct {
 	// incumbent episode (ties count half). 0.5 is no effect.
 	A12 float64
 	// Significant reports PAdj < Alpha and a candidate mean above the
-	// incumbent's.
+	// incumbent's (for a group-sequential gate: an efficacy stop and a
+	// mean above the incumbent's on the same seeds; DecideSequential).
 	Significant bool
+	// Look is the look a group-sequential gate stopped the candidate at
+	// (1-based), 0 for the fixed-sample gate.
+	Look int
+	// Stop is why a group-sequential gate stopped the candidate
+	// (StopEfficacy, StopFutility, StopFinal), "" for the fixed-sample
+	// gate.
+	Stop string
 }
 
 // Decision is the outcome of a generation's statistical gate.

@@ -17,6 +17,7 @@ import (
 	"evolve/internal/strictyaml"
 	"evolve/mutate"
 	"evolve/trajectory"
+	"evolve/stats"
 )
 
 // Config is an experiment: what to evolve, where, and how to decide. It is
@@ -149,6 +150,42 @@ type Acceptance struct {
 	// Correction adjusts the p-values across a generation's candidates:
 	// "holm" (default), "bonferroni", "hochberg", "bh", "by" or "none".
 	Correction string `yaml:"correction"`
+	// AlphaSpending spends Alpha across the run's generations:
+	// "basel" (the default) tests generation g (from 1) at
+	// α_g = α·6/(π²g²) (stats.BaselAlpha), so that the run's chance of
+	// accepting any non-improving candidate, over all its generations, is
+	// at most Alpha; "none" tests every generation at Alpha (the
+	// run-wise rate then grows with the generations).
+	AlphaSpending string `yaml:"alpha_spending"`
+	// Sequential makes the gate group-sequential (docs/sequential.md):
+	// candidates are tested at interim looks on the first val seeds and
+	// stop early for efficacy or futility. Looks 1 (the default) plays
+	// every val seed.
+	Sequential Sequential `yaml:"sequential"`
+}
+
+// Sequential is a group-sequential acceptance gate:
+//
+//	sequential: {looks: 3, spending: obrien-fleming, futility: 0}
+//
+// A candidate is tested at looks k = 1..Looks on the first n_k = ⌈k·N/K⌉
+// val seeds (N the val split's size), with the configured rank test's
+// standardised statistic (normal approximation without continuity
+// correction) and the Lan-DeMets boundaries of Spending at level
+// α_g/m (α_g the generation's level, m its candidates: Bonferroni across
+// candidates). It stops at the first look where Z >= the boundary
+// (efficacy) or, before the last look, Z < Futility (futility; the
+// boundaries are non-binding, so futility only lowers the error rate).
+type Sequential struct {
+	// Looks is K, the number of looks including the last, in [1, 20]; 1
+	// switches sequential testing off.
+	Looks int `yaml:"looks"`
+	// Spending is the α-spending function over the looks:
+	// "obrien-fleming" (the default) or "pocock" (stats.Spending).
+	Spending string `yaml:"spending"`
+	// Futility is the z below which a candidate stops at an interim look,
+	// in [-5, 5]; null (the default) never stops for futility.
+	Futility *float64 `yaml:"futility"`
 }
 
 //go:embed default.yaml
@@ -346,6 +383,20 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	case "holm", "bonferroni", "hochberg", "bh", "by", "none":
 	default:
 		bad("acceptance.correction", "%q is not one of holm, bonferroni, hochberg, bh, by, none", c.Acceptance.Correction)
+	}
+	switch c.Acceptance.AlphaSpending {
+	case "basel", "none":
+	default:
+		bad("acceptance.alpha_spending", "%q is not one of basel, none", c.Acceptance.AlphaSpending)
+	}
+	if sq := c.Acceptance.Sequential; sq.Looks < 1 || sq.Looks > 20 {
+		bad("acceptance.sequential.looks", "%d is out of range, allowed [1, 20] (1 = no interim look)", sq.Looks)
+	}
+	if _, err := stats.ParseSpending(c.Acceptance.Sequential.Spending); err != nil {
+		bad("acceptance.sequential.spending", "%v", err)
+	}
+	if f := c.Acceptance.Sequential.Futility; f != nil && !(*f >= -5 && *f <= 5) {
+		bad("acceptance.sequential.futility", "%v is out of range, allowed [-5, 5] (null = no futility stop)", *f)
 	}
 	if c.MaxGenerations < 1 || c.MaxGenerations > 1000 {
 		bad("max_generations", "%d is out of range, allowed [1, 1000]", c.MaxGenerations)

@@ -52,7 +52,7 @@ func TestParseErrors(t *testing.T) {
 		{"unknown top-level key", "name: x\nmax_generation: 3\n",
 			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
 		{"unknown nested key", "acceptance:\n  alpah: 0.1\n",
-			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, correction, test)`},
+			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, alpha_spending, correction, sequential, test)`},
 		{"unknown env param", "environment:\n  name: dungeon\n  params:\n    max_turn: 10\n",
 			`exp.yaml:4: environment.params: unknown key "max_turn" (known: max_depth, max_turns, no_progress_turns)`},
 		{"duplicate key", "name: a\nname: b\n",
@@ -84,7 +84,7 @@ func TestParseErrors(t *testing.T) {
 		{"candidates zero", "mutation:\n  candidates: 0\n",
 			`exp.yaml:2: mutation.candidates: 0 is out of range, allowed [1, 64]`},
 		{"mapping expected", "acceptance: strict\n",
-			`exp.yaml:1: acceptance: want a mapping of alpha, correction, test, got "strict"`},
+			`exp.yaml:1: acceptance: want a mapping of alpha, alpha_spending, correction, sequential, test, got "strict"`},
 		{"syntax error", "name: [unclosed\n",
 			`exp.yaml:1: invalid YAML: did not find expected ',' or ']'`},
 		{"two documents", "name: a\n---\nname: b\n",
@@ -128,6 +128,14 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:2: agent.propose_rules: true needs kind: llm (the rule proposer asks the agent's language model)`},
 		{"infinite workers", "workers: -.inf\n",
 			`exp.yaml:1: workers: "-.inf" is not an integer`},
+		{"alpha spending", "acceptance:\n  alpha_spending: lord\n",
+			`exp.yaml:2: acceptance.alpha_spending: "lord" is not one of basel, none`},
+		{"no looks", "acceptance:\n  sequential: {looks: 0}\n",
+			`exp.yaml:2: acceptance.sequential.looks: 0 is out of range, allowed [1, 20] (1 = no interim look)`},
+		{"spending", "acceptance:\n  sequential: {looks: 3, spending: haybittle}\n",
+			`exp.yaml:2: acceptance.sequential.spending: unknown spending function "haybittle" (allowed: obrien-fleming, pocock)`},
+		{"futility", "acceptance:\n  sequential: {looks: 3, futility: 9}\n",
+			`exp.yaml:2: acceptance.sequential.futility: 9 is out of range, allowed [-5, 5] (null = no futility stop)`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -324,8 +332,8 @@ func TestRunIDIgnoresLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-f9d1953275" {
-		t.Errorf("default run ID %s, want default-f9d1953275 (README)", id)
+	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-651436c4dc" {
+		t.Errorf("default run ID %s, want default-651436c4dc (README)", id)
 	}
 }
 

@@ -11,7 +11,8 @@ const (
 	// ExecutorLocal plays episodes on this machine's worker pool.
 	ExecutorLocal = "local"
 	// ExecutorSlurm hands each phase to a Slurm cluster as one job array
-	// of `evolve shard` tasks (see SlurmExecutor).
+	// of `evolve shard` tasks (see SlurmExecutor); the arrays of a
+	// generation's candidates are submitted at once (evaluate.PlayAll).
 	ExecutorSlurm = "slurm"
 )
 

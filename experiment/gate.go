@@ -18,6 +18,27 @@ func (c *Config) Gate() (evaluate.Gate, error) {
 	return evaluate.Gate{Test: test, Alpha: c.Acceptance.Alpha, Correction: corr}, nil
 }
 
+// sequential is the config's group-sequential gate; Looks <= 1 means
+// none.
+func (c *Config) sequential() (evaluate.Sequential, error) {
+	sq := c.Acceptance.Sequential
+	sp, err := stats.ParseSpending(sq.Spending)
+	if err != nil {
+		return evaluate.Sequential{}, err
+	}
+	return evaluate.Sequential{Looks: sq.Looks, Spending: sp, Futility: sq.Futility}, nil
+}
+
+// alphaOf is the level generation g (0-based) is tested at: the
+// configured α, spent across generations (α·6/(π²(g+1)²),
+// stats.BaselAlpha) unless acceptance.alpha_spending is "none".
+func (c *Config) alphaOf(g int) float64 {
+	if c.Acceptance.AlphaSpending == "none" {
+		return c.Acceptance.Alpha
+	}
+	return stats.BaselAlpha(c.Acceptance.Alpha, g+1)
+}
+
 // testName is the acceptance test as recorded in mutation evidence.
 func (c *Config) testName() string {
 	if c.Acceptance.Test == "signed-rank" {

@@ -18,7 +18,6 @@ import (
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
-	"evolve/guard"
 	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
@@ -63,7 +62,11 @@ type Observer interface {
 	// generations already done when resuming, -1 for a new run.
 	Started(runID, dir string, resumed int)
 	// PhaseStart announces that total episodes of version on split are
-	// about to be played in generation gen.
+	// about to be played in generation gen. A pool of several versions
+	// played together (a generation's candidates on val, a look of the
+	// group-sequential gate, the final and base versions on test) is one
+	// phase whose version is their versions joined by commas
+	// ("v1.0.1,v1.0.2").
 	PhaseStart(gen int, split, version string, total int)
 	// EpisodeDone reports done of total episodes of the current phase.
 	EpisodeDone(done, total int)
@@ -168,6 +171,9 @@ type run struct {
 	info  envs.Info         // env.Info()
 	llm   *llm.Client       // the language-model agent's client, nil for the scripted agent
 	tally *agent.ReplyTally // the agent's replies that named no action (checkFallbacks)
+	// overBudget are the rows of the generation's candidates over the
+	// token budget (fitBudget), recorded with its other candidates.
+	overBudget []results.CandidateRow
 	// llmPrev are the client's totals of the earlier sessions.
 	llmPrev llm.Stats
 	seeds   *seeds.Set
@@ -452,14 +458,8 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	res.Final = inc.Version.String()
 	res.StopReason, res.StopHint = r.ck.StopReason, r.ck.StopHint
 	last := r.ck.Generations - 1
-	if res.TestFinal, err = r.test(ctx, last, inc); err != nil {
+	if res.TestFinal, res.TestBase, err = r.test(ctx, last, inc); err != nil {
 		return nil, r.interrupted(ctx, err)
-	}
-	res.TestBase = res.TestFinal
-	if res.Final != res.Base {
-		if res.TestBase, err = r.test(ctx, last, r.base); err != nil {
-			return nil, r.interrupted(ctx, err)
-		}
 	}
 	res.Finished = time.Now().UTC()
 	res.Generations, res.Candidates = r.generations, r.candidates
@@ -596,15 +596,36 @@ func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt,
 func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prompt, seedList []uint64) ([]envs.Outcome, error) {
 	obs := r.opt.Observer
 	start := time.Now()
-	version := p.Version.String()
-	ph := evaluate.Phase{Generation: gen, Split: split, OnError: func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }}
+	ph, err := r.phase(gen, split, p)
+	if err != nil {
+		return nil, err
+	}
 	if obs != nil {
-		obs.PhaseStart(gen, split, version, len(seedList))
+		obs.PhaseStart(gen, split, ph.Prompt.Version, len(seedList))
 		ph.Progress = obs.EpisodeDone
 	}
+	outs, err := r.exec.Play(ctx, ph, seedList)
+	if err != nil {
+		return nil, phaseError(gen, split, ph.Prompt.Version, err)
+	}
+	if obs != nil {
+		obs.PhaseEnd(gen, split, ph.Prompt.Version, len(outs), time.Since(start))
+	}
+	if err := r.checkFallbacks(gen, split, ph.Prompt.Version, outs); err != nil {
+		return nil, err
+	}
+	return outs, nil
+}
+
+// phase is the phase that plays p (a version, or a candidate not yet
+// written) on split in generation gen, its errors logged to
+// episode_errors.jsonl.
+func (r *run) phase(gen int, split string, p *prompt.Prompt) (evaluate.Phase, error) {
+	version := p.Version.String()
+	ph := evaluate.Phase{Generation: gen, Split: split, OnError: func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }}
 	text, err := r.systemText(p)
 	if err != nil {
-		return nil, fmt.Errorf("generation %d, %s split, version %s: rendering the prompt: %w", gen, split, version, err)
+		return ph, fmt.Errorf("generation %d, %s split, version %s: rendering the prompt: %w", gen, split, version, err)
 	}
 	pr := &envs.Prompt{Slug: p.SlugOrDefault(), Version: version, Text: text}
 	if pr.SHA256 = p.ContentSHA256; pr.SHA256 == "" { // a candidate not yet written
@@ -615,25 +636,21 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 	}
 	ph.Params, ph.Prompt = p.PolicyParameters, pr
 	ph.Record = r.recordPhase(split, version)
-	outs, err := r.exec.Play(ctx, ph, seedList)
-	if err != nil {
-		var ee *evaluate.EpisodeError
-		if errors.As(err, &ee) {
-			msg := fmt.Errorf("generation %d, %s split, version %s: %w", gen, split, version, err)
-			if ee.Stack != nil {
-				return nil, fmt.Errorf("%w\n%s", msg, ee.Stack)
-			}
-			return nil, msg
+	return ph, nil
+}
+
+// phaseError names the generation, split and version of a phase's error
+// from an executor, with the stack of a panicking episode.
+func phaseError(gen int, split, version string, err error) error {
+	var ee *evaluate.EpisodeError
+	if errors.As(err, &ee) {
+		msg := fmt.Errorf("generation %d, %s split, version %s: %w", gen, split, version, err)
+		if ee.Stack != nil {
+			return fmt.Errorf("%w\n%s", msg, ee.Stack)
 		}
-		return nil, err
+		return msg
 	}
-	if obs != nil {
-		obs.PhaseEnd(gen, split, version, len(outs), time.Since(start))
-	}
-	if err := r.checkFallbacks(gen, split, version, outs); err != nil {
-		return nil, err
-	}
-	return outs, nil
+	return err
 }
 
 // logError appends a recorded error episode to episode_errors.jsonl: one
@@ -696,171 +713,27 @@ func (r *run) valScores(version string) ([]float64, error) {
 	return out, nil
 }
 
-// generation runs generation g from the incumbent inc (whose val scores
-// are incVal) and returns its summary and, if a candidate was accepted,
-// the new incumbent and its val scores. It changes nothing on disk until
-// every episode is played, then writes the candidates.
-func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal []float64) (Generation, *prompt.Prompt, []float64, error) {
-	gen := Generation{Index: g, Incumbent: inc.Version.String(), Accepted: -1}
-	trainOuts, err := r.playRaw(ctx, g, PhaseTrain, inc, r.seeds.Train)
+// test plays the final version final and, if it is not the base, the
+// base on the test split, as one pool, records their episodes (the
+// final's first) and summarises each one's scores with a 95% CI.
+func (r *run) test(ctx context.Context, gen int, final *prompt.Prompt) (finalSum, baseSum stats.Summary, err error) {
+	ps := []draft{{prompt: final}}
+	if final.Version != r.base.Version {
+		ps = append(ps, draft{prompt: r.base})
+	}
+	outs, err := r.playPool(ctx, gen, PhaseTest, ps, r.seeds.Test)
 	if err != nil {
-		return gen, nil, nil, err
+		return finalSum, baseSum, err
 	}
-	gen.Failures = failure.Analyze(r.info.CauseNames(), trainOuts)
-	gen.TrainMean = mean(evaluate.Scores(trainOuts))
-
-	// Propose k candidates; after a stalled generation, the next k in the
-	// proposer's order.
-	stall := r.ck.Stall
-	mcfg := r.cfg.Mutation
-	mcfg.Candidates = r.cfg.Mutation.Candidates * (stall + 1)
-	remedies, fill := r.cfg.Mutation.Remedies, r.cfg.Mutation.Fill
-	if len(remedies) == 0 {
-		remedies = r.info.Remedies
+	for i, p := range ps {
+		r.record(gen, PhaseTest, p.prompt.Version.String(), outs[i])
 	}
-	if len(fill) == 0 {
-		fill = r.info.Fill
+	finalSum = stats.Summarize(evaluate.Scores(outs[0]))
+	baseSum = finalSum
+	if len(outs) > 1 {
+		baseSum = stats.Summarize(evaluate.Scores(outs[1]))
 	}
-	muts, err := mutate.Propose(gen.Failures, inc.PolicyParameters, r.info.Params, mcfg, remedies, fill)
-	if err != nil {
-		return gen, nil, nil, fmt.Errorf("generation %d: proposing mutations: %w", g, err)
-	}
-	if r.info.ReadsText && len(r.info.Rules) > 0 {
-		// Text mutations first: they change what the model reads.
-		text, err := mutate.ProposeText(gen.Failures, inc, r.info.Rules, mcfg.Candidates, guard.Default())
-		if err != nil {
-			return gen, nil, nil, fmt.Errorf("generation %d: proposing text mutations: %w", g, err)
-		}
-		muts = append(text, muts...)
-		if len(muts) > mcfg.Candidates {
-			muts = muts[:mcfg.Candidates]
-		}
-	}
-	if r.llm != nil && r.cfg.Agent.ProposeRules && r.info.ReadsText {
-		if muts, err = r.withLLMRule(ctx, g, gen.Failures, inc, muts, r.cfg.Mutation.Candidates, mcfg.Candidates); err != nil {
-			return gen, nil, nil, err
-		}
-	}
-	if skip := r.cfg.Mutation.Candidates * stall; skip < len(muts) {
-		muts = muts[skip:]
-	} else {
-		muts = nil
-	}
-	muts, overBudget, err := r.fitBudget(g, inc, muts)
-	if err != nil {
-		return gen, nil, nil, err
-	}
-
-	// Allocate versions from the versions this run has committed (not
-	// from the store, which may hold versions of an interrupted
-	// generation), then evaluate each candidate on val and decide.
-	existing := make([]prompt.Version, 0, len(r.ck.Versions)+len(muts))
-	for _, s := range r.ck.Versions {
-		existing = append(existing, prompt.MustParseVersion(s))
-	}
-	versions := make([]prompt.Version, len(muts))
-	for i, m := range muts {
-		bump := prompt.BumpPatch
-		switch {
-		case m.TextEdit:
-			bump = prompt.BumpMajor // rules_constraints and sections are frozen parts (prompt.BumpFor)
-		case m.Reorder:
-			bump = prompt.BumpMinor
-		}
-		versions[i] = prompt.NextVersion(inc.Version, bump, existing)
-		existing = append(existing, versions[i])
-	}
-	candVal := make([][]float64, len(muts))
-	candOuts := make([][]envs.Outcome, len(muts))
-	for i, m := range muts {
-		draft := derive(inc, versions[i], m, prompt.MutationRecord{Version: versions[i], PrevVersion: inc.Version,
-			Operator: m.Operator, Description: m.Description, Timestamp: r.now()}, r.now())
-		if candOuts[i], err = r.playRaw(ctx, g, PhaseVal, draft, r.seeds.Val); err != nil {
-			return gen, nil, nil, err
-		}
-		candVal[i] = evaluate.Scores(candOuts[i])
-	}
-	dec, err := evaluate.Decide(incVal, candVal, r.gate)
-	if err != nil {
-		return gen, nil, nil, fmt.Errorf("generation %d: %w", g, err)
-	}
-	gen.Decision, gen.Val, gen.Accepted = dec, dec.Incumbent, dec.Accepted
-
-	// Every episode is played: record them and write every candidate as
-	// an immutable version with its evidence.
-	r.record(g, PhaseTrain, gen.Incumbent, trainOuts)
-	var next *prompt.Prompt
-	for i, m := range muts {
-		c := dec.Candidates[i]
-		rec := prompt.MutationRecord{
-			Version:     versions[i],
-			PrevVersion: inc.Version,
-			Operator:    m.Operator,
-			Description: m.Description,
-			Timestamp:   r.now(),
-			Evidence: &prompt.Evidence{
-				Test:             r.cfg.testName(),
-				Alternative:      "greater",
-				PValue:           c.P,
-				AdjustedPValue:   c.PAdj,
-				Correction:       r.cfg.Acceptance.Correction,
-				A12:              c.A12,
-				NIncumbent:       dec.Incumbent.N,
-				NCandidate:       c.Summary.N,
-				IncumbentValMean: dec.Incumbent.Mean,
-				CandidateValMean: c.Summary.Mean,
-				Generation:       g,
-				Accepted:         i == dec.Accepted,
-			},
-		}
-		cand := derive(inc, versions[i], m, rec, r.now())
-		if err := r.writeVersion(cand); err != nil {
-			return gen, nil, nil, err
-		}
-		r.ck.Versions = append(r.ck.Versions, versions[i].String())
-		r.record(g, PhaseVal, versions[i].String(), candOuts[i])
-		gen.Candidates = append(gen.Candidates, Candidate{Version: versions[i].String(), Mutation: m})
-		r.candidates = append(r.candidates, results.CandidateRow{
-			Run: r.id, Generation: int32(g), Version: versions[i].String(), Parent: gen.Incumbent,
-			Operator: m.Operator, Mutation: m.Description, N: int32(c.Summary.N),
-			Mean: c.Summary.Mean, Std: c.Summary.Std, Median: c.Summary.Median, IQM: c.Summary.IQM,
-			CILow: c.Summary.CILow, CIHigh: c.Summary.CIHigh,
-			Test: r.cfg.Acceptance.Test, U: c.Test.U, V: signedRankV(c), P: c.P, PAdj: c.PAdj, A12: c.A12, Accepted: i == dec.Accepted,
-		})
-		if i == dec.Accepted {
-			next = cand
-		}
-	}
-	r.candidates = append(r.candidates, overBudget...)
-	row := results.GenerationRow{
-		Run: r.id, Generation: int32(g), Incumbent: gen.Incumbent,
-		NTrain: int32(len(trainOuts)), NVal: int32(dec.Incumbent.N), TrainMean: gen.TrainMean,
-		ValMean: dec.Incumbent.Mean, ValMedian: dec.Incumbent.Median, ValIQM: dec.Incumbent.IQM,
-		ValCILow: dec.Incumbent.CILow, ValCIHigh: dec.Incumbent.CIHigh,
-		Failures: int32(gen.Failures.Failures), CauseCounts: gen.Failures.CountsOf(r.info.CauseNames()), NCandidates: int32(len(muts)),
-		NextIncumbent: gen.Incumbent,
-	}
-	if next != nil {
-		p := dec.Candidates[dec.Accepted].PAdj
-		row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
-		if err := r.supersede(g, inc, next); err != nil {
-			return gen, nil, nil, err
-		}
-	}
-	r.generations = append(r.generations, row)
-	if next == nil {
-		return gen, nil, nil, nil
-	}
-	return gen, next, candVal[dec.Accepted], nil
-}
-
-// test plays p on the test split and summarises its scores with a 95% CI.
-func (r *run) test(ctx context.Context, gen int, p *prompt.Prompt) (stats.Summary, error) {
-	s, err := r.play(ctx, gen, PhaseTest, p, r.seeds.Test)
-	if err != nil {
-		return stats.Summary{}, err
-	}
-	return stats.Summarize(s), nil
+	return finalSum, baseSum, nil
 }
 
 func mean(x []float64) float64 {

@@ -53,8 +53,8 @@ func (d *Data) document() []block {
 		{"seed sets", fmt.Sprintf("train %d, val %d, test %d (sha256 %s, %s, %s)",
 			m.SeedCounts["train"], m.SeedCounts["val"], m.SeedCounts["test"],
 			short(m.Seeds["train"]), short(m.Seeds["val"]), short(m.Seeds["test"]))},
-		{"acceptance", fmt.Sprintf("one-sided %s test, candidate > incumbent on val, %s correction, α = %s; %d candidates per generation",
-			testLong(s.Test), titleCase(s.Correction), num(s.Alpha), s.Candidates)},
+		{"acceptance", fmt.Sprintf("one-sided %s test, candidate > incumbent on val, %s correction, α = %s%s; %d candidates per generation%s",
+			testLong(s.Test), s.correctionName(), num(s.Alpha), s.spendingNote(), s.Candidates, s.sequentialNote())},
 		{"generations", fmt.Sprintf("%d (at most %d, patience %d)", m.Generations, s.MaxGenerations, s.Patience)},
 		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
 	}})
@@ -257,6 +257,7 @@ func (d *Data) methods() string {
 	}
 	return "Each generation evaluates the incumbent and its candidates on the same frozen val seeds and accepts the candidate with the best val mean among those significant under " +
 		gate + ", with the p-values of a generation's candidates adjusted by the " + titleCase(s.Correction) + " correction at family-wise α = " + num(s.Alpha) +
+		s.methodsSpending() +
 		". Means carry Student t 95% confidence intervals. IQM is the interquartile mean (25% trimmed mean, scipy.stats.trim_mean); its 95% CI is the BCa (bias-corrected and accelerated; Efron 1987) interval of " +
 		strconv.Itoa(BootstrapReps) + " bootstrap resamples (PCG seed " + strconv.Itoa(BootstrapSeed) + "). " +
 		"A12 is the Vargha-Delaney effect size U/(n1·n2), the probability that a random episode of the first version outscores one of the second (ties count half). " +

@@ -74,6 +74,16 @@ type Settings struct {
 	Alpha float64
 	// Correction is the multiple-comparison correction, e.g. "holm".
 	Correction string
+	// AlphaSpending is how Alpha is spent across generations: "basel"
+	// (generation g at α·6/(π²g²)), "none" (α each), or "" for a run
+	// from before the setting existed (α each).
+	AlphaSpending string
+	// Looks, Spending and Futility are the group-sequential gate
+	// (acceptance.sequential); Looks <= 1 means none. Futility is nil
+	// for no futility stop.
+	Looks    int
+	Spending string
+	Futility *float64
 	// Candidates is k, the candidates proposed per generation.
 	Candidates int
 	// MaxGenerations and Patience are the stopping rule's limits.
@@ -170,9 +180,15 @@ func Load(dir string) (*Data, error) {
 			Candidates int `yaml:"candidates"`
 		} `yaml:"mutation"`
 		Acceptance struct {
-			Test       string  `yaml:"test"`
-			Alpha      float64 `yaml:"alpha"`
-			Correction string  `yaml:"correction"`
+			Test          string  `yaml:"test"`
+			Alpha         float64 `yaml:"alpha"`
+			Correction    string  `yaml:"correction"`
+			AlphaSpending string  `yaml:"alpha_spending"`
+			Sequential    struct {
+				Looks    int      `yaml:"looks"`
+				Spending string   `yaml:"spending"`
+				Futility *float64 `yaml:"futility"`
+			} `yaml:"sequential"`
 		} `yaml:"acceptance"`
 		MaxGenerations int `yaml:"max_generations"`
 		Patience       int `yaml:"patience"`
@@ -182,6 +198,8 @@ func Load(dir string) (*Data, error) {
 	}
 	d.Settings = Settings{Environment: cfg.Environment.Name, Test: cfg.Acceptance.Test, Alpha: cfg.Acceptance.Alpha,
 		Correction: cfg.Acceptance.Correction, Candidates: cfg.Mutation.Candidates,
+		AlphaSpending: cfg.Acceptance.AlphaSpending, Looks: cfg.Acceptance.Sequential.Looks,
+		Spending: cfg.Acceptance.Sequential.Spending, Futility: cfg.Acceptance.Sequential.Futility,
 		MaxGenerations: cfg.MaxGenerations, Patience: cfg.Patience}
 
 	read := func(name string, f func(string) error) error {

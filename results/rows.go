@@ -139,6 +139,15 @@ type CandidateRow struct {
 	// Accepted reports whether this candidate became the next incumbent. At
 	// most one candidate per generation is accepted.
 	Accepted bool `parquet:"accepted"`
+	// Look is the look of a group-sequential gate (acceptance.sequential)
+	// the candidate stopped at, in [1, looks], N being its val episodes
+	// then; nil, stored as null, without interim looks.
+	Look *int32 `parquet:"look,optional"`
+	// Stop says why a group-sequential gate stopped the candidate:
+	// "efficacy" (its statistic reached the boundary), "futility" (it fell
+	// below the futility bound at an interim look) or "final" (the last
+	// look, without crossing); "" without interim looks.
+	Stop string `parquet:"stop,dict"`
 }
 
 // GenerationRow is one row of generations.parquet: one generation of a run,

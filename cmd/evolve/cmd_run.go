@@ -23,17 +23,23 @@ func init() {
 Run an evolution experiment. Without --config it runs the embedded default:
 the base prompt v1.0.0 on the built-in dungeon, over the embedded frozen seed
 sets (train 200, val 300, test 1000), 4 candidates a generation, one-sided
-Mann-Whitney U with Holm correction at alpha 0.05, until a generation accepts
-no candidate (or 10 generations). A config file needs only the keys it
+Mann-Whitney U with Holm correction, alpha 0.05 for the whole run (spent
+across generations: generation g at alpha*6/(pi^2 g^2), so the run's chance
+of accepting any non-improving candidate is at most 0.05), until a generation
+accepts no candidate (or 10 generations). A config file needs only the keys it
 changes; 'evolve run --print-config' shows the default with comments, and
 'evolve validate FILE' checks a config without running it.
 
 Each generation plays the incumbent on the train seeds, counts its failures
 by the causes the environment declares (the dungeon's: injury, combat_loss,
 starvation, entrapment), proposes structured mutations from the config's or
-the environment's table of remedies, plays each candidate on the val seeds,
-and accepts the significant candidate with the best val mean. The final
-version and the base are then played on the test seeds. Any program that
+the environment's table of remedies, plays every candidate on the val seeds
+(as one pool of episodes), and accepts the significant candidate with the
+best val mean. With acceptance.sequential (looks: K > 1) a candidate is
+tested at K looks on the first k/K of the val seeds and stops early for
+efficacy or futility (docs/sequential.md). The final version and the base
+are then played on the test seeds; that comparison, not the val means of
+the winners, is the unbiased estimate of the improvement. Any program that
 speaks the process protocol (docs/protocol.md) is an environment:
 environment: {name: process, command: [python3, env.py]}; see 'evolve env
 check --help'.
@@ -100,7 +106,7 @@ Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
-	evolve run --resume runs/default-f9d1953275
+	evolve run --resume runs/default-651436c4dc
 	evolve run --executor slurm --out /shared/runs
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,

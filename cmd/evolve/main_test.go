@@ -69,7 +69,7 @@ func TestRunBadConfig(t *testing.T) {
 	if code != exitFailure {
 		t.Fatalf("exit %d, want 1", code)
 	}
-	want := cfg + `:3: acceptance: unknown key "alpah" (known: alpha, correction, test)`
+	want := cfg + `:3: acceptance: unknown key "alpah" (known: alpha, alpha_spending, correction, sequential, test)`
 	if !strings.Contains(stderr, want) {
 		t.Errorf("stderr = %q, want it to contain %q", stderr, want)
 	}

@@ -1,0 +1,219 @@
+package evaluate
+
+import (
+	"flag"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"evolve/stats"
+)
+
+var simFlag = flag.Bool("sim", false, "run the full group-sequential simulation (10,000 reps per row) and print its table (docs/sequential.md)")
+
+func TestLookSizes(t *testing.T) {
+	for _, tc := range []struct {
+		n, looks int
+		want     string
+	}{
+		{300, 3, "[100 200 300]"},
+		{10, 3, "[4 7 10]"},
+		{2, 3, "[1 2]"},
+		{300, 1, "[300]"},
+	} {
+		if got := fmt.Sprint(LookSizes(tc.n, tc.looks)); got != tc.want {
+			t.Errorf("LookSizes(%d, %d) = %s, want %s", tc.n, tc.looks, got, tc.want)
+		}
+	}
+}
+
+func TestDesignCheck(t *testing.T) {
+	f := 0.0
+	d, err := Sequential{Looks: 3, Spending: stats.OBrienFleming, Futility: &f}.Design(0.1, 4, 300)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// α = 0.1/4 = 0.025 per candidate: the classic O'Brien-Fleming type
+	// boundaries 3.7103, 2.5114, 1.9930.
+	for k, want := range []float64{3.7103, 2.5114, 1.9930} {
+		if math.Abs(d.Bounds[k]-want) > 1e-4 {
+			t.Errorf("b_%d = %.5f, want %.4f", k+1, d.Bounds[k], want)
+		}
+	}
+	for _, tc := range []struct {
+		k    int
+		z    float64
+		want string
+	}{
+		{0, 3.8, StopEfficacy}, {0, 3.0, ""}, {0, -0.1, StopFutility}, {1, 2.6, StopEfficacy},
+		{2, 1.99, StopFinal}, {2, 2.0, StopEfficacy}, {2, -3, StopFinal},
+	} {
+		if got := d.Check(tc.k, tc.z); got != tc.want {
+			t.Errorf("Check(%d, %v) = %q, want %q", tc.k, tc.z, got, tc.want)
+		}
+	}
+	if _, err := (Sequential{Looks: 3}).Design(0.05, 0, 300); err == nil {
+		t.Error("Design with 0 candidates: no error")
+	}
+}
+
+// TestDecideSequential: a candidate stopped for efficacy on its first
+// 100 seeds is tested against the incumbent's first 100, accepted over a
+// better-meaning one that stopped at the final look without crossing.
+func TestDecideSequential(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	inc := make([]float64, 300)
+	for i := range inc {
+		inc[i] = math.Round(500 + 150*rng.NormFloat64())
+	}
+	good := make([]float64, 100)
+	for i := range good {
+		good[i] = inc[i] + 200
+	}
+	final := make([]float64, 300)
+	for i := range final {
+		final[i] = inc[i] + 250
+	}
+	d, err := DecideSequential(inc, [][]float64{good, final}, []string{StopEfficacy, StopFinal}, []int{1, 3}, Gate{Alpha: 0.05})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Accepted != 0 || !d.Candidates[0].Significant || d.Candidates[1].Significant {
+		t.Fatalf("accepted %d, significant %v %v; want 0, true false", d.Accepted, d.Candidates[0].Significant, d.Candidates[1].Significant)
+	}
+	c := d.Candidates[0]
+	if c.Summary.N != 100 || c.Look != 1 || c.Stop != StopEfficacy || c.Test.N2 != 100 || c.PAdj != math.Min(1, 2*c.P) {
+		t.Errorf("candidate 0: n %d, look %d, stop %q, incumbent n %d, p %v p_adj %v", c.Summary.N, c.Look, c.Stop, c.Test.N2, c.P, c.PAdj)
+	}
+	if _, err := DecideSequential(inc[:50], [][]float64{good}, []string{StopEfficacy}, []int{1}, Gate{Alpha: 0.05}); err == nil {
+		t.Error("a candidate longer than the incumbent: no error")
+	}
+}
+
+// simRow is one row of the simulation: the gate's rejection rate
+// (size under H0, power under a shift) and mean val episodes per
+// candidate.
+type simRow struct {
+	test                 Test
+	looks                int
+	spending             stats.Spending
+	futility             *float64
+	shift                float64
+	reject, lo, hi, mean float64
+}
+
+// simulate plays reps generations of one candidate against one
+// incumbent on n val seeds, scores rounded normal (mean 500, sd 150, the
+// dungeon's spread and ties; for the signed-rank test sd 100 of the
+// seed shared by the pair and 110 of the episode), the candidate shifted
+// by shift, through the group-sequential gate at level alpha.
+func simulate(t testing.TB, reps, n int, alpha float64, row simRow, seed uint64) simRow {
+	rng := rand.New(rand.NewPCG(seed, 77))
+	s := Sequential{Looks: row.looks, Spending: row.spending, Futility: row.futility}
+	d, err := s.Design(alpha, 1, n)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := Gate{Test: row.test, Alpha: alpha}
+	inc, cand := make([]float64, n), make([]float64, n)
+	rejected, episodes := 0, 0
+	for range reps {
+		for i := range inc {
+			// The U test's model is two independent samples; the
+			// signed-rank test's, pairs sharing the seed's difficulty.
+			seedEffect, sd := 0.0, 150.0
+			if row.test == SignedRank {
+				seedEffect, sd = 100*rng.NormFloat64(), 110
+			}
+			inc[i] = math.Round(500 + seedEffect + sd*rng.NormFloat64())
+			cand[i] = math.Round(500 + row.shift + seedEffect + sd*rng.NormFloat64())
+		}
+		for k, nk := range d.N {
+			z, err := g.Z(cand[:nk], inc[:nk])
+			if err != nil {
+				t.Fatal(err)
+			}
+			if stop := d.Check(k, z); stop != "" {
+				if stop == StopEfficacy {
+					rejected++
+				}
+				episodes += nk
+				break
+			}
+		}
+	}
+	row.reject = float64(rejected) / float64(reps)
+	row.lo, row.hi = clopperPearson(rejected, reps)
+	row.mean = float64(episodes) / float64(reps)
+	return row
+}
+
+// clopperPearson is the exact 95% binomial CI of x successes in n.
+func clopperPearson(x, n int) (lo, hi float64) {
+	if x > 0 {
+		lo = distuv.Beta{Alpha: float64(x), Beta: float64(n - x + 1)}.Quantile(0.025)
+	}
+	hi = 1
+	if x < n {
+		hi = distuv.Beta{Alpha: float64(x + 1), Beta: float64(n - x)}.Quantile(0.975)
+	}
+	return lo, hi
+}
+
+// TestSequentialSimulation checks by simulation that the group-sequential
+// gate holds its level (the rejection rate under H0 is not above α: the
+// lower Clopper-Pearson bound is <= α) and keeps the fixed-sample gate's
+// power to within a few points with O'Brien-Fleming spending (Pocock's
+// flat boundaries cost more power at the last look), on 300 val seeds at α = 0.05/4 (the
+// default run's per-candidate level in its first generation, about). With
+// -sim it runs 10,000 reps per row and prints the table of
+// docs/sequential.md:
+//
+//	go test ./evaluate -run TestSequentialSimulation -sim -v
+func TestSequentialSimulation(t *testing.T) {
+	reps := 300
+	if *simFlag {
+		reps = 10000
+	}
+	const n, alpha = 300, 0.0125
+	zero := 0.0
+	var rows []simRow
+	for _, test := range []Test{MWU, SignedRank} {
+		for _, shift := range []float64{0, 40} {
+			rows = append(rows,
+				simRow{test: test, looks: 1, shift: shift},
+				simRow{test: test, looks: 3, spending: stats.OBrienFleming, shift: shift},
+				simRow{test: test, looks: 3, spending: stats.OBrienFleming, futility: &zero, shift: shift},
+				simRow{test: test, looks: 5, spending: stats.Pocock, futility: &zero, shift: shift},
+			)
+		}
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "| test | looks | spending | futility | shift | rejection rate [95%% CI] | mean val episodes |\n|---|---|---|---|---|---|---|\n")
+	fixed := map[Test]float64{}
+	for i, row := range rows {
+		row = simulate(t, reps, n, alpha, row, uint64(i+1))
+		fut := "none"
+		if row.futility != nil {
+			fut = fmt.Sprintf("z < %g", *row.futility)
+		}
+		sp := row.spending.String()
+		if row.looks == 1 {
+			sp = "fixed sample"
+		}
+		fmt.Fprintf(&b, "| %s | %d | %s | %s | %g | %.4f [%.4f, %.4f] | %.1f |\n", row.test, row.looks, sp, fut, row.shift, row.reject, row.lo, row.hi, row.mean)
+		switch {
+		case row.shift == 0 && row.lo > alpha:
+			t.Errorf("%s, %d looks, %s, futility %s: size %.4f [%.4f, %.4f] above α = %v", row.test, row.looks, sp, fut, row.reject, row.lo, row.hi, alpha)
+		case row.shift > 0 && row.looks == 1:
+			fixed[row.test] = row.reject
+		case row.shift > 0 && row.spending == stats.OBrienFleming && row.reject < fixed[row.test]-0.06:
+			t.Errorf("%s, %d looks, %s, futility %s: power %.3f, fixed sample %.3f", row.test, row.looks, sp, fut, row.reject, fixed[row.test])
+		}
+	}
+	t.Logf("%d reps per row, n = %d val seeds, α = %v per candidate:\n%s", reps, n, alpha, b.String())
+}

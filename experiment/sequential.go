@@ -1,0 +1,93 @@
+package experiment
+
+import (
+	"context"
+	"fmt"
+
+	"evolve/envs"
+	"evolve/evaluate"
+)
+
+// playSequential plays generation g's candidates under the
+// group-sequential gate (acceptance.sequential; evaluate.Sequential):
+// look by look, the candidates still going play the next val seeds as
+// one pool, and each stops when its statistic against the incumbent's
+// first n_k val scores crosses the efficacy boundary or, at an interim
+// look, falls below the futility bound. The accepted candidate, if it
+// stopped early, then plays the rest of the val seeds, as the next
+// incumbent needs all of them (its Comparison keeps the n it was
+// decided on). The outcomes are in val seed order, a candidate's
+// holding the seeds it played; the decision is
+// evaluate.DecideSequential's. Every step depends only on the seeds'
+// scores, so the result is the same for any worker count and executor.
+func (r *run) playSequential(ctx context.Context, g int, cands []draft, incVal []float64, gate evaluate.Gate) ([][]envs.Outcome, evaluate.Decision, error) {
+	seq, err := r.cfg.sequential()
+	if err != nil {
+		return nil, evaluate.Decision{}, err
+	}
+	val := r.seeds.Val
+	design, err := seq.Design(gate.Alpha, len(cands), len(val))
+	if err != nil {
+		return nil, evaluate.Decision{}, fmt.Errorf("generation %d: acceptance.sequential: %w", g, err)
+	}
+	outs := make([][]envs.Outcome, len(cands))
+	stops := make([]string, len(cands))
+	looks := make([]int, len(cands))
+	from := 0
+	for k, nk := range design.N {
+		var going []int
+		for i := range cands {
+			if stops[i] == "" {
+				going = append(going, i)
+			}
+		}
+		if len(going) == 0 {
+			break
+		}
+		sub := make([]draft, len(going))
+		for j, i := range going {
+			sub[j] = cands[i]
+		}
+		played, err := r.playPool(ctx, g, PhaseVal, sub, val[from:nk])
+		if err != nil {
+			return nil, evaluate.Decision{}, err
+		}
+		for j, i := range going {
+			outs[i] = append(outs[i], played[j]...)
+			z, err := gate.Z(evaluate.Scores(outs[i]), incVal[:nk])
+			if err != nil {
+				return nil, evaluate.Decision{}, fmt.Errorf("generation %d, candidate %s: %w", g, cands[i].version, err)
+			}
+			if stop := design.Check(k, z); stop != "" {
+				stops[i], looks[i] = stop, k+1
+			}
+		}
+		from = nk
+	}
+	candVal := make([][]float64, len(cands))
+	for i := range outs {
+		candVal[i] = evaluate.Scores(outs[i])
+	}
+	dec, err := evaluate.DecideSequential(incVal, candVal, stops, looks, gate)
+	if err != nil {
+		return nil, evaluate.Decision{}, fmt.Errorf("generation %d: %w", g, err)
+	}
+	if a := dec.Accepted; a >= 0 && len(outs[a]) < len(val) {
+		rest, err := r.playPool(ctx, g, PhaseVal, cands[a:a+1], val[len(outs[a]):])
+		if err != nil {
+			return nil, evaluate.Decision{}, err
+		}
+		outs[a] = append(outs[a], rest[0]...)
+	}
+	return outs, dec, nil
+}
+
+// lookOf is the look a candidate stopped at, nil (null in
+// candidates.parquet) without interim looks.
+func lookOf(c evaluate.Comparison) *int32 {
+	if c.Look == 0 {
+		return nil
+	}
+	v := int32(c.Look)
+	return &v
+}
