@@ -16,8 +16,8 @@ import (
 	_ "evolve/envs/process" // registers process: environments and agents in other languages (docs/protocol.md)
 	"evolve/internal/strictyaml"
 	"evolve/mutate"
-	"evolve/trajectory"
 	"evolve/stats"
+	"evolve/trajectory"
 )
 
 // Config is an experiment: what to evolve, where, and how to decide. It is

@@ -6,9 +6,9 @@ import (
 	"slices"
 
 	"evolve/failure"
+	"evolve/guard"
 	"evolve/params"
 	"evolve/prompt"
-	"evolve/guard"
 )
 
 // Request is what a Proposer reads to propose one generation's
