@@ -97,3 +97,4 @@ stats-tables:
 stats-reference:
 	Rscript stats/testdata/gen_R.R
 	python3 stats/testdata/gen_scipy.py
+	python3 stats/testdata/gen_failinc.py

@@ -136,8 +136,29 @@ func Markdown(res *Result) string {
 }
 
 // Headline is the verdict in one sentence: how many comparisons failed
-// (regressed, or were not shown non-inferior) and how many improved.
+// (regressed, or were not shown non-inferior) and how many improved, then
+// with failure-share checks (Gate.MaxFailureIncrease) how many of them
+// failed.
 func Headline(v *Verdict) string {
+	h := headline(v)
+	if n := len(v.FailureChecks); n > 0 {
+		bad := 0
+		for _, c := range v.FailureChecks {
+			if c.Failed {
+				bad++
+			}
+		}
+		if bad > 0 {
+			h += fmt.Sprintf(" Failure share increased beyond %v in %d of %s.", v.FailureChecks[0].Margin, bad, plural(n, "comparison"))
+		} else {
+			h += fmt.Sprintf(" No failure-share increase beyond %v shown in %s.", v.FailureChecks[0].Margin, plural(n, "comparison"))
+		}
+	}
+	return h
+}
+
+// headline is Headline of the score checks.
+func headline(v *Verdict) string {
 	var bad, good int
 	for _, c := range v.Comparisons {
 		switch c.Verdict() {

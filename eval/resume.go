@@ -184,6 +184,10 @@ func gateDesc(g Gate) string {
 		}
 	}
 	c := g.Config
-	return fmt.Sprintf("baseline %s, test %q, alpha %v, margin %v, A12 margin %v, correction %q, fail on regression %v",
-		base, c.Test, c.Alpha, c.Margin, c.MarginA12, c.Correction, g.FailOnRegression)
+	fi := "off"
+	if g.MaxFailureIncrease != nil {
+		fi = fmt.Sprint(*g.MaxFailureIncrease)
+	}
+	return fmt.Sprintf("baseline %s, test %q, alpha %v, margin %v, A12 margin %v, correction %q, fail on regression %v, max failure increase %s",
+		base, c.Test, c.Alpha, c.Margin, c.MarginA12, c.Correction, g.FailOnRegression, fi)
 }

@@ -33,6 +33,11 @@ type Gate struct {
 	// FailOnRegression makes a regression the eval's failure: the command
 	// exits 3, also when a finished eval is resumed.
 	FailOnRegression bool `json:"fail_on_regression"`
+	// MaxFailureIncrease, when not nil, adds a failure-share check per
+	// comparison (gate.CompareFailures): it fails on evidence that the
+	// candidate's share of failed episodes exceeds the baseline's by more
+	// than this share, in [0, 1).
+	MaxFailureIncrease *float64 `json:"max_failure_increase,omitempty"`
 }
 
 // ErrGateChanged is returned (wrapped, naming both settings) by Resume
@@ -82,9 +87,13 @@ type Verdict struct {
 	// Comparisons are one per candidate version and variant, variant by
 	// variant in the eval's order.
 	Comparisons []Comparison `json:"comparisons"`
+	// FailureChecks are the failure-share checks (Gate.MaxFailureIncrease;
+	// gate.CompareFailures), in the order of Comparisons; nil without.
+	FailureChecks []gate.Check `json:"failure_checks,omitempty"`
 }
 
-// Checks returns the regression checks, in order.
+// Checks returns the regression checks, in order, then the failure-share
+// checks.
 func (v *Verdict) Checks() []gate.Check {
 	if v == nil {
 		return nil
@@ -93,7 +102,7 @@ func (v *Verdict) Checks() []gate.Check {
 	for _, c := range v.Comparisons {
 		out = append(out, c.Check)
 	}
-	return out
+	return append(out, v.FailureChecks...)
 }
 
 // Regressions returns the messages of the failed checks (a regression, or
@@ -285,6 +294,9 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 	}
 	checks, err := gate.Compare(bases, cs, g.Config)
 	if err != nil {
+		return nil, err
+	}
+	if v.FailureChecks, err = e.compareFailures(g, rows, version, cands); err != nil {
 		return nil, err
 	}
 	better := gate.Config{Alpha: g.Config.Alpha, Test: g.Config.Test, Correction: gate.CorrectionNone,

@@ -362,6 +362,10 @@ type Check struct {
 	// again), half the baseline's standard deviation without one (a
 	// "medium" effect, Cohen 1988); 0 under HypothesisNonInferiority.
 	PowerLoss float64
+	// FailureMethod is the stats method of a TestFailureIncrease check
+	// (stats.MethodBarnardScore, MethodMcNemarExact or
+	// MethodPairedScore); "" for the score checks.
+	FailureMethod string
 	// Message is one line with the verdict and the numbers, for JUnit and
 	// logs.
 	Message string
@@ -375,12 +379,17 @@ type Check struct {
 }
 
 // Name returns "VERSION [VARIANT]", or VERSION alone when Variant is "":
-// the JUnit test case name and the label of logs.
+// the JUnit test case name and the label of logs. A TestFailureIncrease
+// check's name ends in " (failure share)".
 func (c Check) Name() string {
-	if c.Variant == "" {
-		return c.Version
+	n := c.Version
+	if c.Variant != "" {
+		n += " [" + c.Variant + "]"
 	}
-	return c.Version + " [" + c.Variant + "]"
+	if c.Test == TestFailureIncrease {
+		n += " (failure share)"
+	}
+	return n
 }
 
 // Compare tests each candidate against the baseline sample of its Variant
@@ -899,6 +908,8 @@ func mean(x []float64) float64 {
 func H1(c Check) string {
 	ni := c.Hypothesis == HypothesisNonInferiority
 	switch {
+	case c.Test == TestFailureIncrease:
+		return "failed share higher by more than " + num(c.Margin)
 	case c.MarginA12 > 0:
 		if ni {
 			return "A12 > " + num(0.5-c.MarginA12)
@@ -970,6 +981,8 @@ func statName(test string) string {
 		return "V"
 	case TestA12, TestWelch, TestPairedT, TestBootstrapT:
 		return "t"
+	case TestFailureIncrease:
+		return "Z"
 	}
 	return "U"
 }

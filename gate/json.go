@@ -39,6 +39,8 @@ type checkJSON struct {
 	PowerLoss    float64  `json:"power_loss"`
 	Message      string   `json:"message"`
 	Warnings     []string `json:"warnings"`
+	// FailureMethod is set on failure-share checks only.
+	FailureMethod string `json:"failure_method,omitempty"`
 }
 
 func finite(v float64) *float64 {
@@ -53,7 +55,8 @@ func finite(v float64) *float64 {
 // margin_on, mean, baseline_mean, mean_diff, test, statistic, p, p_adj,
 // a12, hl_shift, hl_low, hl_high, margin, margin_a12, alpha, correction,
 // family, failed, regression, power, power_loss, message and warnings (an
-// array, [] when there are none), each Check field under the key of its
+// array, [] when there are none), and failure_method on failure-share
+// checks only (TestFailureIncrease), each Check field under the key of its
 // name. NaN and ±Inf (an HL interval that could not be computed, the t of
 // a degenerate test, an unknown power) are null.
 func (c Check) MarshalJSON() ([]byte, error) {
@@ -71,7 +74,7 @@ func (c Check) MarshalJSON() ([]byte, error) {
 		HLShift: finite(c.HLShift), HLLow: finite(c.HLLow), HLHigh: finite(c.HLHigh),
 		Margin: c.Margin, MarginA12: c.MarginA12, Alpha: c.Alpha, Correction: c.Correction, Family: c.Family,
 		Failed: c.Failed, Regression: c.Regression, Power: finite(c.Power), PowerLoss: c.PowerLoss,
-		Message: c.Message, Warnings: w,
+		Message: c.Message, Warnings: w, FailureMethod: c.FailureMethod,
 	}, "")
 }
 

@@ -29,7 +29,7 @@ func (c *Check) UnmarshalJSON(data []byte) error {
 		HLShift: num(j.HLShift), HLLow: num(j.HLLow), HLHigh: num(j.HLHigh),
 		Margin: j.Margin, MarginA12: j.MarginA12, Alpha: j.Alpha, Correction: j.Correction,
 		Family: j.Family, Failed: j.Failed, Regression: j.Regression, Power: num(j.Power), PowerLoss: j.PowerLoss,
-		Message: j.Message, Warnings: j.Warnings,
+		Message: j.Message, Warnings: j.Warnings, FailureMethod: j.FailureMethod,
 	}
 	if len(c.Warnings) == 0 {
 		c.Warnings = nil

@@ -126,6 +126,9 @@ func details(c Check) string {
 	fmt.Fprintf(&b, "version: %s\nvariant: %s\n", c.Version, c.Variant)
 	fmt.Fprintf(&b, "hypothesis: %s (%s)\n", c.Hypothesis, hypothesisNote(c.Hypothesis))
 	fmt.Fprintf(&b, "test: %s, one-sided, H1: %s\n", c.Test, H1(c))
+	if c.FailureMethod != "" {
+		fmt.Fprintf(&b, "method: %s (failed share of episodes; mean is the share)\n", c.FailureMethod)
+	}
 	fmt.Fprintf(&b, "family: %s\n", c.Family)
 	fmt.Fprintf(&b, "n: %d candidate, %d baseline, %d paired, %d unmatched\n", c.N, c.NBaseline, c.NPaired, c.NUnmatched)
 	fmt.Fprintf(&b, "mean: %s candidate, %s baseline, diff %s\n", num(c.Mean), num(c.BaselineMean), num(c.MeanDiff))

@@ -83,6 +83,15 @@ func Markdown(checks []Check, title string) string {
 				n += fmt.Sprintf(" (%d unmatched)", c.NUnmatched)
 			}
 		}
+		if c.Test == TestFailureIncrease { // the shares of failed episodes; no HL, A12 or power
+			if c.Failed {
+				verdict = "❌ failure increase"
+			}
+			fmt.Fprintf(&b, "| %s (failure share) | %s | %s | %s | %s | %s | - | %s (%s, H1: %s) | %s (%s) | - | - | %s |\n",
+				cell(c.Version), cell(variant), n, num(c.Mean), num(c.BaselineMean), num(c.MeanDiff),
+				c.Test, c.FailureMethod, H1(c), pfmt(c.P), pfmt(c.PAdj), verdict)
+			continue
+		}
 		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s [%s, %s] | %s | %s (%s) | %.3f | %s | %s |\n",
 			cell(c.Version), cell(variant), n, num(c.Mean), num(c.BaselineMean), num(c.MeanDiff),
 			num(c.HLShift), num(c.HLLow), num(c.HLHigh), c.Test, pfmt(c.P), pfmt(c.PAdj), c.A12, powerFmt(c.Power), verdict)

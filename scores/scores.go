@@ -11,6 +11,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"errors"
+	"evolve/envs"
 	"fmt"
 	"io"
 	"math"
@@ -35,6 +36,11 @@ type Sample struct {
 	// Seeds, if not nil, has the seed of each score (same length, no
 	// repeats); nil when the source has no seed column.
 	Seeds []uint64
+	// Failed, if not nil, tells for each score whether its episode failed
+	// (its cause is not "none"; "error" counts as failed): from a run's
+	// cause column, or a CSV file's "cause" column. nil when the source
+	// has no cause (text and Parquet score files).
+	Failed []bool
 }
 
 // ErrNoScores is wrapped by the errors of sources without a single score.
@@ -98,8 +104,9 @@ func number(text string) (float64, error) {
 }
 
 // ParseCSV reads a CSV file whose header row has a "score" column and
-// optionally a "seed" column (case-insensitive names; other columns are
-// ignored). Errors name name, the line and the bad value.
+// optionally a "seed" and a "cause" column (case-insensitive names; other
+// columns are ignored; a cause is "none" or a failure cause, never
+// empty). Errors name name, the line and the bad value.
 func ParseCSV(name string, data []byte) (*Sample, error) {
 	r := csv.NewReader(bytes.NewReader(data))
 	r.FieldsPerRecord = -1
@@ -110,13 +117,15 @@ func ParseCSV(name string, data []byte) (*Sample, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	scoreCol, seedCol := -1, -1
+	scoreCol, seedCol, causeCol := -1, -1, -1
 	for i, h := range head {
 		switch strings.ToLower(strings.TrimSpace(h)) {
 		case "score":
 			scoreCol = i
 		case "seed":
 			seedCol = i
+		case "cause":
+			causeCol = i
 		}
 	}
 	if scoreCol < 0 {
@@ -133,7 +142,7 @@ func ParseCSV(name string, data []byte) (*Sample, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		line, _ := r.FieldPos(0)
-		if len(rec) <= max(scoreCol, seedCol) {
+		if len(rec) <= max(scoreCol, seedCol, causeCol) {
 			return nil, fmt.Errorf("%s:%d: %d fields, the header has %d", name, line, len(rec), len(head))
 		}
 		x, err := number(strings.TrimSpace(rec[scoreCol]))
@@ -141,6 +150,13 @@ func ParseCSV(name string, data []byte) (*Sample, error) {
 			return nil, fmt.Errorf("%s:%d: score: %w", name, line, err)
 		}
 		s.Scores = append(s.Scores, x)
+		if causeCol >= 0 {
+			cause := strings.TrimSpace(rec[causeCol])
+			if cause == "" {
+				return nil, fmt.Errorf("%s:%d: cause: empty (want \"none\" or a failure cause)", name, line)
+			}
+			s.Failed = append(s.Failed, cause != envs.CauseNone)
+		}
 		if seedCol >= 0 {
 			text := strings.TrimSpace(rec[seedCol])
 			seed, err := strconv.ParseUint(text, 10, 64)
@@ -275,7 +291,8 @@ func noRepeats(name string, seeds []uint64) error {
 // FromRun returns the scores of version's episodes on split in the run
 // directory dir (dir/episodes.parquet, read by results.ReadEpisodes: its
 // score, seed, version, split and generation columns; the environment's
-// metric columns are not needed), ordered by seed, with their seeds.
+// metric columns are not needed), ordered by seed, with their seeds and
+// whether each failed (cause not "none").
 // If the version played the split in several generations (an incumbent
 // kept for more than one), the latest generation's episodes are used. An
 // unknown version is an error listing the versions that played split.
@@ -306,13 +323,14 @@ func FromRun(dir, version, split string) (*Sample, error) {
 		return nil, fmt.Errorf("%s: version %q has no %s episodes (versions with %s episodes: %s)", path, version, split, split, strings.Join(versions, ", "))
 	}
 	type pair struct {
-		seed  uint64
-		score float64
+		seed   uint64
+		score  float64
+		failed bool
 	}
 	var ps []pair
 	for _, e := range eps {
 		if e.Split == split && e.Version == version && e.Generation == latest {
-			ps = append(ps, pair{e.Seed, e.Score})
+			ps = append(ps, pair{e.Seed, e.Score, e.Cause != envs.CauseNone})
 		}
 	}
 	slices.SortFunc(ps, func(a, b pair) int {
@@ -328,6 +346,7 @@ func FromRun(dir, version, split string) (*Sample, error) {
 	for _, p := range ps {
 		s.Scores = append(s.Scores, p.score)
 		s.Seeds = append(s.Seeds, p.seed)
+		s.Failed = append(s.Failed, p.failed)
 	}
 	return s, nil
 }

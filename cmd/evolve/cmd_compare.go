@@ -90,12 +90,23 @@ mu = -D)) or on the mean (--margin-on mean: Welch's t, or the paired t with
 (Brunner-Munzel). The gate pairs on the seeds both samples played and
 refuses more than --max-unmatched unpaired candidate seeds.
 
+--max-failure-increase P (a share in [0, 1)) adds a failure-share check:
+H0: the candidate's share of failed episodes (cause not none; error
+counts) exceeds the baseline's by at most P; it FAILS on evidence of a
+larger increase. Paired by seed: exact McNemar (P = 0) or the exact
+unconditional score test of Hsueh, Liu and Chen 2001 (P > 0); unpaired:
+the exact unconditional score test of Chan 1998 (Barnard's at P = 0).
+It needs causes: RUN_DIR:VERSION, or CSV files with a "cause" column
+(none or a failure cause); other inputs are refused. One BASELINE and one
+CANDIDATE only.
+
 Exit status:
 
 	0  the comparison ran (whatever the verdict, unless --fail-on-regression)
 	1  an input could not be read
 	2  bad command line
-	3  --fail-on-regression and the gate check failed (either hypothesis)
+	3  --fail-on-regression and the gate check (or the failure-share check)
+	   failed
 
 JSON output (--json) has the fields test, alternative, method (the method
 actually used), alpha, n1 (baseline), n2 (candidate), u, v, n_pairs, p,
@@ -103,7 +114,9 @@ a12, rank_biserial, hl_shift, hl_ci_low, hl_ci_high, p_greater, p_less,
 verdict, and baseline and candidate summaries (n, mean, median, ci_low,
 ci_high), and check (the gate's check: hypothesis, margin_on, family,
 failed, power, power_loss, ... as in 'evolve eval --json'; null when the
-samples are too small for the gate). v and n_pairs are null for the U
+samples are too small for the gate), and failure_check with
+--max-failure-increase (test "failure-increase", failure_method, mean and
+baseline_mean the failure shares). v and n_pairs are null for the U
 test; hl_* are null for too few observations.
 
 Examples:
@@ -129,6 +142,7 @@ Examples:
 			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (Brunner-Munzel)")
 			maxUnmatched := fs.Int("max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
 			key := fs.String("key", "", "compare row by row: the CSV `COLUMN` naming each score's row (a task, environment, ...)")
+			maxFailInc := fs.Float64("max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); needs causes: RUN_DIR:VERSION or CSV with a cause column)")
 			correction := fs.String("correction", "holm", "adjustment of the p-values across rows: `holm`, bonferroni, hochberg, bh, by or none")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) < 2 {
@@ -154,6 +168,14 @@ Examples:
 				}
 				if *split != "train" && *split != "val" && *split != "test" {
 					return usagef("--split must be train, val or test, got %q", *split)
+				}
+				failInc := false
+				fs.Visit(func(f *flag.Flag) { failInc = failInc || f.Name == "max-failure-increase" })
+				if failInc && !(*maxFailInc >= 0 && *maxFailInc < 1) {
+					return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", *maxFailInc)
+				}
+				if failInc && (len(args) > 2 || *key != "") {
+					return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
 				}
 				if len(args) > 2 || *key != "" {
 					rows, err := compareRows(args, *key, *split, corr, compareOptions{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
@@ -195,6 +217,11 @@ Examples:
 					return err
 				}
 				res.Check = check
+				if failInc {
+					if res.FailureCheck, err = compareFailures(base, cand, gcfg, *maxFailInc); err != nil {
+						return err
+					}
+				}
 				if *asJSON {
 					enc := json.NewEncoder(env.stdout)
 					enc.SetIndent("", "  ")
@@ -204,6 +231,12 @@ Examples:
 				} else {
 					printComparison(env.stdout, base, cand, res)
 					printGate(env.stdout, check, why)
+					if res.FailureCheck != nil {
+						fmt.Fprintf(env.stdout, "failure share (H1: %s): %s\n", gate.H1(*res.FailureCheck), res.FailureCheck.Message)
+					}
+				}
+				if fc := res.FailureCheck; *failReg && fc != nil && fc.Failed {
+					return &exitError{code: exitRegression, err: fmt.Errorf("failure increase: %s", fc.Message)}
 				}
 				if *failReg && check != nil && check.Failed {
 					return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(check.Hypothesis), check.Message)}
@@ -261,6 +294,8 @@ type comparison struct {
 	Baseline     sampleJSON  `json:"baseline"`
 	Candidate    sampleJSON  `json:"candidate"`
 	Check        *gate.Check `json:"check"`
+	// FailureCheck is the failure-share check of --max-failure-increase.
+	FailureCheck *gate.Check `json:"failure_check,omitempty"`
 }
 
 func finitePtr(x float64) *float64 {

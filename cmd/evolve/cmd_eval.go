@@ -83,6 +83,16 @@ are adjusted by --correction: holm (default), hochberg, bonferroni,
 none-per-variant (Holm within each variant only: the error rate grows
 with the variants) or none. The output states the family.
 
+--max-failure-increase P (a share in [0, 1), e.g. 0.05 = 5 points) adds a
+failure-share check per version and variant: H0: the version's share of
+failed episodes (cause not none; error episodes count) exceeds the
+baseline's by at most P. It FAILS on evidence of a larger increase
+(catching rare catastrophic losses a shift ignores): paired by seed and
+repeat, the exact McNemar test (P = 0) or the exact unconditional score
+test of Hsueh, Liu and Chen 2001 (P > 0); unpaired, the exact
+unconditional score test of Chan 1998 (Barnard's at P = 0). These checks
+form their own family, adjusted by --correction (docs/statistics.md).
+
 Each version is also tested for an improvement (the same test with the
 roles swapped, no margin, adjusted alike): a version significantly better
 is reported as an improvement, never as a failure.
@@ -118,7 +128,7 @@ versions with --no-cache replays every reply and makes no request.
 (read: replay only, nothing is sent, a missing reply is an error), as
 'evolve run --cache' does. --resume DIR continues with the eval's
 own prompts, seeds, variants and gate (--baseline, --margin, --alpha,
---test, --fail-on-regression, recorded when the eval starts: a resume that
+--test, --fail-on-regression, --max-failure-increase, recorded when the eval starts: a resume that
 gives other values is refused) and its --junit file unless another is
 given; give the cache flags again (the interrupt message prints the whole
 command). The outputs are written before the eval counts as finished, with
@@ -164,6 +174,7 @@ Examples:
 			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")
 			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
 			correction := fs.String("correction", gate.CorrectionHolm, "adjustment over every check of the eval: `holm`, hochberg, bonferroni, none-per-variant or none")
+			maxFailInc := fs.Float64("max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); off unless given)")
 			maxUnmatched := fs.Int("max-unmatched", 0, "refuse a paired check with more than `N` candidate observations the baseline lacks (-1: no limit)")
 			junit := fs.String("junit", "", "write JUnit XML to `FILE`")
 			jsonOut := fs.Bool("json", false, "print the comparisons as JSON on stdout")
@@ -210,6 +221,8 @@ Examples:
 					return usagef("--cache and --no-cache cannot both be given")
 				case *llmCache != "" && *llmCache != "off" && *llmCache != "read" && *llmCache != "readwrite":
 					return usagef("--llm-cache must be off, read or readwrite, got %q", *llmCache)
+				case given["max-failure-increase"] && !(*maxFailInc >= 0 && *maxFailInc < 1):
+					return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", *maxFailInc)
 				case given["baseline-version"] && *baseline == "":
 					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
 				}
@@ -249,8 +262,11 @@ Examples:
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
 					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, LLMBaseURL: *baseURL, JUnit: *junit,
 					Gate: eval.Gate{Baseline: *baseline, BaselineVersion: *baselineVersion, Config: gcfg, FailOnRegression: *failOn}}
+				if given["max-failure-increase"] {
+					opt.Gate.MaxFailureIncrease = maxFailInc
+				}
 				for _, f := range []string{"baseline", "baseline-version", "fail-on-regression", "margin", "margin-a12", "alpha", "test",
-					"hypothesis", "margin-on", "correction", "max-unmatched"} {
+					"hypothesis", "margin-on", "correction", "max-unmatched", "max-failure-increase"} {
 					opt.GateGiven = opt.GateGiven || given[f]
 				}
 				if !*noCache {
@@ -394,6 +410,12 @@ func printEval(env *cmdEnv, res *eval.Result) {
 				msg += fmt.Sprintf("; IMPROVEMENT: better, p (adj.) = %.2g", c.PBetterAdj)
 			}
 			fmt.Fprintln(env.stdout, msg)
+		}
+		if len(v.FailureChecks) > 0 {
+			fmt.Fprintf(env.stdout, "\nfailure shares (--max-failure-increase %v); family: %s\n", v.FailureChecks[0].Margin, v.FailureChecks[0].Family)
+			for _, c := range v.FailureChecks {
+				fmt.Fprintln(env.stdout, c.Message)
+			}
 		}
 		fmt.Fprintln(env.stdout, eval.Headline(v))
 	}

@@ -53,3 +53,22 @@ func printGate(w io.Writer, c *gate.Check, why string) {
 		fmt.Fprintf(w, "gate warning: %s\n", warn)
 	}
 }
+
+// compareFailures runs the failure-share check of --max-failure-increase
+// P on base and cand (gate.CompareFailures, paired by seed when both have
+// seeds). It refuses a sample without causes, naming it.
+func compareFailures(base, cand *scores.Sample, cfg gate.Config, p float64) (*gate.Check, error) {
+	for _, s := range []*scores.Sample{base, cand} {
+		if s.Failed == nil {
+			return nil, fmt.Errorf("--max-failure-increase: %s has no failure causes (give RUN_DIR:VERSION, or a CSV file with a \"cause\" column: none or a failure cause per episode)", s.Source)
+		}
+	}
+	b := gate.FailureSample{Version: "baseline", Seeds: base.Seeds, Failed: base.Failed}
+	c := gate.FailureSample{Version: "candidate", Seeds: cand.Seeds, Failed: cand.Failed}
+	checks, err := gate.CompareFailures([]gate.FailureSample{b}, []gate.FailureSample{c},
+		gate.FailureConfig{Alpha: cfg.Alpha, MaxIncrease: p, MaxUnmatched: cfg.MaxUnmatched})
+	if err != nil {
+		return nil, err
+	}
+	return &checks[0], nil
+}
