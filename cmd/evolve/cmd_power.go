@@ -6,10 +6,13 @@ import (
 	"flag"
 	"fmt"
 	"math"
+	"strconv"
 	"text/tabwriter"
 
+	"evolve/evaluate"
 	"evolve/power"
 	"evolve/scores"
+	"evolve/stats"
 )
 
 func init() {
@@ -28,8 +31,11 @@ the power at --n, for:
 	                      --margin D on a shift (U test, signed-rank) and on
 	                      the mean (Welch t, or paired t): the n to show a
 	                      candidate like the pilot's is not worse by D
-	the sequential design not yet: it comes with the group-sequential
-	                      acceptance of 'evolve run'
+	the sequential design the group-sequential acceptance of 'evolve run'
+	                      (acceptance.sequential): the U test (signed-rank
+	                      when paired) at --looks looks with --spending
+	                      Lan-DeMets boundaries and --futility; its n is the
+	                      last look's, H1 always "candidate better"
 
 Two ways, side by side: n by simulation, which resamples the pilot's
 empirical scores (any distribution, ties included; --reps experiments per
@@ -72,6 +78,9 @@ Examples:
 			split := fs.String("split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
 			plotFile := fs.String("plot", "", "draw power against n to `FILE` (.png, .svg or .pdf)")
 			asJSON := fs.Bool("json", false, "print the rows as JSON")
+			looks := fs.Int("looks", 3, "looks `K` of the sequential design, in [1, 20] (acceptance.sequential.looks)")
+			spending := fs.String("spending", "obrien-fleming", "α-spending of the sequential design: `obrien-fleming` or pocock")
+			futility := fs.String("futility", "", "futility bound `Z` of the sequential design (stop below z = Z before the last look; empty: none)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				given := map[string]bool{}
 				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
@@ -147,13 +156,29 @@ Examples:
 					pilot = p
 					source = fmt.Sprintf("normal model, sd %g, shift %.4g (A12 %.3f)", *sd, s, 0.5*math.Erfc(-s/(*sd)/2))
 				}
-				rows, err := power.Plan(pilot, cfg, *atN)
+				sp, err := stats.ParseSpending(*spending)
+				if err != nil {
+					return usagef("--spending: %v", err)
+				}
+				seq := evaluate.Sequential{Looks: *looks, Spending: sp}
+				if *futility != "" {
+					f, err := strconv.ParseFloat(*futility, 64)
+					if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
+						return usagef("--futility must be a number (a z value), got %q", *futility)
+					}
+					seq.Futility = &f
+				}
+				seqDesign, err := power.Sequential(seq, *alpha, pilot.Paired)
+				if err != nil {
+					return usagef("--looks: %v", err)
+				}
+				rows, err := power.Plan(pilot, cfg, *atN, seqDesign)
 				if err != nil {
 					return err
 				}
 				if *plotFile != "" {
 					var series []power.Series
-					for _, d := range power.Designs(pilot, cfg) {
+					for _, d := range append(power.Designs(pilot, cfg), seqDesign) {
 						pts, err := power.Curve(pilot, d, cfg, power.Grid(5, min(*maxN, 2000), 12))
 						if err != nil {
 							return err
@@ -177,14 +202,13 @@ Examples:
 						PowerAtN *float64 `json:"power_at_n,omitempty"`
 					}
 					out := struct {
-						Pilot      string    `json:"pilot"`
-						Alpha      float64   `json:"alpha"`
-						Power      float64   `json:"power"`
-						Reps       int       `json:"reps"`
-						Seed       uint64    `json:"seed"`
-						Rows       []rowJSON `json:"rows"`
-						Sequential string    `json:"sequential"`
-					}{Pilot: source, Alpha: *alpha, Power: *target, Reps: *reps, Seed: *seed, Sequential: sequentialNote}
+						Pilot string    `json:"pilot"`
+						Alpha float64   `json:"alpha"`
+						Power float64   `json:"power"`
+						Reps  int       `json:"reps"`
+						Seed  uint64    `json:"seed"`
+						Rows  []rowJSON `json:"rows"`
+					}{Pilot: source, Alpha: *alpha, Power: *target, Reps: *reps, Seed: *seed}
 					for _, r := range rows {
 						j := rowJSON{Design: r.Design}
 						if r.NNoether > 0 {
@@ -224,16 +248,8 @@ Examples:
 					}
 					fmt.Fprintln(tw, line+"\t")
 				}
-				if err := tw.Flush(); err != nil {
-					return err
-				}
-				_, err = fmt.Fprintf(env.stdout, "\nsequential design: %s\n", sequentialNote)
-				return err
+				return tw.Flush()
 			}
 		},
 	})
 }
-
-// sequentialNote is the sequential row until the group-sequential
-// acceptance (issue 22 item 7) provides its Decision.
-const sequentialNote = "not available yet (group-sequential acceptance, issue 22 item 7)"
