@@ -202,48 +202,9 @@ func exactShiftCI(res *ShiftResult, diff func(k int) float64, alpha float64) {
 	for i := range groups {
 		groups[i] = 1
 	}
-	dist := rankSumDist(groups, min(n1, n2), max(n1, n2), 1) // symmetric: no reversal needed
-	total := 0.0
-	for _, c := range dist {
-		total += c
-	}
 	mn := n1 * n2
-	// pwilcox(q) = P(U <= q).
-	pw := func(q int) float64 {
-		if q < 0 {
-			return 0
-		}
-		s := 0.0
-		for _, c := range dist[:min(q, mn)+1] {
-			s += c
-		}
-		return s / total
-	}
-	// qwilcox as R's nmath/wilcox.c (lower tail), with its 10·DBL_EPSILON
-	// fuzz.
-	qw := func(p float64) int {
-		const eps = 2.220446049250313e-16
-		acc := 0.0
-		q := 0
-		if p <= 0.5 {
-			p -= 10 * eps
-			for {
-				acc += dist[q] / total
-				if acc >= p {
-					return q
-				}
-				q++
-			}
-		}
-		p = 1 - p + 10*eps
-		for {
-			acc += dist[q] / total
-			if acc > p {
-				return mn - q
-			}
-			q++
-		}
-	}
+	d := newCountDist(rankSumDist(groups, min(n1, n2), max(n1, n2), 1), mn) // symmetric: no reversal needed
+	pw, qw := d.cdf, d.quantile // R's pwilcox (P(U <= q)) and qwilcox
 	var achieved float64
 	switch res.Alternative {
 	case TwoSided:
@@ -445,4 +406,60 @@ func zeroin2(ax, bx, fa, fb float64, f func(float64) float64, tol float64, maxit
 		}
 	}
 	return b
+}
+
+// countDist is an exact null distribution of an integer statistic on
+// 0..max, as counts (rankSumDist, signedRankDist), with R's lower-tail
+// distribution function and quantile (nmath/wilcox.c pwilcox and qwilcox,
+// nmath/signrank.c psignrank and qsignrank).
+type countDist struct {
+	counts []float64
+	total  float64
+	max    int
+}
+
+func newCountDist(counts []float64, max int) countDist {
+	d := countDist{counts: counts, max: max}
+	for _, c := range counts {
+		d.total += c
+	}
+	return d
+}
+
+// cdf returns P(S <= q).
+func (d countDist) cdf(q int) float64 {
+	if q < 0 {
+		return 0
+	}
+	s := 0.0
+	for _, c := range d.counts[:min(q, d.max)+1] {
+		s += c
+	}
+	return s / d.total
+}
+
+// quantile returns R's lower-tail quantile of p, with its 10·DBL_EPSILON
+// fuzz.
+func (d countDist) quantile(p float64) int {
+	const eps = 2.220446049250313e-16
+	acc := 0.0
+	q := 0
+	if p <= 0.5 {
+		p -= 10 * eps
+		for {
+			acc += d.counts[q] / d.total
+			if acc >= p {
+				return q
+			}
+			q++
+		}
+	}
+	p = 1 - p + 10*eps
+	for {
+		acc += d.counts[q] / d.total
+		if acc > p {
+			return d.max - q
+		}
+		q++
+	}
 }

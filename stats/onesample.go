@@ -184,46 +184,9 @@ func exactPseudoMedianCI(res *PseudoMedianResult, walsh []float64, n int, alpha 
 	for i := range ws {
 		ws[i], ts[i] = i+1, 1
 	}
-	dist := signedRankDist(ws, ts)
-	total := 0.0
-	for _, c := range dist {
-		total += c
-	}
 	m := n * (n + 1) / 2
-	ps := func(q int) float64 { // psignrank(q, n) = P(V <= q)
-		if q < 0 {
-			return 0
-		}
-		s := 0.0
-		for _, c := range dist[:min(q, m)+1] {
-			s += c
-		}
-		return s / total
-	}
-	// qsignrank as R's nmath/signrank.c, with its 10·DBL_EPSILON fuzz.
-	qs := func(p float64) int {
-		const eps = 2.220446049250313e-16
-		acc := 0.0
-		q := 0
-		if p <= 0.5 {
-			p -= 10 * eps
-			for {
-				acc += dist[q] / total
-				if acc >= p {
-					return q
-				}
-				q++
-			}
-		}
-		p = 1 - p + 10*eps
-		for {
-			acc += dist[q] / total
-			if acc > p {
-				return m - q
-			}
-			q++
-		}
-	}
+	d := newCountDist(signedRankDist(ws, ts), m)
+	ps, qs := d.cdf, d.quantile // R's psignrank (P(V <= q)) and qsignrank
 	var achieved float64
 	switch res.Alternative {
 	case TwoSided:
