@@ -204,7 +204,7 @@ func exactShiftCI(res *ShiftResult, diff func(k int) float64, alpha float64) {
 	}
 	mn := n1 * n2
 	d := newCountDist(rankSumDist(groups, min(n1, n2), max(n1, n2), 1), mn) // symmetric: no reversal needed
-	pw, qw := d.cdf, d.quantile // R's pwilcox (P(U <= q)) and qwilcox
+	pw, qw := d.cdf, d.quantile                                             // R's pwilcox (P(U <= q)) and qwilcox
 	var achieved float64
 	switch res.Alternative {
 	case TwoSided:
