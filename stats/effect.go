@@ -203,8 +203,10 @@ func exactShiftCI(res *ShiftResult, diff func(k int) float64, alpha float64) {
 		groups[i] = 1
 	}
 	mn := n1 * n2
-	d := newCountDist(rankSumDist(groups, min(n1, n2), max(n1, n2), 1), mn) // symmetric: no reversal needed
-	pw, qw := d.cdf, d.quantile                                             // R's pwilcox (P(U <= q)) and qwilcox
+	// The distribution is symmetric: no reversal needed. pw and qw are R's
+	// pwilcox (P(U <= q)) and qwilcox.
+	d := newCountDist(rankSumDist(groups, min(n1, n2), max(n1, n2), 1), mn)
+	pw, qw := d.cdf, d.quantile
 	var achieved float64
 	switch res.Alternative {
 	case TwoSided:
