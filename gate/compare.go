@@ -483,35 +483,59 @@ func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error
 	}
 
 	checks := make([]Check, len(candidates))
-	family := make(map[string][]int) // variant -> indices into checks
-	var order []string               // variants in first-appearance order
-	versions := map[string]bool{}
 	for i, c := range candidates {
 		ch, err := check(baseline[baseOf[c.Variant]], c, cfg)
 		if err != nil {
 			return nil, err
 		}
 		checks[i] = ch
-		if _, ok := family[c.Variant]; !ok {
+	}
+	err = adjustFamily(checks, cfg.Correction, nil, func(c *Check, adj float64) {
+		if cfg.Hypothesis == HypothesisNonInferiority {
+			c.Failed = !(adj < cfg.Alpha)
+		} else {
+			c.Failed = adj < cfg.Alpha
+			c.Regression = c.Failed
+		}
+		c.Message = message(*c)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gate: adjusting p-values: %w", err)
+	}
+	return checks, nil
+}
+
+// adjustFamily adjusts the P of checks as one family under correction
+// (Config.Correction: across every check, or with
+// CorrectionNonePerVariant Holm within each variant), sets each check's
+// PAdj and Family (familyDesc, passed through name when not nil), then
+// calls decide with the check and its adjusted p-value. The error is
+// stats.Adjust's.
+func adjustFamily(checks []Check, correction string, name func(desc string) string, decide func(c *Check, adj float64)) error {
+	byVariant := map[string][]int{}
+	var order []string // variants in first-appearance order
+	versions := map[string]bool{}
+	for i, c := range checks {
+		if _, ok := byVariant[c.Variant]; !ok {
 			order = append(order, c.Variant)
 		}
-		family[c.Variant] = append(family[c.Variant], i)
+		byVariant[c.Variant] = append(byVariant[c.Variant], i)
 		versions[c.Version] = true
 	}
-	groups := [][]int{}
+	var groups [][]int
 	corr := stats.Holm
-	switch cfg.Correction {
+	switch correction {
 	case CorrectionNonePerVariant:
 		for _, v := range order {
-			groups = append(groups, family[v])
+			groups = append(groups, byVariant[v])
 		}
 	default:
 		all := make([]int, len(checks))
 		for i := range all {
 			all[i] = i
 		}
-		groups = append(groups, all)
-		switch cfg.Correction {
+		groups = [][]int{all}
+		switch correction {
 		case CorrectionHochberg:
 			corr = stats.Hochberg
 		case CorrectionBonferroni:
@@ -520,7 +544,10 @@ func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error
 			corr = stats.None
 		}
 	}
-	desc := familyDesc(cfg.Correction, len(checks), len(order), len(versions))
+	desc := familyDesc(correction, len(checks), len(order), len(versions))
+	if name != nil {
+		desc = name(desc)
+	}
 	for _, idx := range groups {
 		p := make([]float64, len(idx))
 		for k, i := range idx {
@@ -528,22 +555,15 @@ func Compare(baseline []Sample, candidates []Sample, cfg Config) ([]Check, error
 		}
 		adj, err := stats.Adjust(p, corr)
 		if err != nil {
-			return nil, fmt.Errorf("gate: adjusting p-values: %w", err)
+			return err
 		}
 		for k, i := range idx {
 			c := &checks[i]
-			c.PAdj = adj[k]
-			c.Family = desc
-			if cfg.Hypothesis == HypothesisNonInferiority {
-				c.Failed = !(adj[k] < cfg.Alpha)
-			} else {
-				c.Failed = adj[k] < cfg.Alpha
-				c.Regression = c.Failed
-			}
-			c.Message = message(*c)
+			c.PAdj, c.Family = adj[k], desc
+			decide(c, adj[k])
 		}
 	}
-	return checks, nil
+	return nil
 }
 
 // familyDesc describes the family of a Compare call for Check.Family.

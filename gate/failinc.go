@@ -114,9 +114,6 @@ func CompareFailures(baseline, candidates []FailureSample, cfg FailureConfig) ([
 		baseOf[b.Variant] = i
 	}
 	checks := make([]Check, len(candidates))
-	variants, versions := map[string]bool{}, map[string]bool{}
-	var order []string
-	byVariant := map[string][]int{}
 	for i, c := range candidates {
 		cs := toSample(c)
 		if err := validate(cs, "candidate"); err != nil {
@@ -131,51 +128,15 @@ func CompareFailures(baseline, candidates []FailureSample, cfg FailureConfig) ([
 			return nil, err
 		}
 		checks[i] = ch
-		if !variants[c.Variant] {
-			order = append(order, c.Variant)
-		}
-		variants[c.Variant], versions[c.Version] = true, true
-		byVariant[c.Variant] = append(byVariant[c.Variant], i)
 	}
-	var groups [][]int
-	corr := stats.Holm
-	switch cfg.Correction {
-	case CorrectionNonePerVariant:
-		for _, v := range order {
-			groups = append(groups, byVariant[v])
-		}
-	default:
-		all := make([]int, len(checks))
-		for i := range all {
-			all[i] = i
-		}
-		groups = [][]int{all}
-		switch cfg.Correction {
-		case CorrectionHochberg:
-			corr = stats.Hochberg
-		case CorrectionBonferroni:
-			corr = stats.Bonferroni
-		case CorrectionNone:
-			corr = stats.None
-		}
-	}
-	desc := "failure checks: " + familyDesc(cfg.Correction, len(checks), len(order), len(versions)) + ", separate from the score checks"
-	for _, idx := range groups {
-		p := make([]float64, len(idx))
-		for k, i := range idx {
-			p[k] = checks[i].P
-		}
-		adj, err := stats.Adjust(p, corr)
-		if err != nil {
-			return nil, fmt.Errorf("gate: adjusting failure p-values: %w", err)
-		}
-		for k, i := range idx {
-			c := &checks[i]
-			c.PAdj, c.Family = adj[k], desc
-			c.Failed = adj[k] < cfg.Alpha
-			c.Regression = c.Failed
-			c.Message = failureMessage(*c)
-		}
+	name := func(desc string) string { return "failure checks: " + desc + ", separate from the score checks" }
+	err := adjustFamily(checks, cfg.Correction, name, func(c *Check, adj float64) {
+		c.Failed = adj < cfg.Alpha
+		c.Regression = c.Failed
+		c.Message = failureMessage(*c)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gate: adjusting failure p-values: %w", err)
 	}
 	return checks, nil
 }
