@@ -21,22 +21,7 @@ func BenchmarkStepsPerSecond(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := e.NewPlayer(0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer pl.Close()
-		b.ResetTimer()
-		start := time.Now()
-		steps := 0
-		for steps < b.N {
-			out, err := pl.Play(context.Background(), envs.Episode{Seed: uint64(steps)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			steps += int(out.Metrics[0].Num)
-		}
-		b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+		playSteps(b, e)
 	})
 	b.Run("python", func(b *testing.B) {
 		// A trivial Python environment and agent (testdata/trivial_*.py):
@@ -48,22 +33,7 @@ func BenchmarkStepsPerSecond(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		pl, err := e.NewPlayer(0)
-		if err != nil {
-			b.Fatal(err)
-		}
-		defer pl.Close()
-		b.ResetTimer()
-		start := time.Now()
-		steps := 0
-		for steps < b.N {
-			out, err := pl.Play(context.Background(), envs.Episode{Seed: uint64(steps)})
-			if err != nil {
-				b.Fatal(err)
-			}
-			steps += int(out.Metrics[0].Num)
-		}
-		b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
+		playSteps(b, e)
 	})
 	b.Run("in-process", func(b *testing.B) {
 		env := func(action json.RawMessage, t int) (json.RawMessage, bool) {
@@ -85,6 +55,27 @@ func BenchmarkStepsPerSecond(b *testing.B) {
 		}
 		b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
 	})
+}
+
+// playSteps plays e's episodes on one player until b.N steps are done
+// (the first metric of an outcome counts its steps) and reports steps/s.
+func playSteps(b *testing.B, e *Env) {
+	pl, err := e.NewPlayer(0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer pl.Close()
+	b.ResetTimer()
+	start := time.Now()
+	steps := 0
+	for steps < b.N {
+		out, err := pl.Play(context.Background(), envs.Episode{Seed: uint64(steps)})
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += int(out.Metrics[0].Num)
+	}
+	b.ReportMetric(float64(steps)/time.Since(start).Seconds(), "steps/s")
 }
 
 // BenchmarkEpisodeMode measures one play request and its outcome over a
