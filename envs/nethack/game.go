@@ -263,11 +263,10 @@ func (g *game) screenText() string { return g.screen().String() }
 // recorder collects an asciicast v2 recording: one "o" event per key the
 // game asked for, at a fixed step of Step seconds per event.
 type recorder struct {
-	b     bytes.Buffer
-	out   []byte
-	n     int
-	Step  float64
-	fresh bool
+	b    bytes.Buffer
+	out  []byte
+	n    int
+	Step float64
 }
 
 func newRecorder() *recorder {
