@@ -93,6 +93,11 @@ type Options struct {
 	// Parquet files, plots and manifest are written (e.g. to write
 	// report.md). Its error fails the run.
 	Report func(dir string) error
+	// ReportPlots says that Report draws the plots export would draw
+	// (results.ValByGenerationName and results.CandidatesName, in png and
+	// svg at least), so that export leaves them to it instead of drawing
+	// them twice. It has no effect when Report is nil.
+	ReportPlots bool
 	// LLMCache, if not "", overrides the config's agent.cache for this
 	// process: "off", "read" or "readwrite" (the response cache's mode
 	// never changes results, so it is not part of a run's config).
@@ -763,13 +768,22 @@ func (r *run) writeTables() error {
 // step runs (the run is then not finished: a resume exports again).
 func (r *run) export(ctx context.Context, res *Result) error {
 	plots := filepath.Join(r.dir, "plots")
-	steps := []func() error{
-		r.writeTables,
-		func() error { return os.MkdirAll(plots, 0o755) },
-		func() error { return results.PlotValByGeneration(plots, r.generations, r.candidates) },
-		func() error { return results.PlotCandidates(plots, r.episodes, r.candidates, r.generations) },
-		func() error { return r.writeManifest(res) },
+	steps := []func() error{r.writeTables, func() error { return os.MkdirAll(plots, 0o755) }}
+	if r.opt.Report == nil || !r.opt.ReportPlots {
+		steps = append(steps, func() error {
+			fv, err := results.ValByGenerationFigure(r.generations, r.candidates)
+			if err != nil {
+				return err
+			}
+			fc, err := results.CandidatesFigure(r.episodes, r.candidates, r.generations)
+			if err != nil {
+				return err
+			}
+			_, err = results.SaveFigures(plots, []results.NamedFigure{{Name: results.ValByGenerationName, Figure: fv}, {Name: results.CandidatesName, Figure: fc}}, nil)
+			return err
+		})
 	}
+	steps = append(steps, func() error { return r.writeManifest(res) })
 	if r.opt.Report != nil {
 		steps = append(steps, func() error { return r.opt.Report(r.dir) })
 	}

@@ -352,17 +352,21 @@ func Write(dir string, opt Options) ([]string, error) {
 	if err := os.MkdirAll(plots, 0o755); err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	var written []string
-	for _, f := range d.figures() {
-		if err := f.plot(plots, formats); err != nil {
-			return written, fmt.Errorf("report: %w", err)
+	figs := d.figures()
+	named := make([]results.NamedFigure, len(figs))
+	for i, f := range figs {
+		fig, err := f.build()
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
 		}
-		for _, ext := range formats {
-			written = append(written, filepath.Join(plots, f.name+"."+ext))
-		}
+		named[i] = results.NamedFigure{Name: f.name, Figure: fig}
+	}
+	written, err := results.SaveFigures(plots, named, formats)
+	if err != nil {
+		return written, fmt.Errorf("report: %w", err)
 	}
 	svgs := map[string][]byte{}
-	for _, f := range d.figures() {
+	for _, f := range figs {
 		b, err := os.ReadFile(filepath.Join(plots, f.name+".svg"))
 		if err != nil {
 			return written, fmt.Errorf("report: %w", err)
@@ -386,31 +390,28 @@ func Write(dir string, opt Options) ([]string, error) {
 	return written, nil
 }
 
-// figure is one of the report's figures.
+// figure is one of the report's figures: its file name, title and
+// caption, and the function that builds it from the run's rows.
 type figure struct {
 	name, title, caption string
-	plot                 func(dir string, formats []string) error
+	build                func() (results.Figure, error)
 }
 
 func (d *Data) figures() []figure {
 	return []figure{
 		{results.ValByGenerationName, "Val score by generation",
 			"The incumbent's mean val score per generation with its 95% CI (band), the best candidate (ring) and the accepted one (triangle).",
-			func(dir string, f []string) error {
-				return results.PlotValByGeneration(dir, d.Generations, d.Candidates, f...)
-			}},
+			func() (results.Figure, error) { return results.ValByGenerationFigure(d.Generations, d.Candidates) }},
 		{results.LineageName, "Lineage of accepted versions",
 			"Each accepted version's val mean with its 95% CI, labelled with the mutation that produced it; grey rings are rejected candidates.",
-			func(dir string, f []string) error { return results.PlotLineage(dir, d.Generations, d.Candidates, f...) }},
+			func() (results.Figure, error) { return results.LineageFigure(d.Generations, d.Candidates) }},
 		{results.FailureCausesName, "Failure causes by generation",
 			"The incumbent's failed train episodes per generation, split by cause.",
-			func(dir string, f []string) error {
-				return results.PlotFailureCauses(dir, d.Generations, d.Causes, f...)
-			}},
+			func() (results.Figure, error) { return results.FailureCausesFigure(d.Generations, d.Causes) }},
 		{results.CandidatesName, "Candidates per generation",
 			"Val score distributions of the incumbent (*) and each candidate; the accepted candidate (+) is green.",
-			func(dir string, f []string) error {
-				return results.PlotCandidates(dir, d.Episodes, d.Candidates, d.Generations, f...)
+			func() (results.Figure, error) {
+				return results.CandidatesFigure(d.Episodes, d.Candidates, d.Generations)
 			}},
 	}
 }

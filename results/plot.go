@@ -1,6 +1,7 @@
 package results
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"image/color"
@@ -11,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/sourcegraph/conc/iter"
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/font"
 	"gonum.org/v1/plot/plotter"
@@ -163,55 +165,120 @@ func headerStyle(size vg.Length) text.Style {
 // [ErrFormat] for any other extension, and an error naming path if the file
 // cannot be written.
 func (f Figure) Save(path string) error {
-	ext := strings.ToLower(filepath.Ext(path))
+	data, err := f.Encode(filepath.Ext(path))
+	if err != nil {
+		return fmt.Errorf("results: saving plot %s: %w", path, err)
+	}
+	return writePlot(path, data)
+}
+
+// Encode draws the figure and returns the file's bytes in format "png",
+// "svg" or "pdf" (with or without a leading dot, any case), the bytes Save
+// writes. It returns an error wrapping [ErrFormat] for any other format.
+// Encode only reads f, so one figure may be encoded in several formats at
+// once.
+func (f Figure) Encode(format string) ([]byte, error) {
 	var canvas interface {
 		vg.CanvasSizer
 		io.WriterTo
 	}
-	switch ext {
-	case ".png":
+	switch strings.ToLower(strings.TrimPrefix(format, ".")) {
+	case "png":
 		canvas = vgimg.PngCanvas{Canvas: vgimg.NewWith(vgimg.UseWH(f.Width, f.Height), vgimg.UseDPI(PNGDPI))}
-	case ".svg":
+	case "svg":
 		canvas = vgsvg.New(f.Width, f.Height)
-	case ".pdf":
+	case "pdf":
 		canvas = newPDFCanvas(f.Width, f.Height)
 	default:
-		return fmt.Errorf("results: saving plot %s: %w %q (want .png, .svg or .pdf)", path, ErrFormat, ext)
+		return nil, fmt.Errorf("%w %q (want .png, .svg or .pdf)", ErrFormat, format)
 	}
 	f.Draw(draw.New(canvas))
-	err := writeAtomic(path, func(w io.Writer) error {
-		_, err := canvas.WriteTo(w)
-		return err
-	})
-	if err != nil {
+	var b bytes.Buffer
+	if _, err := canvas.WriteTo(&b); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+// writePlot writes a plot file's bytes to path atomically.
+func writePlot(path string, data []byte) error {
+	if err := writeAtomic(path, func(w io.Writer) error { _, err := w.Write(data); return err }); err != nil {
 		return fmt.Errorf("results: saving plot %s: %w", path, err)
 	}
 	return nil
 }
 
-// saveAll saves fig as dir/name.<format> for each format ("png", "svg",
-// "pdf", with or without a leading dot), or defaultPlotFormats if formats
-// is empty. Formats are checked before anything is written.
-func saveAll(fig Figure, dir, name string, formats []string) error {
+// NamedFigure is a figure and the base name of its files (without
+// extension), as SaveFigures takes them.
+type NamedFigure struct {
+	Name   string
+	Figure Figure
+}
+
+// SaveFigures saves each figure as dir/<name>.<format> for each of formats
+// ("png", "svg" or "pdf", with or without a leading dot), or png and svg if
+// formats is empty, and returns the paths written: figures in order, each
+// in the order of formats. It draws the figures concurrently, at most
+// GOMAXPROCS at a time (each figure's formats one after another, since
+// drawing a plot updates its axes), and then writes the files one after
+// another in that order, so that neither the bytes nor the order of the
+// writes depend on the scheduling. dir must exist. It returns an error
+// wrapping [ErrFormat] for an unknown format (before drawing anything), or
+// one naming the file that could not be encoded or written (the files
+// before it in order are written, none after).
+func SaveFigures(dir string, figs []NamedFigure, formats []string) ([]string, error) {
 	if len(formats) == 0 {
 		formats = defaultPlotFormats
 	}
-	paths := make([]string, len(formats))
+	exts := make([]string, len(formats))
 	for i, f := range formats {
-		f = strings.TrimPrefix(f, ".")
-		switch f {
+		exts[i] = strings.TrimPrefix(f, ".")
+		switch exts[i] {
 		case "png", "svg", "pdf":
 		default:
-			return fmt.Errorf("results: plot %s: %w %q (want png, svg or pdf)", name, ErrFormat, formats[i])
-		}
-		paths[i] = filepath.Join(dir, name+"."+f)
-	}
-	for _, p := range paths {
-		if err := fig.Save(p); err != nil {
-			return err
+			name := ""
+			if len(figs) > 0 {
+				name = figs[0].Name
+			}
+			return nil, fmt.Errorf("results: plot %s: %w %q (want png, svg or pdf)", name, ErrFormat, f)
 		}
 	}
-	return nil
+	type encoded struct {
+		data [][]byte // by format
+		err  error    // of format len(data)
+	}
+	out := iter.Map(figs, func(nf *NamedFigure) encoded {
+		var e encoded
+		for _, ext := range exts {
+			b, err := nf.Figure.Encode(ext)
+			if err != nil {
+				e.err = err
+				break
+			}
+			e.data = append(e.data, b)
+		}
+		return e
+	})
+	var paths []string
+	for i, nf := range figs {
+		for j, ext := range exts {
+			path := filepath.Join(dir, nf.Name+"."+ext)
+			if j == len(out[i].data) {
+				return paths, fmt.Errorf("results: saving plot %s: %w", path, out[i].err)
+			}
+			if err := writePlot(path, out[i].data[j]); err != nil {
+				return paths, err
+			}
+			paths = append(paths, path)
+		}
+	}
+	return paths, nil
+}
+
+// saveAll saves fig as dir/name.<format> for each format (SaveFigures).
+func saveAll(fig Figure, dir, name string, formats []string) error {
+	_, err := SaveFigures(dir, []NamedFigure{{name, fig}}, formats)
+	return err
 }
 
 // PlotValByGeneration draws the incumbent's val mean per generation as a

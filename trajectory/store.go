@@ -2,6 +2,8 @@ package trajectory
 
 import (
 	"archive/zip"
+	"bytes"
+	"compress/flate"
 	"errors"
 	"fmt"
 	"io"
@@ -11,6 +13,9 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/sourcegraph/conc/iter"
 
 	"evolve/envs"
 	"evolve/internal/atomicfile"
@@ -174,8 +179,16 @@ func Write(dir string, ph Phase, entries []Entry) (Written, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return Written{}, err
 	}
+	// The entries are compressed concurrently, then the archive is written
+	// in order with the compressed bytes (precompressed).
+	deflated := iter.Map(keep, func(e *Entry) []byte { return deflate(e.Data) })
 	err = atomicfile.Write(path, 0o644, func(f *os.File) error {
 		zw := zip.NewWriter(f)
+		next := 0
+		zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) {
+			next++
+			return &precompressed{w: w, data: deflated[next-1]}, nil
+		})
 		for _, e := range keep {
 			// Modified stays zero: no time field, no extra field, the same
 			// bytes on every machine.
@@ -199,6 +212,49 @@ func Write(dir string, ph Phase, entries []Entry) (Written, error) {
 	}
 	w.Path = path
 	return w, nil
+}
+
+// zipDeflateLevel is the compression level of archive/zip's Deflate
+// compressor (archive/zip's newFlateWriter), which deflate must match for
+// the archive's bytes to be those zip.Writer alone would write.
+const zipDeflateLevel = 5
+
+// flateWriters holds *flate.Writer of zipDeflateLevel for reuse (a new
+// one allocates about 1 MB), as archive/zip pools its own.
+var flateWriters sync.Pool
+
+// deflate returns data compressed as archive/zip's Deflate method
+// compresses an entry.
+func deflate(data []byte) []byte {
+	var b bytes.Buffer
+	fw, ok := flateWriters.Get().(*flate.Writer)
+	if ok {
+		fw.Reset(&b)
+	} else {
+		var err error
+		if fw, err = flate.NewWriter(&b, zipDeflateLevel); err != nil {
+			panic(err) // the level is valid
+		}
+	}
+	fw.Write(data) // a bytes.Buffer does not fail
+	fw.Close()
+	flateWriters.Put(fw)
+	return b.Bytes()
+}
+
+// precompressed is a zip compressor whose output was computed before:
+// it discards what is written (zip.Writer computes the CRC-32 and size from
+// it) and writes data to w on Close.
+type precompressed struct {
+	w    io.Writer
+	data []byte
+}
+
+func (p *precompressed) Write(b []byte) (int, error) { return len(b), nil }
+
+func (p *precompressed) Close() error {
+	_, err := p.w.Write(p.data)
+	return err
 }
 
 // Info describes one stored trajectory without its bytes.

@@ -1,8 +1,10 @@
 package trajectory
 
 import (
+	"archive/zip"
 	"bytes"
 	"errors"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -170,5 +172,45 @@ func TestRemoveTemps(t *testing.T) {
 	}
 	if _, err := Read(dir, Phase{Split: "val", Version: "v1"}, 7, 0); err != nil {
 		t.Errorf("the finished archive is gone: %v", err)
+	}
+}
+
+// TestWriteMatchesZipWriter checks that the archive Write builds from
+// entries compressed concurrently is, byte for byte, the archive
+// archive/zip's own Deflate compressor writes from the same entries in the
+// same order (so that the bytes stored by earlier versions do not change).
+func TestWriteMatchesZipWriter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	var es []Entry
+	for i := range 40 {
+		var b strings.Builder
+		for range rng.IntN(20000) {
+			b.WriteByte("..#@+-|d\n"[rng.IntN(9)])
+		}
+		es = append(es, Entry{Seed: uint64(i), Format: envs.TrajectoryJSON, Data: []byte(b.String())})
+	}
+	dir := t.TempDir()
+	ph := Phase{Split: "val", Version: "v1.2.3"}
+	if _, err := Write(dir, ph, es); err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(filepath.Join(dir, "trajectories", "val", "v1.2.3.zip"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want bytes.Buffer
+	zw := zip.NewWriter(&want)
+	for _, e := range es {
+		fw, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name(), Method: zip.Deflate})
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(e.Data)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want.Bytes()) {
+		t.Fatalf("Write's archive (%d bytes) differs from zip.Writer's (%d bytes)", len(got), want.Len())
 	}
 }

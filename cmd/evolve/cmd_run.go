@@ -153,7 +153,7 @@ Examples:
 				if err != nil {
 					return usagef("%v", err)
 				}
-				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, LLMCache: *llmCache, LLMBaseURL: *baseURL, Executor: *executor, Logger: disp.Logger()}
+				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, ReportPlots: true, LLMCache: *llmCache, LLMBaseURL: *baseURL, Executor: *executor, Logger: disp.Logger()}
 				var res *experiment.Result
 				if *resume != "" {
 					res, err = experiment.Resume(ctx, *resume, cfg, opt)
@@ -185,7 +185,9 @@ Examples:
 	})
 }
 
-// reportHook writes the run's report once its tables are written.
+// reportHook writes the run's report, plots included (report.Write
+// draws report.DefaultFormats, png and svg among them), once its tables
+// and manifest are written.
 var reportHook = writeReport
 
 // printSummary prints the run's table and where its outputs are.
