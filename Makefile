@@ -38,10 +38,10 @@ bench-duckdb:
 	cd results/internal/duckdbbench && $(GO) run . -n 6 $${TMPDIR:-/tmp}/evolve-bench-episodes.parquet | tee -a $(DUCKDB_BENCH)
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col .name $(DUCKDB_BENCH) || $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(DUCKDB_BENCH)
 
-## sim-sequential: the group-sequential acceptance gate's size and power by simulation, 10,000 reps per row (the table of docs/sequential.md)
+## sim-sequential: the group-sequential acceptance gate's size and power, and the two stopping rules over four candidates, by simulation, 10,000 reps per row (the tables of docs/sequential.md)
 .PHONY: sim-sequential sequential-bounds
 sim-sequential:
-	$(GO) test -count=1 -timeout 20m -run TestSequentialSimulation -v ./evaluate -args -sim
+	$(GO) test -count=1 -timeout 20m -run 'TestSequentialSimulation|TestStoppingRuleSimulation' -v ./evaluate -args -sim
 
 ## sequential-bounds: recompute the Lan-DeMets boundary reference values (stats/testdata/sequential/bounds.json) with scipy (Debian python3-scipy; a few minutes)
 sequential-bounds:

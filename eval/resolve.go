@@ -18,7 +18,7 @@ import (
 // ResolvePrompt resolves one PROMPT argument of evolve eval:
 //
 //   - RUN_DIR:VERSION: that version of the run's prompt store
-//     (RUN_DIR/prompts), e.g. runs/default-651436c4dc:v1.0.5; with a
+//     (RUN_DIR/prompts), e.g. runs/default-1275011f00:v1.0.5; with a
 //     store of several prompts, RUN_DIR:SLUG@VERSION;
 //   - a prompt YAML file, e.g. prompts/dungeon-agent/v1.0.0.yaml, or
 //     "embedded" for the embedded base prompt v1.0.0;

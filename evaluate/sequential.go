@@ -16,6 +16,10 @@ const (
 	StopFutility = "futility"
 	// StopFinal: the last look came without a crossing.
 	StopFinal = "final"
+	// StopDropped: under simultaneous stopping (Sequential.Simultaneous),
+	// another candidate of the generation was accepted at this look, so
+	// this one stopped there without crossing a boundary.
+	StopDropped = "dropped"
 )
 
 // Sequential is a group-sequential acceptance gate (Jennison & Turnbull
@@ -32,6 +36,17 @@ type Sequential struct {
 	// Futility, if not nil, is the z below which a candidate stops at an
 	// interim look (non-binding: the boundaries ignore it).
 	Futility *float64
+	// Simultaneous is the simultaneous stopping rule of multi-arm
+	// multi-stage designs (Urach & Posch 2016; Magirr, Jaki & Whitehead
+	// 2012): the generation stops at the first look where a candidate
+	// can be accepted (Design.Settled), the candidates still going
+	// stopping there too (StopDropped). false is separate stopping: every
+	// candidate goes on until its own boundary. Either way each
+	// candidate's test keeps its level (stopping others early only
+	// removes chances to reject), but simultaneous stopping may accept a
+	// candidate that crossed first over a better one that would have
+	// crossed later.
+	Simultaneous bool
 }
 
 // Design is a Sequential gate laid out for one generation: the looks'
@@ -50,6 +65,8 @@ type Design struct {
 	Alpha float64
 	// Futility is Sequential.Futility.
 	Futility *float64
+	// Simultaneous is Sequential.Simultaneous.
+	Simultaneous bool
 }
 
 // LookSizes returns n_k = ⌈k·n/looks⌉ for k = 1..looks with the empty
@@ -72,7 +89,7 @@ func (s Sequential) Design(alpha float64, m, n int) (Design, error) {
 	if m < 1 || n < 1 {
 		return Design{}, fmt.Errorf("%w: %d candidates on %d val seeds", stats.ErrDesign, m, n)
 	}
-	d := Design{N: LookSizes(n, max(s.Looks, 1)), Alpha: alpha / float64(m), Futility: s.Futility}
+	d := Design{N: LookSizes(n, max(s.Looks, 1)), Alpha: alpha / float64(m), Futility: s.Futility, Simultaneous: s.Simultaneous}
 	d.T = make([]float64, len(d.N))
 	for k, nk := range d.N {
 		d.T[k] = float64(nk) / float64(n)
@@ -94,6 +111,77 @@ func (d Design) Check(k int, z float64) string {
 		return StopFutility
 	}
 	return ""
+}
+
+// Settled reports whether, under simultaneous stopping, the generation
+// stops at look k (0-based): some candidate i stopped there
+// (looks[i] == k+1) for efficacy with a val mean above the incumbent's on
+// the same seeds, that is a candidate DecideSequential accepts from. inc
+// is the incumbent's val scores (at least n_k), cands[i] the scores
+// candidate i played so far, stops[i] and looks[i] as DecideSequential
+// takes them. It is false without Simultaneous.
+func (d Design) Settled(k int, inc []float64, cands [][]float64, stops []string, looks []int) bool {
+	if !d.Simultaneous {
+		return false
+	}
+	for i, c := range cands {
+		if stops[i] == StopEfficacy && looks[i] == k+1 && len(c) <= len(inc) &&
+			stats.MeanOf(c) > stats.MeanOf(inc[:len(c)]) {
+			return true
+		}
+	}
+	return false
+}
+
+// Run plays the looks of one generation of m candidates (>= 1) against
+// the incumbent's val scores inc (at least the last n_k of them). At look
+// k it calls play with the indices of the candidates still going, in
+// increasing order, and the val seeds [from, to) = [n_{k−1}, n_k) to play;
+// play returns each going candidate's scores on those seeds, in seed
+// order. Each going candidate is then checked (Check, on Gate.Z of its
+// scores so far against inc's first n_k) and, under simultaneous
+// stopping, the candidates still going stop with StopDropped when the
+// look is Settled. It returns each candidate's scores on the seeds it
+// played and why and at which look (1-based) it stopped, the arguments of
+// DecideSequential. The errors are play's, or Gate.Z's naming the
+// candidate's index.
+func (d Design) Run(inc []float64, m int, g Gate, play func(going []int, from, to int) ([][]float64, error)) (scores [][]float64, stops []string, looks []int, err error) {
+	scores, stops, looks = make([][]float64, m), make([]string, m), make([]int, m)
+	from := 0
+	for k, nk := range d.N {
+		var going []int
+		for i := range m {
+			if stops[i] == "" {
+				going = append(going, i)
+			}
+		}
+		if len(going) == 0 {
+			break
+		}
+		played, err := play(going, from, nk)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		for j, i := range going {
+			scores[i] = append(scores[i], played[j]...)
+			z, err := g.Z(scores[i], inc[:nk])
+			if err != nil {
+				return nil, nil, nil, fmt.Errorf("candidate %d: %w", i, err)
+			}
+			if stop := d.Check(k, z); stop != "" {
+				stops[i], looks[i] = stop, k+1
+			}
+		}
+		if d.Settled(k, inc, scores, stops, looks) {
+			for _, i := range going {
+				if stops[i] == "" {
+					stops[i], looks[i] = StopDropped, k+1
+				}
+			}
+		}
+		from = nk
+	}
+	return scores, stops, looks, nil
 }
 
 // Z is the standardised statistic of the gate's test of cand against

@@ -217,3 +217,143 @@ func TestSequentialSimulation(t *testing.T) {
 	}
 	t.Logf("%d reps per row, n = %d val seeds, α = %v per candidate:\n%s", reps, n, alpha, b.String())
 }
+
+// TestDesignRunStopping plays one generation of three candidates (one far
+// better than the incumbent, one slightly better, one worse) through
+// Design.Run under both stopping rules and checks which seeds each look
+// plays and why each candidate stops.
+func TestDesignRunStopping(t *testing.T) {
+	const n = 60
+	inc := make([]float64, n)
+	for i := range inc {
+		inc[i] = float64((i * 37) % 100)
+	}
+	shifts := []float64{1000, 3, -40} // crosses at look 1; z in (0, b_1); z < 0
+	zero := 0.0
+	for _, tc := range []struct {
+		simultaneous bool
+		stops        []string
+		looks        []int
+		calls        string
+	}{
+		{false, []string{StopEfficacy, StopFinal, StopFutility}, []int{1, 3, 1}, "[0 1 2] [0,20) [1] [20,40) [1] [40,60) "},
+		{true, []string{StopEfficacy, StopDropped, StopFutility}, []int{1, 1, 1}, "[0 1 2] [0,20) "},
+	} {
+		s := Sequential{Looks: 3, Spending: stats.OBrienFleming, Futility: &zero, Simultaneous: tc.simultaneous}
+		d, err := s.Design(0.05, len(shifts), n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var calls strings.Builder
+		scores, stops, looks, err := d.Run(inc, len(shifts), Gate{Test: MWU}, func(going []int, from, to int) ([][]float64, error) {
+			fmt.Fprintf(&calls, "%v [%d,%d) ", going, from, to)
+			out := make([][]float64, len(going))
+			for j, i := range going {
+				for _, v := range inc[from:to] {
+					out[j] = append(out[j], v+shifts[i])
+				}
+			}
+			return out, nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fmt.Sprint(stops) != fmt.Sprint(tc.stops) || fmt.Sprint(looks) != fmt.Sprint(tc.looks) || calls.String() != tc.calls {
+			t.Errorf("simultaneous %v: stops %v looks %v calls %q, want %v %v %q", tc.simultaneous, stops, looks, calls.String(), tc.stops, tc.looks, tc.calls)
+		}
+		for i, sc := range scores {
+			if want := d.N[looks[i]-1]; len(sc) != want {
+				t.Errorf("simultaneous %v: candidate %d has %d scores, want n_%d = %d", tc.simultaneous, i, len(sc), looks[i], want)
+			}
+		}
+		dec, err := DecideSequential(inc, scores, stops, looks, Gate{Test: MWU, Alpha: 0.05})
+		if err != nil || dec.Accepted != 0 {
+			t.Errorf("simultaneous %v: accepted %d (%v), want candidate 0", tc.simultaneous, dec.Accepted, err)
+		}
+	}
+	// A candidate that crosses the boundary with a mean below the
+	// incumbent's cannot be accepted, so it does not settle the look.
+	d := Design{N: []int{3}, Bounds: []float64{1}, Simultaneous: true}
+	if d.Settled(0, []float64{5, 5, 5}, [][]float64{{1, 1, 1}}, []string{StopEfficacy}, []int{1}) {
+		t.Error("a crossing with a lower mean settled the look")
+	}
+	if !d.Settled(0, []float64{5, 5, 5}, [][]float64{{6, 6, 6}}, []string{StopEfficacy}, []int{1}) {
+		t.Error("a crossing with a higher mean did not settle the look")
+	}
+}
+
+// TestStoppingRuleSimulation compares the two stopping rules over
+// generations of four candidates on 300 val seeds (3 looks,
+// O'Brien-Fleming, futility at z < 0, the generation at α = 0.05, so
+// α/4 per candidate): with every candidate null, the chance of accepting
+// any (whose lower Clopper-Pearson bound must not exceed α); with shifts
+// of 40, 20, 0 and 0 points, the chance of accepting the +40 candidate
+// and any candidate, and the val episodes played. With -sim it runs
+// 10,000 reps per row and prints the table of docs/sequential.md.
+func TestStoppingRuleSimulation(t *testing.T) {
+	reps := 300
+	if *simFlag {
+		reps = 10000
+	}
+	const n, alpha = 300, 0.05
+	zero := 0.0
+	var b strings.Builder
+	fmt.Fprintf(&b, "| stopping | shifts | accepts any [95%% CI] | accepts the best [95%% CI] | mean candidate val episodes |\n|---|---|---|---|---|\n")
+	for si, shifts := range [][]float64{{0, 0, 0, 0}, {40, 20, 0, 0}} {
+		for _, simultaneous := range []bool{false, true} {
+			s := Sequential{Looks: 3, Spending: stats.OBrienFleming, Futility: &zero, Simultaneous: simultaneous}
+			d, err := s.Design(alpha, len(shifts), n)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rng := rand.New(rand.NewPCG(uint64(si+1), 91))
+			g := Gate{Test: MWU, Alpha: alpha}
+			inc := make([]float64, n)
+			cands := make([][]float64, len(shifts))
+			anyAcc, best, episodes := 0, 0, 0
+			for range reps {
+				for i := range inc {
+					inc[i] = math.Round(500 + 150*rng.NormFloat64())
+				}
+				for c, sh := range shifts {
+					cands[c] = cands[c][:0]
+					for range n {
+						cands[c] = append(cands[c], math.Round(500+sh+150*rng.NormFloat64()))
+					}
+				}
+				scores, stops, looks, err := d.Run(inc, len(shifts), g, func(going []int, from, to int) ([][]float64, error) {
+					out := make([][]float64, len(going))
+					for j, i := range going {
+						out[j] = cands[i][from:to]
+						episodes += to - from
+					}
+					return out, nil
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				dec, err := DecideSequential(inc, scores, stops, looks, g)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if dec.Accepted >= 0 {
+					anyAcc++
+					if dec.Accepted == 0 {
+						best++
+					}
+				}
+			}
+			lo, hi := clopperPearson(anyAcc, reps)
+			blo, bhi := clopperPearson(best, reps)
+			rule := "separate"
+			if simultaneous {
+				rule = "simultaneous"
+			}
+			fmt.Fprintf(&b, "| %s | %v | %.4f [%.4f, %.4f] | %.4f [%.4f, %.4f] | %.1f |\n", rule, shifts, float64(anyAcc)/float64(reps), lo, hi, float64(best)/float64(reps), blo, bhi, float64(episodes)/float64(reps))
+			if shifts[0] == 0 && lo > alpha {
+				t.Errorf("%s stopping, all null: accepts %.4f [%.4f, %.4f], above α = %v", rule, float64(anyAcc)/float64(reps), lo, hi, alpha)
+			}
+		}
+	}
+	t.Logf("%d reps per row, n = %d val seeds, 4 candidates, α = %v per generation:\n%s", reps, n, alpha, b.String())
+}

@@ -186,7 +186,19 @@ type Sequential struct {
 	// Futility is the z below which a candidate stops at an interim look,
 	// in [-5, 5]; null (the default) never stops for futility.
 	Futility *float64 `yaml:"futility"`
+	// Stopping is the multi-candidate stopping rule:
+	// StoppingSimultaneous (the default) stops the whole generation at
+	// the first look where a candidate can be accepted;
+	// StoppingSeparate lets every candidate go on to its own boundary
+	// (evaluate.Sequential.Simultaneous).
+	Stopping string `yaml:"stopping"`
 }
+
+// The values of acceptance.sequential.stopping.
+const (
+	StoppingSimultaneous = "simultaneous"
+	StoppingSeparate     = "separate"
+)
 
 //go:embed default.yaml
 var defaultYAML []byte
@@ -397,6 +409,9 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	}
 	if f := c.Acceptance.Sequential.Futility; f != nil && !(*f >= -5 && *f <= 5) {
 		bad("acceptance.sequential.futility", "%v is out of range, allowed [-5, 5] (null = no futility stop)", *f)
+	}
+	if st := c.Acceptance.Sequential.Stopping; st != StoppingSimultaneous && st != StoppingSeparate {
+		bad("acceptance.sequential.stopping", "%q is not a stopping rule, want %s or %s", st, StoppingSimultaneous, StoppingSeparate)
 	}
 	if c.MaxGenerations < 1 || c.MaxGenerations > 1000 {
 		bad("max_generations", "%d is out of range, allowed [1, 1000]", c.MaxGenerations)

@@ -136,6 +136,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:2: acceptance.sequential.spending: unknown spending function "haybittle" (allowed: obrien-fleming, pocock)`},
 		{"futility", "acceptance:\n  sequential: {looks: 3, futility: 9}\n",
 			`exp.yaml:2: acceptance.sequential.futility: 9 is out of range, allowed [-5, 5] (null = no futility stop)`},
+		{"stopping", "acceptance:\n  sequential: {looks: 3, stopping: first}\n",
+			`exp.yaml:2: acceptance.sequential.stopping: "first" is not a stopping rule, want simultaneous or separate`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -332,8 +334,8 @@ func TestRunIDIgnoresLocation(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-651436c4dc" {
-		t.Errorf("default run ID %s, want default-651436c4dc (README)", id)
+	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-1275011f00" {
+		t.Errorf("default run ID %s, want default-1275011f00 (README)", id)
 	}
 }
 

@@ -26,7 +26,7 @@ func (c *Config) sequential() (evaluate.Sequential, error) {
 	if err != nil {
 		return evaluate.Sequential{}, err
 	}
-	return evaluate.Sequential{Looks: sq.Looks, Spending: sp, Futility: sq.Futility}, nil
+	return evaluate.Sequential{Looks: sq.Looks, Spending: sp, Futility: sq.Futility, Simultaneous: sq.Stopping != StoppingSeparate}, nil
 }
 
 // alphaOf is the level generation g (0-based) is tested at: the

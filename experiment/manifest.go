@@ -15,7 +15,7 @@ import (
 // Manifest is manifest.yaml of a run directory: everything needed to know
 // what was run, on what, and with which tools.
 type Manifest struct {
-	RunID        string            `yaml:"run_id"`         // config name and hash, e.g. "default-651436c4dc"
+	RunID        string            `yaml:"run_id"`         // config name and hash, e.g. "default-1275011f00"
 	Evolve       string            `yaml:"evolve_version"` // module version of the evolve binary, "(devel)" from source
 	Go           string            `yaml:"go_version"`     // Go toolchain, e.g. "go1.26.8"
 	Host         string            `yaml:"host"`           // host name of the machine that ran it

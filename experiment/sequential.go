@@ -13,7 +13,9 @@ import (
 // look by look, the candidates still going play the next val seeds as
 // one pool, and each stops when its statistic against the incumbent's
 // first n_k val scores crosses the efficacy boundary or, at an interim
-// look, falls below the futility bound. The accepted candidate, if it
+// look, falls below the futility bound; under simultaneous stopping
+// (acceptance.sequential.stopping) every candidate stops at the first
+// look where one can be accepted (evaluate.Design.Settled). The accepted candidate, if it
 // stopped early, then plays the rest of the val seeds, as the next
 // incumbent needs all of them (its Comparison keeps the n it was
 // decided on). The outcomes are in val seed order, a candidate's
@@ -31,42 +33,24 @@ func (r *run) playSequential(ctx context.Context, g int, cands []draft, incVal [
 		return nil, evaluate.Decision{}, fmt.Errorf("generation %d: acceptance.sequential: %w", g, err)
 	}
 	outs := make([][]envs.Outcome, len(cands))
-	stops := make([]string, len(cands))
-	looks := make([]int, len(cands))
-	from := 0
-	for k, nk := range design.N {
-		var going []int
-		for i := range cands {
-			if stops[i] == "" {
-				going = append(going, i)
-			}
-		}
-		if len(going) == 0 {
-			break
-		}
+	candVal, stops, looks, err := design.Run(incVal, len(cands), gate, func(going []int, from, to int) ([][]float64, error) {
 		sub := make([]draft, len(going))
 		for j, i := range going {
 			sub[j] = cands[i]
 		}
-		played, err := r.playPool(ctx, g, PhaseVal, sub, val[from:nk])
+		played, err := r.playPool(ctx, g, PhaseVal, sub, val[from:to])
 		if err != nil {
-			return nil, evaluate.Decision{}, err
+			return nil, err
 		}
+		scores := make([][]float64, len(going))
 		for j, i := range going {
 			outs[i] = append(outs[i], played[j]...)
-			z, err := gate.Z(evaluate.Scores(outs[i]), incVal[:nk])
-			if err != nil {
-				return nil, evaluate.Decision{}, fmt.Errorf("generation %d, candidate %s: %w", g, cands[i].version, err)
-			}
-			if stop := design.Check(k, z); stop != "" {
-				stops[i], looks[i] = stop, k+1
-			}
+			scores[j] = evaluate.Scores(played[j])
 		}
-		from = nk
-	}
-	candVal := make([][]float64, len(cands))
-	for i := range outs {
-		candVal[i] = evaluate.Scores(outs[i])
+		return scores, nil
+	})
+	if err != nil {
+		return nil, evaluate.Decision{}, fmt.Errorf("generation %d: %w", g, err)
 	}
 	dec, err := evaluate.DecideSequential(incVal, candVal, stops, looks, gate)
 	if err != nil {

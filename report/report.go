@@ -78,12 +78,14 @@ type Settings struct {
 	// (generation g at α·6/(π²g²)), "none" (α each), or "" for a run
 	// from before the setting existed (α each).
 	AlphaSpending string
-	// Looks, Spending and Futility are the group-sequential gate
-	// (acceptance.sequential); Looks <= 1 means none. Futility is nil
-	// for no futility stop.
+	// Looks, Spending, Futility and Stopping are the group-sequential
+	// gate (acceptance.sequential); Looks <= 1 means none. Futility is
+	// nil for no futility stop. Stopping is "simultaneous", "separate",
+	// or "" for a run from before the setting existed (separate).
 	Looks    int
 	Spending string
 	Futility *float64
+	Stopping string
 	// Candidates is k, the candidates proposed per generation.
 	Candidates int
 	// MaxGenerations and Patience are the stopping rule's limits.
@@ -188,6 +190,7 @@ func Load(dir string) (*Data, error) {
 				Looks    int      `yaml:"looks"`
 				Spending string   `yaml:"spending"`
 				Futility *float64 `yaml:"futility"`
+				Stopping string   `yaml:"stopping"`
 			} `yaml:"sequential"`
 		} `yaml:"acceptance"`
 		MaxGenerations int `yaml:"max_generations"`
@@ -200,7 +203,7 @@ func Load(dir string) (*Data, error) {
 		Correction: cfg.Acceptance.Correction, Candidates: cfg.Mutation.Candidates,
 		AlphaSpending: cfg.Acceptance.AlphaSpending, Looks: cfg.Acceptance.Sequential.Looks,
 		Spending: cfg.Acceptance.Sequential.Spending, Futility: cfg.Acceptance.Sequential.Futility,
-		MaxGenerations: cfg.MaxGenerations, Patience: cfg.Patience}
+		Stopping: cfg.Acceptance.Sequential.Stopping, MaxGenerations: cfg.MaxGenerations, Patience: cfg.Patience}
 
 	read := func(name string, f func(string) error) error {
 		p := filepath.Join(dir, name)

@@ -20,7 +20,7 @@ func (s Settings) sequentialNote() string {
 	if s.Futility != nil {
 		fut = fmt.Sprintf("futility stop at z < %s", num(*s.Futility))
 	}
-	return fmt.Sprintf("; group-sequential: %d looks, Lan-DeMets %s spending, %s", s.Looks, s.Spending, fut)
+	return fmt.Sprintf("; group-sequential: %d looks, Lan-DeMets %s spending, %s, %s stopping", s.Looks, s.Spending, fut, s.stopping())
 }
 
 // methodsSpending is the methods' sentences on α spending and sequential
@@ -38,9 +38,21 @@ func (s Settings) methodsSpending() string {
 		if s.Futility != nil {
 			out += fmt.Sprintf(" or, at an interim look, for futility when z < %s (non-binding)", num(*s.Futility))
 		}
+		if s.stopping() == "simultaneous" {
+			out += "; the generation stops at the first look where a candidate can be accepted, the candidates still going stopping there too (simultaneous stopping: Magirr, Jaki & Whitehead 2012; Urach & Posch 2016)"
+		}
 		out += "; an accepted candidate that stopped early then plays the rest of the val seeds"
 	}
 	return out + ". The val means of accepted candidates are biased upward (the winner is chosen on the seeds it is tested on); the test-split comparison of the final version with the base is the unbiased estimate of the improvement"
+}
+
+// stopping is the sequential gate's stopping rule, "separate" for a run
+// from before the setting existed.
+func (s Settings) stopping() string {
+	if s.Stopping == "" {
+		return "separate"
+	}
+	return s.Stopping
 }
 
 // correctionName names the correction across a generation's candidates:

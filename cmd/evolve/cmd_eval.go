@@ -148,7 +148,7 @@ Markdown summary appended to $GITHUB_STEP_SUMMARY when it is set.
 Examples:
 
 	evolve eval --split test embedded
-	evolve eval runs/default-651436c4dc:v1.0.0 runs/default-651436c4dc:v1.0.5
+	evolve eval runs/default-1275011f00:v1.0.0 runs/default-1275011f00:v1.0.5
 	evolve eval --config exp.yaml --repeats 3 --set environment.params.max_turns=1000,3000 a.yaml b.yaml
 	evolve eval --baseline main-eval/ --fail-on-regression --margin 25 --junit junit.xml pr.yaml
 	evolve eval --resume evals/default-eval-1a2b3c4d5e`,

@@ -39,8 +39,8 @@ writes the report when it finishes.
 
 Examples:
 
-	evolve report runs/default-651436c4dc
-	evolve report --formats png,pdf runs/default-651436c4dc`,
+	evolve report runs/default-1275011f00
+	evolve report --formats png,pdf runs/default-1275011f00`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			formats := fs.String("formats", strings.Join(report.DefaultFormats, ","), "comma-separated figure `formats`: png, svg, pdf (svg is always written for report.html)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {

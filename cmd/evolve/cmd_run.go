@@ -106,7 +106,7 @@ Examples:
 
 	evolve run
 	evolve run --config exp.yaml --out /scratch/runs --workers 16
-	evolve run --resume runs/default-651436c4dc
+	evolve run --resume runs/default-1275011f00
 	evolve run --executor slurm --out /shared/runs
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,

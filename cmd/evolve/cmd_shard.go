@@ -33,7 +33,7 @@ Exit status: 0 the shard is written, 1 it failed, 2 usage error.
 
 Examples:
 
-	evolve shard --phase runs/default-651436c4dc/slurm/g000-train-v1.0.0-3f2a9c1b0d4e --task 0`,
+	evolve shard --phase runs/default-1275011f00/slurm/g000-train-v1.0.0-3f2a9c1b0d4e --task 0`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			phase := fs.String("phase", "", "the phase directory `DIR` (holding phase.json)")
 			task := fs.String("task", "", "the shard `N` to play, >= 0 (default: $SLURM_ARRAY_TASK_ID)")

@@ -52,7 +52,7 @@ Exit status 0 when every input is valid, 1 otherwise.
 Examples:
 
 	evolve validate exp.yaml
-	evolve validate runs/default-651436c4dc/prompts/dungeon-agent/v1.0.5.yaml
+	evolve validate runs/default-1275011f00/prompts/dungeon-agent/v1.0.5.yaml
 	evolve validate my-seeds/`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			config := fs.String("config", "", "check prompt files against the parameter schema of the environment of config `FILE` (default: the embedded default's, the dungeon)")
