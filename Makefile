@@ -93,8 +93,18 @@ bench-slurm:
 stats-tables:
 	$(GO) run ./stats/internal/simulate -table all
 
+## sim-a12: the A12-margin gate's size at the margin (studentized permutation test vs the logit-normal and Brunner-Munzel t tests; n = 10, 20, 50, 100, with and without ties; 10,000 reps per row, about 8 minutes; the table of docs/statistics.md)
+.PHONY: sim-a12 sim-coverage
+sim-a12:
+	$(GO) run ./stats/internal/simulate -table a12
+
+## sim-coverage: coverage of the t and BCa intervals of the mean and the percentile and BCa intervals of the IQM (normal and lognormal scores, n = 5 to 50, 10,000 reps per row; the table of docs/statistics.md)
+sim-coverage:
+	$(GO) run ./stats/internal/simulate -table coverage
+
 ## stats-reference: regenerate the R and scipy reference values of stats/testdata (needs Rscript and python3 with scipy)
 stats-reference:
 	Rscript stats/testdata/gen_R.R
 	python3 stats/testdata/gen_scipy.py
 	python3 stats/testdata/gen_failinc.py
+	Rscript stats/testdata/gen_boot.R

@@ -727,6 +727,7 @@ func (e *eval) finish() error {
 			s := stats.Summarize(x)
 			row := results.SummaryRow{Eval: e.ck.ID, Variant: v.Name, Version: ver.Label, PromptSHA256: ver.Prompt.ContentSHA256,
 				Split: e.opt.Split, N: int32(s.N), Mean: s.Mean, Std: s.Std, Median: s.Median, IQM: s.IQM, CILow: s.CILow, CIHigh: s.CIHigh}
+			row.MeanBCaLow, row.MeanBCaHigh = meanCI(x)
 			row.IQMCILow, row.IQMCIHigh = iqmCI(x)
 			e.res.Summaries = append(e.res.Summaries, row)
 		}
@@ -752,6 +753,19 @@ func (e *eval) finish() error {
 
 // iqmCI is the 95% BCa bootstrap CI of the IQM (stats.BootstrapBCaIQM,
 // Efron 1987; 2,000 resamples, seed 1), NaN for fewer than 2 scores.
+// meanCI is the 95% BCa bootstrap interval of the mean of x (2,000
+// resamples from a fixed seed, as iqmCI's); NaN for fewer than 2 scores.
+func meanCI(x []float64) (float64, float64) {
+	if len(x) < 2 {
+		return nan(), nan()
+	}
+	ci, err := stats.BootstrapBCa(x, stats.MeanOf, stats.BootstrapConfig{Reps: 2000, Rand: rand.New(rand.NewPCG(1, 0))})
+	if err != nil {
+		return nan(), nan()
+	}
+	return ci.Low, ci.High
+}
+
 func iqmCI(x []float64) (float64, float64) {
 	if len(x) < 2 {
 		return nan(), nan()

@@ -65,7 +65,9 @@ func writeOutputs(res *Result, onlyMissing bool) error {
 }
 
 // ComparisonRows returns the rows of comparisons.parquet: one per
-// comparison of res.Verdict, in its order.
+// comparison of res.Verdict (check "score"), in its order, then one per
+// failure-share check (check "failure-share"; WriteComparisons sorts each
+// after its version's score row).
 func ComparisonRows(res *Result) []results.ComparisonRow {
 	var rows []results.ComparisonRow
 	if res.Verdict == nil {
@@ -82,9 +84,29 @@ func ComparisonRows(res *Result) []results.ComparisonRow {
 			Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: k.Test, Statistic: k.Statistic,
 			PWorse: k.P, PWorseAdj: k.PAdj, PBetter: c.PBetter, PBetterAdj: c.PBetterAdj, A12: k.A12,
 			HLShift: k.HLShift, HLLow: k.HLLow, HLHigh: k.HLHigh, Margin: k.Margin, MarginA12: k.MarginA12,
-			Alpha: k.Alpha, Correction: k.Correction, Verdict: c.Verdict()})
+			Alpha: k.Alpha, Correction: k.Correction, Family: k.Family, Check: results.CheckScore, Verdict: c.Verdict()})
+	}
+	for _, k := range res.Verdict.FailureChecks {
+		rows = append(rows, failureRow(res.ID, base, k))
 	}
 	return rows
+}
+
+// failureRow is the comparisons.parquet row of the failure-share check k:
+// the shares of failed episodes as the means, the exact test's p-values,
+// and NaN for what only a score comparison has (the improvement test,
+// A12, the HL shift).
+func failureRow(id, base string, k gate.Check) results.ComparisonRow {
+	verdict := results.VerdictNoDifference
+	if k.Failed {
+		verdict = results.VerdictRegression
+	}
+	nan := math.NaN()
+	return results.ComparisonRow{Eval: id, Variant: k.Variant, Version: k.Version, Baseline: base, Check: results.CheckFailureShare,
+		N: int32(k.N), NBaseline: int32(k.NBaseline), NPaired: int32(k.NPaired),
+		Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: k.Test, FailureMethod: k.FailureMethod, Statistic: k.Statistic,
+		PWorse: k.P, PWorseAdj: k.PAdj, PBetter: nan, PBetterAdj: nan, A12: nan, HLShift: nan, HLLow: nan, HLHigh: nan,
+		Margin: k.Margin, Alpha: k.Alpha, Correction: k.Correction, Family: k.Family, Verdict: verdict}
 }
 
 // Markdown returns report.md: the settings, the summary per version and
@@ -101,9 +123,16 @@ func Markdown(res *Result) string {
 		n += int(s.N)
 	}
 	fmt.Fprintf(&b, "%s on %s; %s.\n\n", plural(len(res.Versions), "version"), plural(max(1, len(res.Variants)), "variant"), plural(n, "episode"))
-	b.WriteString("| variant | version | n | mean [95% CI] | median | IQM [95% CI] | std |\n| --- | --- | ---: | ---: | ---: | ---: | ---: |\n")
+	b.WriteString("| variant | version | n | mean [95% t CI] | mean 95% BCa CI | median | IQM [95% BCa CI] | std |\n| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
+	few := 0
 	for _, s := range res.Summaries {
-		fmt.Fprintf(&b, "| %s | %s | %d | %.1f [%.1f, %.1f] | %.1f | %.1f [%.1f, %.1f] | %.1f |\n", dash(s.Variant), cell(s.Version), s.N, s.Mean, s.CILow, s.CIHigh, s.Median, s.IQM, s.IQMCILow, s.IQMCIHigh, s.Std)
+		fmt.Fprintf(&b, "| %s | %s | %d | %.1f [%.1f, %.1f] | [%.1f, %.1f] | %.1f | %.1f [%.1f, %.1f] | %.1f |\n", dash(s.Variant), cell(s.Version), s.N, s.Mean, s.CILow, s.CIHigh, s.MeanBCaLow, s.MeanBCaHigh, s.Median, s.IQM, s.IQMCILow, s.IQMCIHigh, s.Std)
+		if s.N < 10 {
+			few++
+		}
+	}
+	if few > 0 {
+		fmt.Fprintf(&b, "\nWarning: %s with fewer than 10 episodes: there no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).\n", plural(few, "row"))
 	}
 	if v := res.Verdict; v != nil && len(v.Comparisons) > 0 {
 		b.WriteString("\n## Comparisons with the baseline\n\n")

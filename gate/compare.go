@@ -1,8 +1,10 @@
 package gate
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -48,10 +50,12 @@ const (
 	// TestSignedRank is the one-sided Wilcoxon signed-rank test of the
 	// differences paired by (seed, repeat) (stats.WilcoxonSignedRank).
 	TestSignedRank = "signed-rank"
-	// TestA12 (Check.Test only) is the Brunner-Munzel test of the relative
-	// effect A12 against the boundary 0.5 − MarginA12, on the logit scale
-	// (stats.BrunnerMunzelLogit), used when Config.MarginA12 > 0.
-	TestA12 = "brunner-munzel"
+	// TestA12 (Check.Test only) is the studentized permutation test of
+	// the relative effect A12 against the boundary 0.5 − MarginA12, with
+	// the Brunner-Munzel statistic on the logit scale (Pauly, Asendorf and
+	// Konietschke 2016; stats.BrunnerMunzelPermutation), used when
+	// Config.MarginA12 > 0.
+	TestA12 = "brunner-munzel-permutation"
 	// TestWelch (Check.Test only) is Welch's t test of the difference of
 	// means (stats.WelchT), used with MarginOn "mean" on unpaired samples.
 	TestWelch = "welch-t"
@@ -104,6 +108,33 @@ const (
 	BootstrapSeed = 20261125
 	BootstrapReps = 9999
 )
+
+// PermutationSeed seeds the random permutations of the A12-margin test
+// (TestA12), together with a hash of the two samples (permutationRand):
+// the p-value is a function of the samples, this seed and
+// Config.PermutationReps. Hashing the samples in makes the draws differ
+// between data sets, so the Monte Carlo error of the permutation p-value
+// averages out across checks instead of repeating (with untied scores the
+// permuted statistics depend on the ranks only: one fixed seed would give
+// every check of the same n the same 9,999 draws).
+const PermutationSeed = 20070723
+
+// permutationRand returns the random source of the A12-margin test on
+// x (candidate) and y (baseline): a PCG seeded with PermutationSeed and
+// the FNV-1a hash of the sizes and float64 bits of x then y.
+func permutationRand(x, y []float64) *rand.Rand {
+	h := fnv.New64a()
+	var b [8]byte
+	for _, s := range [][]float64{x, y} {
+		binary.LittleEndian.PutUint64(b[:], uint64(len(s)))
+		h.Write(b[:])
+		for _, v := range s {
+			binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+			h.Write(b[:])
+		}
+	}
+	return rand.New(rand.NewPCG(PermutationSeed, h.Sum64()))
+}
 
 // Names of corrections: the values of Config.Correction.
 // The family is every (variant × version) check of one Compare call,
@@ -190,6 +221,11 @@ type Config struct {
 	// check accepts; pairing is on the observations both sides played.
 	// 0 (the default) refuses any; NoLimit (−1) accepts any number.
 	MaxUnmatched int
+	// PermutationReps is the number of random permutations of the
+	// A12-margin test (TestA12), >= 0; 0 means
+	// stats.DefaultPermutationReps (9,999). Samples with at most this many
+	// splits are enumerated (an exact p-value).
+	PermutationReps int
 }
 
 // DefaultConfig returns the defaults the zero Config stands for: Alpha
@@ -244,6 +280,9 @@ func (cfg Config) normalize() (Config, error) {
 	case MarginOnShift, MarginOnMean:
 	default:
 		return cfg, fmt.Errorf("%w: unknown margin scale %q (want %s or %s)", ErrConfig, cfg.MarginOn, MarginOnShift, MarginOnMean)
+	}
+	if cfg.PermutationReps < 0 {
+		return cfg, fmt.Errorf("%w: permutation reps must be >= 0 (0: %d): %d", ErrConfig, stats.DefaultPermutationReps, cfg.PermutationReps)
 	}
 	if cfg.MaxUnmatched < NoLimit {
 		return cfg, fmt.Errorf("%w: max unmatched must be >= 0, or %d for no limit: %d", ErrConfig, NoLimit, cfg.MaxUnmatched)
@@ -300,8 +339,9 @@ type Check struct {
 	// BaselineMean (score units; negative means the candidate scores
 	// less).
 	Mean, BaselineMean, MeanDiff float64
-	// Test is the test that ran: TestMWU, TestSignedRank, TestA12
-	// (Brunner-Munzel), TestWelch, TestPairedT or TestBootstrapT.
+	// Test is the test that ran: TestMWU, TestSignedRank, TestA12 (the
+	// Brunner-Munzel statistic with a permutation p-value), TestWelch,
+	// TestPairedT or TestBootstrapT.
 	Test string
 	// Statistic is the test's statistic: for TestMWU the U statistic of
 	// the candidate's scores plus Margin against the baseline's (R's W of
@@ -309,7 +349,8 @@ type Check struct {
 	// TestSignedRank V = T+ of the differences (x − y) + Margin (R's V of
 	// wilcox.test(x, y, paired = TRUE, mu = -Margin)), in [0, N(N+1)/2];
 	// for TestA12 the logit-scale Brunner-Munzel statistic (logit A12 −
-	// logit(0.5 − MarginA12))·A12(1 − A12)/SE; for
+	// logit(0.5 − MarginA12))·A12(1 − A12)/SE (its p-value from the
+	// permutation distribution); for
 	// the mean tests t = (MeanDiff + Margin)/SE. ±Inf when a variance is 0.
 	Statistic float64
 	// P is the one-sided p-value of the check's test, in [0, 1]: of H1
@@ -427,11 +468,16 @@ func (c Check) Name() string {
 //     approximation by stats' Auto rules. A shift ignores rare large
 //     losses; MarginOn mean does not.
 //   - MarginOn shift, m > 0: the relative effect A12 = P(X > Y) +
-//     P(X = Y)/2 against θ0 = 0.5 − m by the Brunner-Munzel statistic on
-//     the logit scale (stats.BrunnerMunzelLogit; Brunner and Munzel 2000;
-//     Munzel and Hauschke 2003 for non-inferiority; nparcomp's "logit"
-//     method), which does not assume equal distributions under H0 and
-//     holds its size at the margin (simulated: docs/statistics.md).
+//     P(X = Y)/2 against θ0 = 0.5 − m by the studentized permutation
+//     test with the Brunner-Munzel statistic on the logit scale (Pauly,
+//     Asendorf and Konietschke 2016, Biometrical Journal 58:1319; the
+//     Brunner-Munzel statistic: Brunner and Munzel 2000; for
+//     non-inferiority: Munzel and Hauschke 2003;
+//     stats.BrunnerMunzelPermutation with cfg.PermutationReps random
+//     permutations seeded by PermutationSeed and the samples, or every
+//     split of small samples). It does not assume equal distributions
+//     under H0 and its size is within the simulation's interval of Alpha
+//     from 10 observations a side (docs/statistics.md).
 //     Regression: H1: A12 < θ0; non-inferiority: H1: A12 > θ0. It is a
 //     test of independent samples; paired samples are treated as two
 //     samples (with a warning).
@@ -786,7 +832,8 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 		}
 		c.Statistic, c.P, warns = r.TPlus, r.P, r.Warnings
 	case TestA12:
-		r, err := stats.BrunnerMunzelLogit(x, y, 0.5-cfg.MarginA12, alt)
+		r, err := stats.BrunnerMunzelPermutation(x, y, 0.5-cfg.MarginA12, alt,
+			stats.PermutationConfig{Reps: cfg.PermutationReps, Rand: permutationRand(x, y)})
 		if err != nil {
 			return fail(err)
 		}

@@ -456,6 +456,7 @@ func TestErrors(t *testing.T) {
 		{"margin inf", []Sample{good}, []Sample{cand}, Config{Margin: math.Inf(1)}, ErrConfig, []string{"margin"}},
 		{"margin a12", []Sample{good}, []Sample{cand}, Config{MarginA12: 0.5}, ErrConfig, []string{"A12 margin"}},
 		{"both margins", []Sample{good}, []Sample{cand}, Config{Margin: 1, MarginA12: 0.1}, ErrConfig, []string{"both"}},
+		{"permutation reps", []Sample{good}, []Sample{cand}, Config{MarginA12: 0.1, PermutationReps: -1}, ErrConfig, []string{"permutation reps", "-1"}},
 		{"nan", []Sample{good}, []Sample{nan}, Config{}, ErrSample, []string{`"hard"`, `"v2"`, "seed 1"}},
 		{"seeds", []Sample{good}, []Sample{short}, Config{}, ErrSample, []string{`"v2"`, "5 seeds for 6 scores"}},
 		{"repeats", []Sample{good}, []Sample{shortRep}, Config{}, ErrSample, []string{"1 repeats for 6 scores"}},

@@ -11,7 +11,8 @@
 //     evidence of a loss beyond the margin) or "non-inferiority" (pass only
 //     on evidence that any loss is within the margin), with the margin on
 //     a shift (rank tests), on the mean (t tests) or in A12 units
-//     (Brunner-Munzel); see Compare for the tests and their sources.
+//     (a studentized permutation test with the Brunner-Munzel statistic);
+//     see Compare for the tests and their sources.
 //  2. It adjusts the p-values across the family, every (variant ×
 //     version) check of the call (Holm by default), decides each [Check]
 //     (Failed), and quotes the power of the check at its n.

@@ -77,15 +77,16 @@ Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A
 \begin{table}[t]
 \centering
 \caption{Test results of run \texttt{%s}: base and final version on the
-frozen test seeds. Mean $\pm$ half-width of the 95\%% CI; IQM with its 95\%%
-BCa bootstrap CI (%d resamples); $p$ of the two-sided Mann-Whitney U
-test and $A_{12}$ of the final version against the base.}
+frozen test seeds. Mean $\pm$ half-width of the Student $t$ 95\%% CI, and
+the mean's 95\%% BCa bootstrap CI; IQM with its 95\%% BCa bootstrap CI
+(%d resamples each); $p$ of the two-sided Mann-Whitney U test and $A_{12}$
+of the final version against the base.}
 \label{tab:%s-test}
-\small
-\setlength{\tabcolsep}{3.5pt}
-\begin{tabular}{llrrrrr}
+\footnotesize
+\setlength{\tabcolsep}{2pt}
+\begin{tabular}{llrrrrrr}
 \toprule
-Version & Role & $n$ & Mean $\pm$ 95\%% CI & IQM [95\%% CI] & $p$ & $A_{12}$ \\
+Version & Role & $n$ & Mean $\pm$ $t$ CI & Mean BCa CI & IQM [BCa CI] & $p$ & $A_{12}$ \\
 \midrule
 `, run, BootstrapReps, label)
 		for i, v := range d.Test {
@@ -93,8 +94,9 @@ Version & Role & $n$ & Mean $\pm$ 95\%% CI & IQM [95\%% CI] & $p$ & $A_{12}$ \\
 			if i == 1 && d.Compare != nil {
 				p, a = texP(d.Compare.MWU.P), texF3(d.Compare.A12)
 			}
-			fmt.Fprintf(&w, "%s & %s & %d & %s & %s [%s, %s] & %s & %s \\\\\n", v.Version, texEscape(v.Role), v.Summary.N,
-				pm(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), texNum(v.IQM.Point), texNum(v.IQM.Low), texNum(v.IQM.High), p, a)
+			fmt.Fprintf(&w, "%s & %s & %d & %s & [%s, %s] & %s [%s, %s] & %s & %s \\\\\n", v.Version, texEscape(v.Role), v.Summary.N,
+				pm(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), texNum(v.MeanBCa.Low), texNum(v.MeanBCa.High),
+				texNum(v.IQM.Point), texNum(v.IQM.Low), texNum(v.IQM.High), p, a)
 		}
 		w.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
 	}

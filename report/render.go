@@ -74,17 +74,17 @@ func (d *Data) document() []block {
 	add(block{kind: heading, level: 2, text: "Result on the test split"})
 	add(block{kind: para, text: d.verdict()})
 	if len(d.Test) > 0 {
-		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% CI]", "median", "IQM [95% BCa CI]"},
-			right: []bool{false, false, true, true, true, true}}
+		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% t CI]", "mean 95% BCa CI", "median", "IQM [95% BCa CI]"},
+			right: []bool{false, false, true, true, true, true, true}}
 		for _, v := range d.Test {
 			t.rows = append(t.rows, []string{v.Version, v.Role, strconv.Itoa(v.Summary.N),
-				withCI(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), f1(v.Summary.Median),
+				withCI(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), dashIfEmpty(ci(v.MeanBCa.Low, v.MeanBCa.High)), f1(v.Summary.Median),
 				withCI(v.IQM.Point, v.IQM.Low, v.IQM.High)})
 		}
 		add(t)
 		for _, v := range d.Test {
 			if v.Summary.N < 10 {
-				add(block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 80-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
+				add(block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
 			}
 		}
 	}
@@ -446,6 +446,14 @@ func withCI(x, lo, hi float64) string {
 		return f1(x) + " " + c
 	}
 	return f1(x)
+}
+
+// dashIfEmpty returns s, or "–" for an empty cell.
+func dashIfEmpty(s string) string {
+	if s == "" {
+		return "–"
+	}
+	return s
 }
 
 // ci formats a confidence interval as "[lo, hi]", or "" when undefined.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -321,7 +322,7 @@ func TestReadBadDeclarations(t *testing.T) {
 	write := func(name string, meta ...string) string {
 		t.Helper()
 		p := filepath.Join(dir, name)
-		opts := []parquet.WriterOption{parquet.KeyValueMetadata("evolve.table", TableEpisodes), parquet.KeyValueMetadata("evolve.schema_version", "3")}
+		opts := []parquet.WriterOption{parquet.KeyValueMetadata("evolve.table", TableEpisodes), parquet.KeyValueMetadata("evolve.schema_version", strconv.Itoa(TableSchemaVersion(TableEpisodes)))}
 		for i := 0; i < len(meta); i += 2 {
 			opts = append(opts, parquet.KeyValueMetadata(meta[i], meta[i+1]))
 		}

@@ -48,7 +48,7 @@
 // dictionary encoded. Row groups hold at most [MaxRowsPerRowGroup] rows.
 // Each file carries the key/value metadata "evolve.table" (episodes,
 // candidates or generations) and "evolve.schema_version"
-// ([SchemaVersion]).
+// ([TableSchemaVersion]).
 //
 // Two tables have columns that the environment declares, so their schema
 // is built when they are written:

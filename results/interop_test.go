@@ -199,8 +199,8 @@ func checkArrow(t *testing.T, path, table string, n int, want []arrowColumn) {
 	if v := kv.FindValue("evolve.table"); v == nil || *v != table {
 		t.Errorf("evolve.table = %v, want %q", v, table)
 	}
-	if v := kv.FindValue("evolve.schema_version"); v == nil || *v != strconv.Itoa(SchemaVersion) {
-		t.Errorf("evolve.schema_version = %v, want %d", v, SchemaVersion)
+	if v := kv.FindValue("evolve.schema_version"); v == nil || *v != strconv.Itoa(TableSchemaVersion(table)) {
+		t.Errorf("evolve.schema_version = %v, want %d", v, TableSchemaVersion(table))
 	}
 	if got := r.NumRows(); got != int64(n) {
 		t.Fatalf("%d rows, want %d", got, n)

@@ -20,9 +20,12 @@ import (
 // efficient column scans.
 const MaxRowsPerRowGroup = 1 << 16
 
-// SchemaVersion is the version of the table schemas, stored in each file's
-// "evolve.schema_version" key/value metadata. It changes whenever a column
-// is added, removed, renamed or changes meaning.
+// SchemaVersion is the newest version of the table schemas. Each table
+// has its own version (TableSchemaVersion), stored in each file's
+// "evolve.schema_version" key/value metadata; a table's version changes
+// to SchemaVersion whenever one of its columns is added, removed, renamed
+// or changes meaning, so that the other tables' files (and their bytes)
+// stay as they were.
 //
 // Version 2 renamed episodes.end to end_reason (END is reserved in SQL) and
 // made candidates.v (NaN before) and generations.accepted ("" before) null
@@ -31,8 +34,23 @@ const MaxRowsPerRowGroup = 1 << 16
 // INT32 and required before) became the environment's declared metrics,
 // optional and typed by the declaration (metadata "evolve.metrics"), and
 // the per-cause columns of generations.parquet are the environment's
-// declared causes (metadata "evolve.causes").
-const SchemaVersion = 3
+// declared causes (metadata "evolve.causes"). Version 4 added
+// summary.parquet's mean_bca_ci_low and mean_bca_ci_high (the mean's BCa
+// interval) and comparisons.parquet's check, failure_method and family
+// columns, with the failure-share checks as rows of their own; episodes,
+// candidates and generations stayed at version 3.
+const SchemaVersion = 4
+
+// TableSchemaVersion is the schema version of table: 4 for
+// TableSummary and TableComparisons, 3 for every other table (the
+// versions before 4 were shared by all tables).
+func TableSchemaVersion(table string) int {
+	switch table {
+	case TableSummary, TableComparisons:
+		return 4
+	}
+	return 3
+}
 
 // Key/value metadata keys holding the declarations of the run-time
 // columns, as JSON lists of envs.Metric and envs.Cause (the fields of
@@ -353,7 +371,7 @@ func writerOptions(table string) []parquet.WriterOption {
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(MaxRowsPerRowGroup),
 		parquet.KeyValueMetadata("evolve.table", table),
-		parquet.KeyValueMetadata("evolve.schema_version", strconv.Itoa(SchemaVersion)),
+		parquet.KeyValueMetadata("evolve.schema_version", strconv.Itoa(TableSchemaVersion(table))),
 	}
 }
 
@@ -407,7 +425,8 @@ func writeAtomic(path string, write func(io.Writer) error) error {
 }
 
 // readTable reads every row of the Parquet file path, which must be the
-// table named table of schema SchemaVersion if its metadata says.
+// table named table of its schema version (TableSchemaVersion) if its
+// metadata says.
 func readTable[T any](path, table string) ([]T, error) {
 	rows, err := readFile[T](path, table)
 	if err != nil {

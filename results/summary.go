@@ -14,8 +14,12 @@ const TableSummary = "summary"
 // every (seed, repeat) it played.
 //
 // Columns: eval, variant, version, prompt_sha256, split, n, mean, std,
-// median, iqm, ci_low, ci_high, iqm_ci_low, iqm_ci_high. None is nullable;
-// a statistic that cannot be computed (std and the CI when n < 2) is NaN.
+// median, iqm, ci_low, ci_high, mean_bca_ci_low, mean_bca_ci_high,
+// iqm_ci_low, iqm_ci_high. None is nullable; a statistic that cannot be
+// computed (std and the CIs when n < 2) is NaN. The mean has two
+// intervals: ci_low/ci_high, Student's t, and mean_bca_ci_low/high, the
+// BCa bootstrap; neither reaches 95% coverage with few skewed scores
+// (docs/statistics.md has the coverage table).
 type SummaryRow struct {
 	// Eval is the evaluation's identifier (its directory's name).
 	Eval string `parquet:"eval,dict"`
@@ -39,6 +43,12 @@ type SummaryRow struct {
 	// CILow and CIHigh bound the Student t 95% CI of the mean.
 	CILow  float64 `parquet:"ci_low"`
 	CIHigh float64 `parquet:"ci_high"`
+	// MeanBCaLow and MeanBCaHigh bound the 95% BCa bootstrap CI of the
+	// mean (stats.BootstrapBCa with stats.MeanOf, Efron 1987; 2,000
+	// resamples, a fixed seed): asymmetric, so it follows skewed scores
+	// where the t interval cannot.
+	MeanBCaLow  float64 `parquet:"mean_bca_ci_low"`
+	MeanBCaHigh float64 `parquet:"mean_bca_ci_high"`
 	// IQMCILow and IQMCIHigh bound the 95% BCa bootstrap CI of the IQM
 	// (stats.BootstrapBCa, Efron 1987; 2,000 resamples, a fixed seed).
 	IQMCILow  float64 `parquet:"iqm_ci_low"`

@@ -355,7 +355,7 @@ type tableFile struct {
 }
 
 // openTable opens path, which must be the table named table of schema
-// SchemaVersion if its metadata says. The caller closes f.
+// TableSchemaVersion if its metadata says. The caller closes f.
 func openTable(path, table string) (*tableFile, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -385,8 +385,8 @@ func checkTableMetadata(pf *parquet.File, table string) error {
 	if got, ok := pf.Lookup("evolve.table"); ok && got != table {
 		return fmt.Errorf("%w: metadata evolve.table is %q, want %q", ErrSchema, got, table)
 	}
-	if got, ok := pf.Lookup("evolve.schema_version"); ok && got != strconv.Itoa(SchemaVersion) {
-		return fmt.Errorf("%w: metadata evolve.schema_version is %q, this evolve reads %d (written by another evolve version: read it with that version or run again)", ErrSchema, got, SchemaVersion)
+	if got, ok := pf.Lookup("evolve.schema_version"); ok && got != strconv.Itoa(TableSchemaVersion(table)) {
+		return fmt.Errorf("%w: metadata evolve.schema_version is %q, this evolve reads %s version %d (written by another evolve version: read it with that version or run again)", ErrSchema, got, table, TableSchemaVersion(table))
 	}
 	return nil
 }

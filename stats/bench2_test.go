@@ -60,3 +60,20 @@ func BenchmarkBCaIQM(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkBrunnerMunzelPermutation: the A12-margin test of the gate at
+// its default 9,999 random permutations, n scores a side.
+func BenchmarkBrunnerMunzelPermutation(b *testing.B) {
+	for _, n := range []int{30, 1000} {
+		b.Run(fmt.Sprintf("n=%d", n), func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(3, 4))
+			x, y := integerScores(rng, n, 50), integerScores(rng, n, 50)
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := BrunnerMunzelPermutation(x, y, 0.4, Less, PermutationConfig{Rand: rand.New(rand.NewPCG(1, 0))}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

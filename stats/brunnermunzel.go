@@ -32,6 +32,12 @@ type BrunnerMunzelResult struct {
 	P float64
 	// Alternative: Greater means H1: A12 > Theta0; Less: A12 < Theta0.
 	Alternative Alternative
+	// Permutations is the number of permuted splits P is computed over
+	// (BrunnerMunzelPermutation only; 0 for the t and normal tests and for
+	// a degenerate SE = 0). Exact reports that they were every split (an
+	// exact permutation p-value) rather than random ones.
+	Permutations int
+	Exact        bool
 	// Warnings lists caveats, each wrapping a Warn* sentinel.
 	Warnings []error
 }
@@ -81,8 +87,9 @@ func BrunnerMunzel(x, y []float64, theta0 float64, alt Alternative) (BrunnerMunz
 // skewness of Â12 away from ½ that makes the untransformed t test liberal
 // in one tail and conservative in the other at a margin; the normal
 // reference keeps it close to its level from n = 20 per side and
-// conservative (never liberal) below (docs/statistics.md). DF is still
-// reported. When Â12 is 0 or 1 the untransformed statistic is used.
+// conservative (never liberal) below (docs/statistics.md); the gate uses
+// BrunnerMunzelPermutation, the same statistic with permutation
+// quantiles, whose size holds from n = 10. DF is still reported. When Â12 is 0 or 1 the untransformed statistic is used.
 // Errors as BrunnerMunzel.
 func BrunnerMunzelLogit(x, y []float64, theta0 float64, alt Alternative) (BrunnerMunzelResult, error) {
 	return brunnerMunzel(x, y, theta0, alt, true)
@@ -136,11 +143,14 @@ func brunnerMunzel(x, y []float64, theta0 float64, alt Alternative, logit bool) 
 		case d < 0:
 			res.T = math.Inf(-1)
 		}
-		up, lo := 1.0, 1.0 // P(T >= t), P(T <= t) of a point mass
+		// T = ±Inf: as the t distribution's tails at ±Inf (scipy's
+		// brunnermunzel gives the same), P(t_df >= +Inf) = 0 and
+		// P(t_df <= −Inf) = 0; both 1 when T is 0/0.
+		up, lo := 1.0, 1.0 // P(t_df >= T), P(t_df <= T)
 		if d > 0 {
-			lo = 0
-		} else if d < 0 {
 			up = 0
+		} else if d < 0 {
+			lo = 0
 		}
 		res.P = pick(alt, up, lo)
 		return res, nil

@@ -20,6 +20,13 @@
 //     (normal approximation with tie and continuity correction).
 //   - [WilcoxonSignedRank]: paired signed-rank test with the wilcox, pratt
 //     and zsplit zero methods.
+//   - [BrunnerMunzel], [BrunnerMunzelLogit], [BrunnerMunzelPermutation]:
+//     tests of the relative effect A12 against any θ0 (a margin) without
+//     assuming equal distributions: the Brunner-Munzel t test, its logit
+//     form with normal quantiles, and the studentized permutation test on
+//     the logit scale (Pauly, Asendorf and Konietschke 2016) the gate uses.
+//   - [BootstrapBCa], [BootstrapBCaIQM]: BCa bootstrap intervals (Efron
+//     1987) of the mean, the IQM or any statistic.
 //   - [Adjust]: p-value adjustment for multiple comparisons as R's p.adjust.
 //   - [A12], [RankBiserial], [HodgesLehmann]: effect sizes, the last with a
 //     confidence interval as R's wilcox.test(conf.int = TRUE), selected
@@ -52,6 +59,7 @@
 // # References
 //
 // The expected values in the tests come from scipy 1.10.1, R 4.2.2
-// (wilcox.test, p.adjust), R coin 1.4-2 and an exact dynamic-programming
-// reference; see testdata/README.md.
+// (wilcox.test, p.adjust, t.test, power.t.test), R boot 1.3-28.1
+// (boot.ci), R coin 1.4-2 and an exact dynamic-programming reference; see
+// testdata/README.md.
 package stats

@@ -87,7 +87,7 @@ samples, with its hypothesis (--hypothesis):
 rank test of --test on x + D, paired: (x - y) + D, as R's wilcox.test(x, y,
 mu = -D)) or on the mean (--margin-on mean: Welch's t, or the paired t with
 --test signed-rank). --margin-a12 M tests A12 against 0.5 - M
-(Brunner-Munzel). The gate pairs on the seeds both samples played and
+(studentized permutation test with the Brunner-Munzel statistic). The gate pairs on the seeds both samples played and
 refuses more than --max-unmatched unpaired candidate seeds.
 
 --max-failure-increase P (a share in [0, 1)) adds a failure-share check:
@@ -139,7 +139,7 @@ Examples:
 			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "the gate's `regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no such loss)")
 			margin := fs.Float64("margin", 0, "the gate's margin `D` in score units (shift, or mean with --margin-on mean)")
 			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
-			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (Brunner-Munzel)")
+			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (studentized permutation test, Brunner-Munzel statistic)")
 			maxUnmatched := fs.Int("max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
 			key := fs.String("key", "", "compare row by row: the CSV `COLUMN` naming each score's row (a task, environment, ...)")
 			maxFailInc := fs.Float64("max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); needs causes: RUN_DIR:VERSION or CSV with a cause column)")

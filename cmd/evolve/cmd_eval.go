@@ -75,8 +75,10 @@ shift, the default: the Wilcoxon signed-rank test of the differences
 R's wilcox.test(x, y, mu = -D); --test) or on the mean (--margin-on mean:
 the paired t test, Welch's t unpaired, or --test bootstrap-t for skewed
 scores). A shift ignores rare large losses; the mean does not.
---margin-a12 M: the Brunner-Munzel test of A12 = P(version > baseline) +
-ties/2 against 0.5 - M (valid under unequal distributions).
+--margin-a12 M: the studentized permutation test (Pauly, Asendorf and
+Konietschke 2016) of A12 = P(version > baseline) + ties/2 against 0.5 - M,
+with the Brunner-Munzel statistic on the logit scale (valid under unequal
+distributions; size held from 10 seeds a side).
 
 The family is every (variant x version) check of the eval; its p-values
 are adjusted by --correction: holm (default), hochberg, bonferroni,
@@ -168,7 +170,7 @@ Examples:
 			baselineVersion := fs.String("baseline-version", "", "the `VERSION` of --baseline to compare with (default: its first)")
 			failOn := fs.Bool("fail-on-regression", false, "exit 3 when a check fails (either --hypothesis)")
 			margin := fs.Float64("margin", 0, "margin `D` in score units (a shift, or a mean with --margin-on mean)")
-			marginA12 := fs.Float64("margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): Brunner-Munzel test against A12 = 0.5 - M")
+			marginA12 := fs.Float64("margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): studentized permutation test (Brunner-Munzel statistic) against A12 = 0.5 - M")
 			alpha := fs.Float64("alpha", 0.05, "family-wise significance level `A`")
 			test := fs.String("test", "auto", "the `TEST`: auto (signed-rank when paired by seed, else mwu), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
 			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")

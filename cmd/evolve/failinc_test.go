@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"evolve/results"
 )
 
 // `evolve eval --max-failure-increase P` adds one failure-share check per
@@ -41,6 +43,8 @@ func TestEvalMaxFailureIncrease(t *testing.T) {
 		t.Errorf("JUnit: %d cases, want 2 (score and failure share)", j.Tests)
 	}
 
+	out := t.TempDir()
+	args[len(args)-1] = out
 	code, stdout, stderr = evolve(t, append(args, "--max-failure-increase", "0.1", "--json", "embedded", worse)...)
 	if code != exitOK {
 		t.Fatalf("--json: exit %d\n%s", code, stderr)
@@ -60,6 +64,25 @@ func TestEvalMaxFailureIncrease(t *testing.T) {
 	if len(doc.Checks) != 2 || doc.Checks[1].Test != "failure-increase" || doc.Checks[1].FailureMethod != "paired-exact-unconditional-score" ||
 		doc.Checks[1].Margin != 0.1 || !doc.Checks[1].Paired || !(doc.Checks[1].P > 0 && doc.Checks[1].P <= 1) {
 		t.Errorf("JSON checks: %+v", doc.Checks)
+	}
+	// comparisons.parquet: the failure check is a row of its own after
+	// the score row; results.tex has its "failed" row.
+	files, _ := filepath.Glob(filepath.Join(out, "*", "comparisons.parquet"))
+	if len(files) != 1 {
+		t.Fatalf("comparisons.parquet files: %v", files)
+	}
+	rows, err := results.ReadComparisons(files[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Check != results.CheckScore || rows[1].Check != results.CheckFailureShare ||
+		rows[1].Test != "failure-increase" || rows[1].FailureMethod != "paired-exact-unconditional-score" || rows[1].Margin != 0.1 ||
+		rows[1].PWorse != doc.Checks[1].P || !strings.Contains(rows[1].Family, "failure checks") || rows[1].Verdict == "" {
+		t.Errorf("comparisons.parquet rows: %+v", rows)
+	}
+	tex, _ := os.ReadFile(filepath.Join(filepath.Dir(files[0]), "results.tex"))
+	if !strings.Contains(string(tex), `\quad\emph{failed} & 24 &`) || !strings.Contains(string(tex), "paired-exact-unconditional-score") {
+		t.Errorf("results.tex lacks the failure check:\n%s", tex)
 	}
 }
 

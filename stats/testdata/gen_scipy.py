@@ -15,6 +15,16 @@ Sections:
       the values are the input, not re-drawn by the Go test) and the BCa
       interval scipy.stats.bootstrap(method="BCa") computes from them
       (scipy.stats._resampling._bca_interval, then np.percentile).
+  bm_permutation: the studentized permutation test of the relative effect on
+      the logit scale (Pauly, Asendorf and Konietschke 2016) of
+      stats.BrunnerMunzelPermutation, for samples small enough to enumerate
+      every split: the null distribution is scipy.stats.permutation_test's
+      (permutation_type="independent", n_resamples=inf: every split) of the
+      logit statistic at theta0 = 1/2, written here from scipy.stats.rankdata;
+      p_less = share of the null distribution <= the observed statistic at
+      theta0 (ties within 1e-12 relative), p_greater likewise >=. At
+      theta0 = 1/2 the script checks that these equal permutation_test's
+      own p-values.
 """
 import json
 
@@ -88,6 +98,60 @@ for kind in ["normal", "skewed", "integers"]:
                 hi = float(np.percentile(theta_b, a2 * 100)) if np.isfinite(a2) else float("nan")
                 out["bca"].append({"kind": kind, "stat": name, "conf_level": conf, "x": x.tolist(), "theta_hat": float(fn(x)), "theta_b": theta_b.tolist(),
                                    "alpha_low": a1, "alpha_high": a2, "a_hat": float(np.squeeze(ahat)), "low": lo, "high": hi})
+
+
+
+def logit_half(x, y, axis=-1):
+    """Logit-scale Brunner-Munzel statistic at theta0 = 1/2 (+-inf, 0 when
+    the placements are constant within each group)."""
+    nx, ny = len(x), len(y)
+    rc = stats.rankdata(np.concatenate((x, y)))
+    px = rc[:nx] - stats.rankdata(x)
+    py = rc[nx:] - stats.rankdata(y)
+    a = px.mean() / ny
+    if np.all(px == px[0]) and np.all(py == py[0]):
+        return np.inf if a > 0.5 else (-np.inf if a < 0.5 else 0.0)
+    v = nx * np.var(px, ddof=1) + ny * np.var(py, ddof=1)
+    se = np.sqrt(v) / (nx * ny)
+    return np.log(a / (1 - a)) * a * (1 - a) / se
+
+
+def logit_obs(x, y, theta0):
+    nx, ny = len(x), len(y)
+    rc = stats.rankdata(np.concatenate((x, y)))
+    px = rc[:nx] - stats.rankdata(x)
+    py = rc[nx:] - stats.rankdata(y)
+    a = px.mean() / ny
+    v = nx * np.var(px, ddof=1) + ny * np.var(py, ddof=1)
+    se = np.sqrt(v) / (nx * ny)
+    return (np.log(a / (1 - a)) - np.log(theta0 / (1 - theta0))) / (se / (a * (1 - a)))
+
+
+prng = np.random.default_rng(2016)
+out["bm_permutation"] = []
+for kind in ["normal", "integers", "skewed"]:
+    for n1, n2 in [(5, 5), (4, 9), (6, 7), (8, 5), (7, 7)]:
+        if kind == "normal":
+            x, y = prng.normal(-0.3, 1, n1), prng.normal(0, 1.5, n2)
+        elif kind == "integers":
+            x, y = prng.integers(0, 5, n1).astype(float), prng.integers(0, 6, n2).astype(float)
+        else:
+            x, y = prng.lognormal(0, 1, n1), prng.lognormal(0.3, 0.5, n2)
+        res = stats.permutation_test((x, y), logit_half, permutation_type="independent", vectorized=False,
+                                     n_resamples=np.inf, alternative="less")
+        null = res.null_distribution
+        assert len(null) == int(round(__import__("math").comb(n1 + n2, n1)))
+        for theta0 in [0.5, 0.4, 0.3, 0.65]:
+            t = float(logit_obs(x, y, theta0))
+            tol = 1e-12 * max(1.0, abs(t))
+            pl = float(np.mean(null <= t + tol))
+            pg = float(np.mean(null >= t - tol))
+            if theta0 == 0.5:
+                rg = stats.permutation_test((x, y), logit_half, permutation_type="independent", vectorized=False,
+                                            n_resamples=np.inf, alternative="greater")
+                assert abs(pl - res.pvalue) < 1e-12 and abs(pg - rg.pvalue) < 1e-12, (pl, res.pvalue, pg, rg.pvalue)
+            out["bm_permutation"].append({"kind": kind, "x": x.tolist(), "y": y.tolist(), "theta0": theta0,
+                                          "t": t, "splits": len(null), "p_less": pl, "p_greater": pg})
 
 with open("stats/testdata/scipy_reference.json", "w") as f:
     json.dump(out, f, indent=0, allow_nan=True)

@@ -5,17 +5,20 @@
 // numbers.
 //
 //	go run ./stats/internal/simulate -table size      # item: shift margin, both hypotheses
-//	go run ./stats/internal/simulate -table a12       # Brunner-Munzel A12 margin
+//	go run ./stats/internal/simulate -table a12       # A12 margin (permutation test)
 //	go run ./stats/internal/simulate -table fwer      # error control across variants
 //	go run ./stats/internal/simulate -table coverage  # t, percentile and BCa intervals
 //	go run ./stats/internal/simulate -table all
 //
 // -reps sets the number of simulated experiments per cell (default 4000;
-// 10000 for a12). Rates are printed with the two-sided 95% Clopper-Pearson
-// interval; "ok" means the lower bound is <= alpha (size, FWER: the
-// simulation does not show a rate above alpha) or the interval contains
-// alpha (a12). make stats-tables runs
-// them all.
+// 10000 for a12 and coverage); -perms the random permutations per
+// A12-margin test (default 999: the Monte Carlo p-value (1 + k)/(perms + 1)
+// keeps the test's level for any number of permutations, and 999 keeps the
+// table at a few minutes; the gate uses 9,999). Rates are printed with the
+// two-sided 95% Clopper-Pearson interval; "ok" means the lower bound is
+// <= alpha (size, FWER: the simulation does not show a rate above alpha)
+// or the interval contains alpha (a12). make stats-tables runs them all;
+// make sim-a12 the a12 table alone.
 package main
 
 import (
@@ -36,15 +39,16 @@ import (
 
 func main() {
 	table := flag.String("table", "all", "the table: `size`, a12, fwer, coverage or all")
-	reps := flag.Int("reps", 0, "simulated experiments per cell (default 4000; 10000 for a12)")
+	reps := flag.Int("reps", 0, "simulated experiments per cell (default 4000; 10000 for a12 and coverage)")
+	perms := flag.Int("perms", 999, "random permutations per A12-margin test in the a12 table (the gate's default is 9999)")
 	flag.Parse()
-	if err := run(os.Stdout, *table, *reps); err != nil {
+	if err := run(os.Stdout, *table, *reps, *perms); err != nil {
 		fmt.Fprintln(os.Stderr, "simulate:", err)
 		os.Exit(1)
 	}
 }
 
-func run(w io.Writer, table string, reps int) error {
+func run(w io.Writer, table string, reps, perms int) error {
 	or := func(def int) int {
 		if reps > 0 {
 			return reps
@@ -53,9 +57,9 @@ func run(w io.Writer, table string, reps int) error {
 	}
 	tables := map[string]func() error{
 		"size":     func() error { return sizeTable(w, or(4000)) },
-		"a12":      func() error { return a12Table(w, or(10000)) },
+		"a12":      func() error { return a12Table(w, or(10000), perms) },
 		"fwer":     func() error { return fwerTable(w, or(4000)) },
-		"coverage": func() error { return coverageTable(w, or(2000)) },
+		"coverage": func() error { return coverageTable(w, or(10000)) },
 	}
 	if table == "all" {
 		for _, name := range []string{"size", "a12", "fwer", "coverage"} {
@@ -211,27 +215,75 @@ func boolInt(b bool) uint64 {
 	return 0
 }
 
-// a12Table: the Brunner-Munzel A12-margin test at its boundary A12 = 0.5 −
-// m, equal and unequal variances.
-func a12Table(w io.Writer, reps int) error {
+// a12Table: the A12-margin test of the gate (the studentized permutation
+// test, logit scale) at its boundary A12 = 0.5 − m, beside the two
+// asymptotic tests it replaced, on the same data: normal scores with equal
+// or unequal variances, and integer scores with many ties.
+func a12Table(w io.Writer, reps, perms int) error {
 	const m = 0.1
-	fmt.Fprintf(w, "Size of the A12-margin gate (Brunner-Munzel on the logit scale, margin %v) at the boundary A12 = %v, alpha = %v, %d reps per cell\n\n", m, 0.5-m, alpha, reps)
-	fmt.Fprintln(w, "| hypothesis | scores | n per side | rejection rate [95% CI] | alpha in CI | size <= alpha |")
-	fmt.Fprintln(w, "| --- | --- | ---: | ---: | --- | --- |")
+	theta0 := 0.5 - m
+	fmt.Fprintf(w, "Size of the A12-margin gate at the boundary A12 = %v (margin %v), alpha = %v, %d reps per cell, %d random permutations per test\n", theta0, m, alpha, reps, perms)
+	fmt.Fprintf(w, "gate: studentized permutation test, Brunner-Munzel statistic on the logit scale (Pauly, Asendorf & Konietschke 2016);\n")
+	fmt.Fprintf(w, "same data: the logit statistic with normal quantiles (the previous gate) and the untransformed Brunner-Munzel t test\n")
+	fmt.Fprintf(w, "(\"alpha in CI\": the 95%% Clopper-Pearson interval of the gate's rejection rate contains alpha)\n\n")
+	fmt.Fprintln(w, "| hypothesis | scores | n per side | gate: permutation [95% CI] | alpha in CI | logit, normal quantiles | Brunner-Munzel t |")
+	fmt.Fprintln(w, "| --- | --- | ---: | ---: | --- | ---: | ---: |")
+	// Tied scores: Y ~ Bin(6, 1/2); X ~ Y with probability wt, else Y − 1
+	// (independent draws), so A12 = wt·1/2 + (1 − wt)·A(Y − 1, Y) = theta0
+	// exactly.
+	aLow := 0.0
+	for a := range 7 {
+		for b := range 7 {
+			p := distuv.Binomial{N: 6, P: 0.5}.Prob(float64(a)) * distuv.Binomial{N: 6, P: 0.5}.Prob(float64(b))
+			switch {
+			case a-1 > b:
+				aLow += p
+			case a-1 == b:
+				aLow += p / 2
+			}
+		}
+	}
+	wt := (theta0 - aLow) / (0.5 - aLow)
+	type scenario struct {
+		name string
+		draw func(r *rand.Rand, x, y []float64)
+	}
+	normal := func(sd float64) func(r *rand.Rand, x, y []float64) {
+		// X ~ N(δ, sd²), Y ~ N(0, 1): A12 = Φ(δ/sqrt(1 + sd²)) = theta0.
+		delta := distuv.UnitNormal.Quantile(theta0) * math.Sqrt(1+sd*sd)
+		return func(r *rand.Rand, x, y []float64) {
+			for i := range x {
+				x[i] = delta + sd*r.NormFloat64()
+				y[i] = r.NormFloat64()
+			}
+		}
+	}
+	scenarios := []scenario{
+		{"normal, equal SD", normal(1)},
+		{"normal, candidate SD x2", normal(2)},
+		{"integers 0..6 (ties)", func(r *rand.Rand, x, y []float64) {
+			for i := range x {
+				y[i] = scoreGen(r, true)
+				x[i] = scoreGen(r, true)
+				if r.Float64() >= wt {
+					x[i]--
+				}
+			}
+		}},
+	}
 	for _, hyp := range []string{gate.HypothesisRegression, gate.HypothesisNonInferiority} {
-		for _, sdRatio := range []float64{1, 2} {
+		alt := stats.Less
+		if hyp == gate.HypothesisNonInferiority {
+			alt = stats.Greater
+		}
+		for si, sc := range scenarios {
 			for _, n := range []int{10, 20, 50, 100} {
-				// X ~ N(δ, s²), Y ~ N(0, 1): A12 = Φ(δ/sqrt(1 + s²)).
-				delta := distuv.UnitNormal.Quantile(0.5-m) * math.Sqrt(1+sdRatio*sdRatio)
-				r := rand.New(rand.NewPCG(uint64(n), uint64(sdRatio*10)))
-				cfg := gate.Config{Alpha: alpha, Test: gate.TestMWU, MarginA12: m, Hypothesis: hyp}
-				k := 0
+				r := rand.New(rand.NewPCG(uint64(n), uint64(si)+1))
+				cfg := gate.Config{Alpha: alpha, Test: gate.TestMWU, MarginA12: m, Hypothesis: hyp, PermutationReps: perms}
+				var k, kLogit, kT int
 				x, y := make([]float64, n), make([]float64, n)
 				for range reps {
-					for i := range n {
-						x[i] = delta + sdRatio*r.NormFloat64()
-						y[i] = r.NormFloat64()
-					}
+					sc.draw(r, x, y)
 					ch, err := gate.Compare([]gate.Sample{{Version: "main", Scores: y}}, []gate.Sample{{Version: "pr", Scores: x}}, cfg)
 					if err != nil {
 						return err
@@ -239,14 +291,26 @@ func a12Table(w io.Writer, reps int) error {
 					if ch[0].PAdj < alpha {
 						k++
 					}
+					lg, err := stats.BrunnerMunzelLogit(x, y, theta0, alt)
+					if err != nil {
+						return err
+					}
+					if lg.P < alpha {
+						kLogit++
+					}
+					bt, err := stats.BrunnerMunzel(x, y, theta0, alt)
+					if err != nil {
+						return err
+					}
+					if bt.P < alpha {
+						kT++
+					}
 				}
 				s, _ := rate(k, reps)
 				lo, hi := stats.ClopperPearson(k, reps, 0.95)
-				kind := "normal, equal SD"
-				if sdRatio != 1 {
-					kind = fmt.Sprintf("normal, candidate SD x%g", sdRatio)
-				}
-				fmt.Fprintf(w, "| %s | %s | %d | %s | %v | %v |\n", hyp, kind, n, s, okMark(lo <= alpha && alpha <= hi), okMark(lo <= alpha))
+				sl, _ := rate(kLogit, reps)
+				st, _ := rate(kT, reps)
+				fmt.Fprintf(w, "| %s | %s | %d | %s | %v | %s | %s |\n", hyp, sc.name, n, s, okMark(lo <= alpha && alpha <= hi), sl, st)
 			}
 		}
 	}
@@ -311,56 +375,68 @@ func fwerCell(r *rand.Rand, variants, versions, n, reps int, corr string) (int, 
 	return k, nil
 }
 
-// coverageTable: lognormal(0, 1) scores; coverage of the t interval of the
-// mean, the BCa interval of the mean, the percentile bootstrap interval of
+// coverageTable: normal(0, 1) and lognormal(0, 1) scores; coverage of
+// the t interval of the mean, the BCa interval of the mean (both in
+// summary.parquet and the reports), the percentile bootstrap interval of
 // the IQM and the BCa interval of the IQM, at 95%.
 func coverageTable(w io.Writer, reps int) error {
-	// True values of lognormal(0, 1): mean e^{1/2}; IQM = E[X | q25 < X <
-	// q75] = 2·e^{1/2}·(Φ(z75 − 1) − Φ(z25 − 1)).
+	// True values. normal(0, 1): mean = IQM = 0. lognormal(0, 1): mean
+	// e^{1/2}; IQM = E[X | q25 < X < q75] = 2·e^{1/2}·(Φ(z75 − 1) −
+	// Φ(z25 − 1)).
 	z := distuv.UnitNormal.Quantile(0.75)
-	trueMean := math.Exp(0.5)
-	trueIQM := 2 * math.Exp(0.5) * (distuv.UnitNormal.CDF(z-1) - distuv.UnitNormal.CDF(-z-1))
+	dists := []struct {
+		name            string
+		draw            func(r *rand.Rand) float64
+		trueMean, truth float64
+	}{
+		{"normal(0, 1)", func(r *rand.Rand) float64 { return r.NormFloat64() }, 0, 0},
+		{"lognormal(0, 1)", func(r *rand.Rand) float64 { return math.Exp(r.NormFloat64()) },
+			math.Exp(0.5), 2 * math.Exp(0.5) * (distuv.UnitNormal.CDF(z-1) - distuv.UnitNormal.CDF(-z-1))},
+	}
 	const boot = 1000
-	fmt.Fprintf(w, "Coverage of 95%% intervals, lognormal(0, 1) scores (mean %.4f, IQM %.4f), %d reps, %d bootstrap resamples\n\n", trueMean, trueIQM, reps, boot)
-	fmt.Fprintln(w, "| n | t CI of the mean | BCa CI of the mean | percentile CI of the IQM | BCa CI of the IQM |")
-	fmt.Fprintln(w, "| ---: | ---: | ---: | ---: | ---: |")
-	for _, n := range []int{5, 10, 20, 50} {
-		r := rand.New(rand.NewPCG(uint64(n), 99))
-		var tHit, bmHit, pHit, biHit int
-		x := make([]float64, n)
-		for range reps {
-			for i := range x {
-				x[i] = math.Exp(r.NormFloat64())
+	fmt.Fprintf(w, "Coverage of 95%% intervals, %d reps per row, %d bootstrap resamples (lognormal(0, 1): mean %.4f, IQM %.4f; normal(0, 1): both 0)\n\n",
+		reps, boot, dists[1].trueMean, dists[1].truth)
+	fmt.Fprintln(w, "| scores | n | t CI of the mean | BCa CI of the mean | percentile CI of the IQM | BCa CI of the IQM |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	for di, d := range dists {
+		for _, n := range []int{5, 10, 20, 50} {
+			r := rand.New(rand.NewPCG(uint64(n), 99+uint64(di)))
+			var tHit, bmHit, pHit, biHit int
+			x := make([]float64, n)
+			for range reps {
+				for i := range x {
+					x[i] = d.draw(r)
+				}
+				s := stats.Summarize(x)
+				if s.CILow <= d.trueMean && d.trueMean <= s.CIHigh {
+					tHit++
+				}
+				cfg := stats.BootstrapConfig{Reps: boot, Rand: r}
+				bm, err := stats.BootstrapBCa(x, stats.MeanOf, cfg)
+				if err != nil {
+					return err
+				}
+				if bm.Low <= d.trueMean && d.trueMean <= bm.High {
+					bmHit++
+				}
+				p, err := stats.BootstrapIQM(x, cfg)
+				if err != nil {
+					return err
+				}
+				if p.Low <= d.truth && d.truth <= p.High {
+					pHit++
+				}
+				bi, err := stats.BootstrapBCaIQM(x, cfg)
+				if err != nil && !errors.Is(err, stats.ErrNaN) {
+					return err
+				}
+				if err == nil && bi.Low <= d.truth && d.truth <= bi.High {
+					biHit++
+				}
 			}
-			s := stats.Summarize(x)
-			if s.CILow <= trueMean && trueMean <= s.CIHigh {
-				tHit++
-			}
-			cfg := stats.BootstrapConfig{Reps: boot, Rand: r}
-			bm, err := stats.BootstrapBCa(x, stats.MeanOf, cfg)
-			if err != nil {
-				return err
-			}
-			if bm.Low <= trueMean && trueMean <= bm.High {
-				bmHit++
-			}
-			p, err := stats.BootstrapIQM(x, cfg)
-			if err != nil {
-				return err
-			}
-			if p.Low <= trueIQM && trueIQM <= p.High {
-				pHit++
-			}
-			bi, err := stats.BootstrapBCaIQM(x, cfg)
-			if err != nil && !errors.Is(err, stats.ErrNaN) {
-				return err
-			}
-			if err == nil && bi.Low <= trueIQM && trueIQM <= bi.High {
-				biHit++
-			}
+			c := func(k int) string { s, _ := rate(k, reps); return s }
+			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s |\n", d.name, n, c(tHit), c(bmHit), c(pHit), c(biHit))
 		}
-		c := func(k int) string { s, _ := rate(k, reps); return s }
-		fmt.Fprintf(w, "| %d | %s | %s | %s | %s |\n", n, c(tHit), c(bmHit), c(pHit), c(biHit))
 	}
 	return nil
 }
