@@ -107,16 +107,7 @@ func serialHooks(mu *sync.Mutex, ph Phase) Phase {
 // job order and seed order, over the runner's workers. Finished is not
 // called (its index is Run's).
 func (r *Runner) PlayAll(ctx context.Context, jobs []Job) ([][]envs.Outcome, error) {
-	workers := r.workers()
-	r.mu.Lock()
-	if r.players == nil {
-		r.players = make(chan slot, workers)
-		for w := 0; w < workers; w++ {
-			r.players <- slot{w: w}
-		}
-		r.n = workers
-	}
-	r.mu.Unlock()
+	workers := r.ensurePlayers()
 	out := make([][]envs.Outcome, len(jobs))
 	done := make([]atomic.Int64, len(jobs))
 	var callMu sync.Mutex
@@ -126,29 +117,12 @@ func (r *Runner) PlayAll(ctx context.Context, jobs []Job) ([][]envs.Outcome, err
 		out[j] = make([]envs.Outcome, len(job.Seeds))
 		for i, seed := range job.Seeds {
 			wp.Go(func(ctx context.Context) error {
-				if err := ctx.Err(); err != nil {
-					return err
-				}
-				s := <-r.players
-				o, err := r.play(ctx, &s, job.Phase.Episode(seed))
-				r.players <- s
+				o, err := r.playSeed(ctx, seed, job.Phase.Episode(seed), job.Phase.OnError, &callMu)
 				if err != nil {
-					var ee *EpisodeError
-					if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil || Transient(err) {
-						if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
-							return err
-						}
-						return &JobError{Job: j, Err: err}
+					if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+						return err
 					}
-					o = envs.Outcome{Seed: seed, EndReason: envs.EndError, Cause: envs.CauseError, Error: ee.Err.Error()}
-					if ee.Panic != nil {
-						o.Error = ee.Error()
-					}
-					if job.Phase.OnError != nil {
-						callMu.Lock()
-						job.Phase.OnError(ee)
-						callMu.Unlock()
-					}
+					return &JobError{Job: j, Err: err}
 				}
 				out[j][i] = o
 				if job.Phase.Progress != nil {

@@ -94,42 +94,16 @@ func (r *Runner) workers() int {
 // is set (the other in-flight episodes finish, no new ones start); and an
 // error naming the worker if a player cannot be made.
 func (r *Runner) Run(ctx context.Context, episode func(seed uint64) envs.Episode, seeds []uint64) ([]envs.Outcome, error) {
-	workers := r.workers()
-	r.mu.Lock()
-	if r.players == nil {
-		r.players = make(chan slot, workers)
-		for w := 0; w < workers; w++ {
-			r.players <- slot{w: w}
-		}
-		r.n = workers
-	}
-	r.mu.Unlock()
+	workers := r.ensurePlayers()
 	out := make([]envs.Outcome, len(seeds))
 	var done atomic.Int64
 	var callMu sync.Mutex
 	wp := pool.New().WithMaxGoroutines(workers).WithContext(ctx).WithCancelOnError().WithFirstError()
 	for i, seed := range seeds {
 		wp.Go(func(ctx context.Context) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			s := <-r.players
-			o, err := r.play(ctx, &s, episode(seed))
-			r.players <- s
+			o, err := r.playSeed(ctx, seed, episode(seed), r.OnError, &callMu)
 			if err != nil {
-				var ee *EpisodeError
-				if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil || Transient(err) {
-					return err
-				}
-				o = envs.Outcome{Seed: seed, EndReason: envs.EndError, Cause: envs.CauseError, Error: ee.Err.Error()}
-				if ee.Panic != nil {
-					o.Error = ee.Error()
-				}
-				if r.OnError != nil {
-					callMu.Lock()
-					r.OnError(ee)
-					callMu.Unlock()
-				}
+				return err
 			}
 			out[i] = o
 			if r.Finished != nil {
@@ -153,6 +127,54 @@ func (r *Runner) Run(ctx context.Context, episode func(seed uint64) envs.Episode
 		return nil, err
 	}
 	return out, nil
+}
+
+// ensurePlayers makes the runner's worker slots on first use and returns
+// the number of workers.
+func (r *Runner) ensurePlayers() int {
+	workers := r.workers()
+	r.mu.Lock()
+	if r.players == nil {
+		r.players = make(chan slot, workers)
+		for w := 0; w < workers; w++ {
+			r.players <- slot{w: w}
+		}
+		r.n = workers
+	}
+	r.mu.Unlock()
+	return workers
+}
+
+// playSeed plays episode ep of seed on a free worker's player (the per-
+// episode step of Run and PlayAll). When ep cannot be played and
+// RecordErrors is set, the error being neither ctx's nor transient, it
+// returns the episode as an error outcome and reports it to onError (if
+// not nil) under callMu; otherwise it returns the error. It returns ctx's
+// error without playing if ctx is done.
+func (r *Runner) playSeed(ctx context.Context, seed uint64, ep envs.Episode, onError func(*EpisodeError), callMu *sync.Mutex) (envs.Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return envs.Outcome{}, err
+	}
+	s := <-r.players
+	o, err := r.play(ctx, &s, ep)
+	r.players <- s
+	if err == nil {
+		return o, nil
+	}
+	var ee *EpisodeError
+	if !errors.As(err, &ee) || !r.RecordErrors || ctx.Err() != nil || Transient(err) {
+		return envs.Outcome{}, err
+	}
+	o = envs.Outcome{Seed: seed, EndReason: envs.EndError, Cause: envs.CauseError, Error: ee.Err.Error()}
+	if ee.Panic != nil {
+		o.Error = ee.Error()
+	}
+	if onError != nil {
+		callMu.Lock()
+		onError(ee)
+		callMu.Unlock()
+	}
+	return o, nil
 }
 
 // play plays one episode on s's player (made if needed), turning a panic
