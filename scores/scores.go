@@ -5,6 +5,12 @@
 //
 // A sample may carry the seed of each score; two samples with seeds can
 // be paired by seed for the Wilcoxon signed-rank test.
+//
+// Compare compares a candidate's sample with a baseline's as evolve
+// compare prints it (rank test, effect sizes, Hodges-Lehmann shift,
+// verdict); CompareRows does so for many candidates and keys with the
+// p-values adjusted across the rows, as benchstat does; GateCheck and
+// FailureCheck run package gate's checks on two samples.
 package scores
 
 import (

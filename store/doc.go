@@ -41,4 +41,16 @@
 // branch, sections, metadata, tags, policy parameters, ...); Store.Migrate
 // applies them all or not at all, after a dry run of exactly the same
 // writes that collects every problem with its entry index, line and field.
+// Migration.Check and CheckFile check a migration's entries (or a prompt
+// file) on their own, without a store, as evolve prompt validate does.
+//
+// # Reading
+//
+// Graph.ParseRef reads a reference argument (SLUG, SLUG@BRANCH,
+// SLUG@vX.Y.Z, or in a store of one prompt vX.Y.Z, @BRANCH), telling the
+// caller's mistakes (*RefError) from the store's state. OpenExisting opens
+// a store only if it exists (ErrNoStore). Graph.BranchHeads and Store.Log
+// are the listings of evolve prompt list and log; WriteBranchHeads,
+// WriteLog and MigrationPlan.WriteText are their text forms, as the
+// command prints them.
 package store

@@ -305,32 +305,38 @@ func (s *Store) Load(slug string, v prompt.Version) (*prompt.Prompt, error) {
 }
 
 func (s *Store) load(ix *index, slug string, v prompt.Version) (*prompt.Prompt, error) {
+	p, _, err := s.loadFile(ix, slug, v)
+	return p, err
+}
+
+// loadFile is load that also returns the file's bytes.
+func (s *Store) loadFile(ix *index, slug string, v prompt.Version) (*prompt.Prompt, []byte, error) {
 	i := ix.find(slug, v)
 	if i < 0 {
-		return nil, s.errorf("%s@%s: %w", slug, v, ErrNoVersion)
+		return nil, nil, s.errorf("%s@%s: %w", slug, v, ErrNoVersion)
 	}
 	info := ix.Versions[i]
 	path := filepath.Join(s.dir, filepath.FromSlash(info.File))
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sum := sha256.Sum256(data)
 	if got := hex.EncodeToString(sum[:]); got != info.SHA256 {
-		return nil, fmt.Errorf("%s: %w: versions.json records sha256 %s, the file hashes to %s (versions are immutable)",
+		return nil, nil, fmt.Errorf("%s: %w: versions.json records sha256 %s, the file hashes to %s (versions are immutable)",
 			path, prompt.ErrHashMismatch, info.SHA256, got)
 	}
 	p, err := prompt.Decode(path, data)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if p.Version != v || p.SlugOrDefault() != slug || p.BranchOrMain() != info.Branch {
-		return nil, fmt.Errorf("%s: holds %s on branch %s, the index says %s@%s on branch %s", path, p.Ref(), p.BranchOrMain(), slug, v, info.Branch)
+		return nil, nil, fmt.Errorf("%s: holds %s on branch %s, the index says %s@%s on branch %s", path, p.Ref(), p.BranchOrMain(), slug, v, info.Branch)
 	}
 	if p.ContentSHA256 == "" {
-		return nil, fmt.Errorf("%s: no content_sha256 (not written by a store)", path)
+		return nil, nil, fmt.Errorf("%s: no content_sha256 (not written by a store)", path)
 	}
-	return p, nil
+	return p, data, nil
 }
 
 // LoadRef loads the version r names: r.Version if pinned, else the HEAD
@@ -345,6 +351,21 @@ func (s *Store) LoadRef(r prompt.Ref) (*prompt.Prompt, error) {
 		return nil, s.errorf("%w", err)
 	}
 	return s.load(ix, r.Slug, v)
+}
+
+// LoadFile is LoadRef that also returns the version's file as stored,
+// byte for byte (the canonical YAML with its content_sha256), verified as
+// Load verifies it. Errors are LoadRef's.
+func (s *Store) LoadFile(r prompt.Ref) (*prompt.Prompt, []byte, error) {
+	ix, err := s.readIndex()
+	if err != nil {
+		return nil, nil, err
+	}
+	v, err := s.pin(ix, r)
+	if err != nil {
+		return nil, nil, s.errorf("%w", err)
+	}
+	return s.loadFile(ix, r.Slug, v)
 }
 
 // pin returns the version r names in ix.

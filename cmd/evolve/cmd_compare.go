@@ -178,7 +178,7 @@ Examples:
 					return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
 				}
 				if len(args) > 2 || *key != "" {
-					rows, err := compareRows(args, *key, *split, corr, compareOptions{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+					rows, err := scores.CompareRows(args, *key, *split, corr, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
 					if err != nil {
 						return err
 					}
@@ -187,7 +187,7 @@ Examples:
 					}
 					var bad []string
 					for _, r := range rows {
-						if r.Verdict == verdictRegression {
+						if r.Verdict == scores.Regression {
 							bad = append(bad, strings.TrimSpace(r.Key+" "+r.File))
 						}
 					}
@@ -208,7 +208,7 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := compare(base, cand, compareOptions{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+				res, err := scores.Compare(base, cand, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
 				if err != nil {
 					return err
 				}
@@ -247,141 +247,14 @@ Examples:
 	})
 }
 
-const (
-	verdictImprovement = "improvement"
-	verdictRegression  = "regression"
-	verdictNone        = "no significant difference"
-)
-
-type compareOptions struct {
-	Test         string
-	Alternative  stats.Alternative
-	Method       stats.Method
-	NoContinuity bool
-	Alpha        float64
-}
-
-// sampleJSON summarises one side of a comparison.
-type sampleJSON struct {
-	Source string   `json:"source"`
-	N      int      `json:"n"`
-	Mean   float64  `json:"mean"`
-	Median float64  `json:"median"`
-	CILow  *float64 `json:"ci_low"`
-	CIHigh *float64 `json:"ci_high"`
-}
-
-// comparison is the result of evolve compare, as printed by --json.
-type comparison struct {
-	Test         string      `json:"test"`
-	Alternative  string      `json:"alternative"`
-	Method       string      `json:"method"`
-	Alpha        float64     `json:"alpha"`
-	N1           int         `json:"n1"`
-	N2           int         `json:"n2"`
-	U            float64     `json:"u"`
-	V            *float64    `json:"v"`
-	NPairs       *int        `json:"n_pairs"`
-	P            float64     `json:"p"`
-	A12          float64     `json:"a12"`
-	RankBiserial float64     `json:"rank_biserial"`
-	HLShift      *float64    `json:"hl_shift"`
-	HLCILow      *float64    `json:"hl_ci_low"`
-	HLCIHigh     *float64    `json:"hl_ci_high"`
-	PGreater     float64     `json:"p_greater"`
-	PLess        float64     `json:"p_less"`
-	Verdict      string      `json:"verdict"`
-	Baseline     sampleJSON  `json:"baseline"`
-	Candidate    sampleJSON  `json:"candidate"`
-	Check        *gate.Check `json:"check"`
-	// FailureCheck is the failure-share check of --max-failure-increase.
-	FailureCheck *gate.Check `json:"failure_check,omitempty"`
-}
-
-func finitePtr(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
-func summary(s *scores.Sample) sampleJSON {
-	sum := stats.Summarize(s.Scores)
-	return sampleJSON{Source: s.Source, N: sum.N, Mean: sum.Mean, Median: sum.Median, CILow: finitePtr(sum.CILow), CIHigh: finitePtr(sum.CIHigh)}
-}
-
-// compare runs the chosen test three times (the reported alternative and
-// both one-sided ones for the verdict) and the effect sizes.
-func compare(base, cand *scores.Sample, o compareOptions) (*comparison, error) {
-	x, y := cand.Scores, base.Scores
-	c := &comparison{Test: o.Test, Alternative: o.Alternative.String(), Alpha: o.Alpha,
-		N1: len(y), N2: len(x), Baseline: summary(base), Candidate: summary(cand)}
-	u, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: o.Alternative, Method: o.Method, NoContinuity: o.NoContinuity})
-	if err != nil {
-		return nil, err
-	}
-	c.U = u.U
-	c.A12 = u.U / float64(len(x)*len(y))
-	c.RankBiserial = 2*c.A12 - 1
-	p := func(alt stats.Alternative) (float64, string, error) {
-		if o.Test == "signed-rank" {
-			px, py, err := scores.Pair(cand, base)
-			if err != nil {
-				return 0, "", err
-			}
-			r, err := stats.WilcoxonSignedRank(px, py, stats.SignedRankOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
-			if err != nil {
-				return 0, "", err
-			}
-			if alt == o.Alternative {
-				c.V, c.NPairs = &r.TPlus, &r.N
-			}
-			return r.P, r.Method.String(), nil
-		}
-		r, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
-		return r.P, r.Method.String(), err
-	}
-	if c.P, c.Method, err = p(o.Alternative); err != nil {
-		return nil, err
-	}
-	if c.PGreater, _, err = p(stats.Greater); err != nil {
-		return nil, err
-	}
-	if c.PLess, _, err = p(stats.Less); err != nil {
-		return nil, err
-	}
-	if o.Test == "signed-rank" {
-		// The paired check reports the one-sample HL of the differences,
-		// R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE).
-		px, py, err := scores.Pair(cand, base)
-		if err != nil {
-			return nil, err
-		}
-		d := make([]float64, len(px))
-		for i := range d {
-			d[i] = px[i] - py[i]
-		}
-		if hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
-			c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
-		}
-	} else if hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
-		c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
-	}
-	switch {
-	case c.PGreater < o.Alpha:
-		c.Verdict = verdictImprovement
-	case c.PLess < o.Alpha:
-		c.Verdict = verdictRegression
-	default:
-		c.Verdict = verdictNone
-	}
-	return c, nil
-}
+// comparison is evolve compare's result (scores.Compare), as --json
+// prints it.
+type comparison = scores.Comparison
 
 // printComparison prints the benchstat-like table.
 func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', tabwriter.AlignRight)
-	ci := func(s sampleJSON) string {
+	ci := func(s scores.Summary) string {
 		if s.CILow == nil {
 			return ""
 		}
@@ -390,7 +263,7 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	fmt.Fprintln(tw, "\tn\tmedian\tmean\t95% CI\t")
 	for _, row := range []struct {
 		name string
-		s    sampleJSON
+		s    scores.Summary
 	}{{"baseline", c.Baseline}, {"candidate", c.Candidate}} {
 		fmt.Fprintf(tw, "%s\t%d\t%.4g\t%.4g\t%s\t\n", row.name, row.s.N, row.s.Median, row.s.Mean, ci(row.s))
 	}
@@ -421,9 +294,9 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	fmt.Fprintf(w, "A12 = %.3f, rank-biserial = %+.3f\n", c.A12, c.RankBiserial)
 	fmt.Fprintf(w, "verdict at alpha %v: %s", c.Alpha, c.Verdict)
 	switch c.Verdict {
-	case verdictImprovement:
+	case scores.Improvement:
 		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PGreater)
-	case verdictRegression:
+	case scores.Regression:
 		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PLess)
 	}
 	fmt.Fprintln(w)

@@ -300,15 +300,10 @@ Examples:
 					}
 					opt.Config = cfg
 					var versions []eval.Version
-					for _, a := range args {
-						v, err := eval.ResolvePrompt(a, *storeDir)
-						if err != nil {
-							disp.Close()
-							return err
-						}
-						versions = append(versions, *v)
+					if versions, err = eval.ResolvePrompts(args, *storeDir); err != nil {
+						disp.Close()
+						return err
 					}
-					labelVersions(versions)
 					res, err = eval.Run(ctx, versions, opt)
 				}
 				disp.Close()
@@ -370,29 +365,6 @@ func emitEval(env *cmdEnv, res *eval.Result, jsonOut bool) error {
 		return &exitError{code: exitRegression, err: fmt.Errorf("regression: %s", strings.Join(bad, "; "))}
 	}
 	return nil
-}
-
-// labelVersions makes labels unique: a version shared by two arguments is
-// labelled SLUG@VERSION, and if that is shared too, by its argument.
-func labelVersions(vs []eval.Version) {
-	count := map[string]int{}
-	for _, v := range vs {
-		count[v.Label]++
-	}
-	for i := range vs {
-		if count[vs[i].Label] > 1 {
-			vs[i].Label = vs[i].Prompt.SlugOrDefault() + "@" + vs[i].Label
-		}
-	}
-	count = map[string]int{}
-	for _, v := range vs {
-		count[v.Label]++
-	}
-	for i := range vs {
-		if count[vs[i].Label] > 1 {
-			vs[i].Label = fmt.Sprintf("%s (%s)", vs[i].Label, vs[i].Source)
-		}
-	}
 }
 
 // printEval prints the summary table and the comparisons.

@@ -4,20 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"evolve/store"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"evolve/experiment"
 	"evolve/guard"
 	"evolve/prompt"
+	"evolve/rundir"
+	"evolve/store"
 )
 
 func init() {
@@ -174,25 +173,36 @@ func registerPromptSub(s *promptSub) { promptSubs[s.name] = s }
 // stderr). With existing, a directory without versions.json is an error
 // rather than a new empty store.
 func (o *promptOpts) openStore(existing bool) (*store.Store, error) {
-	dir := o.storeDir()
+	open := store.OpenStore
 	if existing {
-		if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
-			hint := "give --store DIR, or create one with evolve prompt migrate"
-			if o.writes && o.store == "" {
-				hint = "give --store DIR (e.g. --store runs/RUN_ID/prompts to change a run's store), or create one with evolve prompt migrate"
-			}
-			return nil, fmt.Errorf("no prompt store in %s (no versions.json): %s", dir, hint)
-		}
+		open = store.OpenExisting
 	}
-	s, err := store.OpenStore(dir)
+	s, err := open(o.storeDir())
+	if errors.Is(err, store.ErrNoStore) {
+		hint := "give --store DIR, or create one with evolve prompt migrate"
+		if o.writes && o.store == "" {
+			hint = "give --store DIR (e.g. --store runs/RUN_ID/prompts to change a run's store), or create one with evolve prompt migrate"
+		}
+		return nil, fmt.Errorf("%w: %s", err, hint)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if t, ok := experiment.SourceDateEpoch(); ok {
-		s.Now = func() time.Time { return t }
+	if now := clock(); now != nil {
+		s.Now = now
 	}
 	s.TextPolicy = o.policy()
 	return s, nil
+}
+
+// clock is what stamps the store's new versions and edges: the time of
+// $SOURCE_DATE_EPOCH if it is set (reproducible builds and tests), else
+// nil for the store's own clock (now, in whole seconds, UTC).
+func clock() func() time.Time {
+	if t, ok := experiment.SourceDateEpoch(); ok {
+		return func() time.Time { return t }
+	}
+	return nil
 }
 
 // storeDir returns the store directory o names, announcing the default
@@ -232,41 +242,21 @@ const WriteStoreDir = "prompts"
 // defaultStoreDir is the prompt store of the most recent run under ./runs
 // (by the modification time of its index), else ./prompts.
 func defaultStoreDir() string {
-	matches, _ := filepath.Glob(filepath.Join("runs", "*", "prompts", "versions.json"))
-	best, bestTime := "prompts", time.Time{}
-	for _, m := range matches {
-		if st, err := os.Stat(m); err == nil && st.ModTime().After(bestTime) {
-			best, bestTime = filepath.Dir(m), st.ModTime()
-		}
+	if dir, ok := rundir.LatestPromptStore("runs"); ok {
+		return dir
 	}
-	return best
+	return WriteStoreDir
 }
 
-// cliRef parses a REF argument; in a store with one slug, "vX.Y.Z",
-// "@vX.Y.Z", "@BRANCH" and "" name that slug's versions and branches.
+// cliRef parses a REF argument (store.Graph.ParseRef: in a store with one
+// slug, "vX.Y.Z", "@vX.Y.Z", "@BRANCH" and "" name that slug's versions
+// and branches); a malformed or ambiguous REF is a usage error.
 func cliRef(g *store.Graph, s string) (prompt.Ref, error) {
-	if s == "" || strings.HasPrefix(s, "@") || strings.HasPrefix(s, "v") && strings.Count(s, ".") == 2 && !strings.Contains(s, "@") {
-		slugs := g.Slugs()
-		if len(slugs) != 1 {
-			if len(slugs) == 0 {
-				return prompt.Ref{}, fmt.Errorf("the store has no prompts")
-			}
-			return prompt.Ref{}, usagef("%q names no prompt, and the store has %d (%s): write SLUG%s", s, len(slugs), strings.Join(slugs, ", "), withAt(s))
-		}
-		return prompt.ParseRef(slugs[0] + withAt(s))
-	}
-	r, err := prompt.ParseRef(s)
-	if err != nil {
+	r, err := g.ParseRef(s)
+	if re := (*store.RefError)(nil); errors.As(err, &re) {
 		return r, usagef("%v", err)
 	}
-	return r, nil
-}
-
-func withAt(s string) string {
-	if s == "" || strings.HasPrefix(s, "@") {
-		return s
-	}
-	return "@" + s
+	return r, err
 }
 
 func printJSON(w io.Writer, v any) error {
@@ -275,8 +265,6 @@ func printJSON(w io.Writer, v any) error {
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
-
-func fmtTime(t time.Time) string { return t.UTC().Format("2006-01-02 15:04:05") }
 
 func init() {
 	registerPromptSub(&promptSub{
@@ -294,45 +282,11 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 				if err != nil {
 					return err
 				}
-				type row struct {
-					Slug         string   `json:"slug"`
-					Type         string   `json:"type"`
-					Branch       string   `json:"branch"`
-					Head         string   `json:"head"`
-					Versions     int      `json:"versions"`
-					InheritsFrom string   `json:"inherits_from,omitempty"`
-					Tags         []string `json:"tags"`
-				}
-				rows := []row{}
-				for _, slug := range g.Slugs() {
-					for _, b := range g.Branches(slug) {
-						head, _ := g.Head(slug, b)
-						vi, _ := g.Find(slug, head)
-						r := row{Slug: slug, Type: vi.Type, Branch: b, Head: head.String(), Versions: len(g.VersionsOf(slug, b)), Tags: vi.Tags}
-						if r.Tags == nil {
-							r.Tags = []string{}
-						}
-						for _, e := range g.EdgesOf(slug, head) {
-							if e.Kind == store.InheritsFrom && e.From == vi.Ref() {
-								r.InheritsFrom = e.To.String()
-							}
-						}
-						rows = append(rows, r)
-					}
-				}
+				rows := g.BranchHeads()
 				if o.json {
 					return printJSON(env.stdout, rows)
 				}
-				tw := tabwriter.NewWriter(env.stdout, 0, 4, 2, ' ', 0)
-				fmt.Fprintln(tw, "slug\ttype\tbranch\thead\tversions\tinherits from\ttags")
-				for _, r := range rows {
-					inh := r.InheritsFrom
-					if inh == "" {
-						inh = "-"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\n", r.Slug, r.Type, r.Branch, r.Head, r.Versions, inh, strings.Join(r.Tags, ","))
-				}
-				return tw.Flush()
+				return store.WriteBranchHeads(env.stdout, rows)
 			}
 		},
 	})
@@ -374,17 +328,12 @@ a language model sees. --json prints the (resolved) prompt as JSON.`,
 					return err
 				}
 				if !*resolved && !*render {
-					p, err := s.LoadRef(ref)
+					p, data, err := s.LoadFile(ref)
 					if err != nil {
 						return err
 					}
 					if o.json {
 						return printJSON(env.stdout, p)
-					}
-					vi, _ := g.Find(p.SlugOrDefault(), p.Version)
-					data, err := os.ReadFile(filepath.Join(s.Dir(), filepath.FromSlash(vi.File)))
-					if err != nil {
-						return err
 					}
 					_, err = env.stdout.Write(data)
 					return err
@@ -403,15 +352,10 @@ a language model sees. --json prints the (resolved) prompt as JSON.`,
 						Prompt *prompt.Prompt `json:"prompt"`
 					}{res.Chain, res.Prompt})
 				}
-				data, err := prompt.Encode(res.Prompt)
+				data, err := res.Encode()
 				if err != nil {
 					return err
 				}
-				chain := make([]string, len(res.Chain))
-				for i, r := range res.Chain {
-					chain[i] = r.String()
-				}
-				fmt.Fprintf(env.stdout, "# resolved: %s\n", strings.Join(chain, " ← "))
 				_, err = env.stdout.Write(data)
 				return err
 			}
@@ -461,100 +405,10 @@ under "online", rollback evidence under the edge's "evidence").`,
 				if o.json {
 					return printJSON(env.stdout, entries)
 				}
-				head, _ := g.Head(ref.Slug, ref.BranchOrMain())
-				what := fmt.Sprintf("%d versions on the chain", len(entries))
-				if *all {
-					what = fmt.Sprintf("%d versions on %d branches", len(entries), len(g.Branches(ref.Slug)))
-				}
-				fmt.Fprintf(env.stdout, "%s@%s: HEAD %s, %s\n", ref.Slug, ref.BranchOrMain(), head, what)
-				for _, e := range entries {
-					writeLogEntry(env.stdout, g, e, *all)
-				}
-				return nil
+				return store.WriteLog(env.stdout, g, ref.Slug, ref.BranchOrMain(), entries, *all)
 			}
 		},
 	})
-}
-
-// writeLogEntry prints one version of a lineage.
-func writeLogEntry(w io.Writer, g *store.Graph, e store.LogEntry, all bool) {
-	var tags []string
-	if e.Head {
-		tags = append(tags, "HEAD")
-	}
-	if all {
-		tags = append(tags, "branch "+e.Branch)
-		if !g.WasHead(e.Slug, e.Branch, e.Version) {
-			tags = append(tags, "never HEAD")
-		}
-	}
-	label := ""
-	if len(tags) > 0 {
-		label = " (" + strings.Join(tags, ", ") + ")"
-	}
-	fmt.Fprintf(w, "\n%s%s  %s\n", e.Version, label, fmtTime(e.Created))
-	switch {
-	case e.Record != nil:
-		fmt.Fprintf(w, "    %s: %s\n", e.Record.Operator, e.Record.Description)
-		if ev := e.Record.Evidence; ev != nil {
-			verdict := "rejected"
-			if ev.Accepted {
-				verdict = "accepted"
-			}
-			fmt.Fprintf(w, "    evidence: %s (%s), p %.3g, adjusted p %.3g (%s), A12 %.3f, val mean %.1f → %.1f (n %d, %d), generation %d, %s\n",
-				ev.Test, ev.Alternative, ev.PValue, ev.AdjustedPValue, ev.Correction, ev.A12,
-				ev.IncumbentValMean, ev.CandidateValMean, ev.NIncumbent, ev.NCandidate, ev.Generation, verdict)
-		}
-	case e.Operator != "":
-		fmt.Fprintf(w, "    %s: %s\n", e.Operator, e.Description)
-	default:
-		fmt.Fprintf(w, "    root\n")
-	}
-	self := e.Ref()
-	for _, ed := range e.Edges {
-		var line string
-		switch {
-		case ed.Kind == store.Supersedes && ed.From == self:
-			line = "supersedes " + ed.To.Version.String()
-		case ed.Kind == store.Supersedes:
-			line = "superseded by " + ed.From.Version.String()
-		case ed.Kind == store.BranchedFrom && ed.From == self:
-			line = "branched from " + ed.To.String() + " into branch " + ed.Branch
-		case ed.Kind == store.BranchedFrom:
-			line = "forked into branch " + ed.Branch + " as " + ed.From.Version.String()
-		case ed.Kind == store.RolledBack && ed.From == self:
-			line = "rolled back to " + ed.To.Version.String()
-		case ed.Kind == store.RolledBack:
-			line = "HEAD rolled back here from " + ed.From.Version.String()
-		case ed.Kind == store.InheritsFrom && ed.From == self:
-			line = "inherits from " + ed.To.String()
-		default:
-			line = "inherited by " + ed.From.String()
-		}
-		switch {
-		case ed.Evidence != nil:
-			ev := ed.Evidence
-			line += fmt.Sprintf(" automatically: window of %d mean %.4f < baseline (%d) mean %.4f - %g sigma (%.4f) sqrt(1/%d + 1/%d) = %.4f, after %d observations (log event %d)",
-				ev.Window, ev.RecentMean, ev.Baseline, ev.BaselineMean, ev.K, ev.Sigma, ev.Window, ev.Baseline, ev.Threshold, ev.Observations, ev.LogSeq)
-		case ed.Reason != "":
-			line += fmt.Sprintf(" (%q)", ed.Reason)
-		}
-		fmt.Fprintf(w, "    %s  %s\n", line, fmtTime(ed.Time))
-	}
-	if o := e.Online; o != nil {
-		fmt.Fprintf(w, "    online: weight %.4f, %d observations, mean score %.4f", o.Weight, o.Observations, o.MeanScore())
-		if o.Resets > 0 {
-			fmt.Fprintf(w, ", detector reset %d times", o.Resets)
-		}
-		fmt.Fprintln(w)
-		if a := o.Alarm; a != nil {
-			what := a.Note
-			if a.RolledBackTo != nil {
-				what = "HEAD of " + a.Branch + " rolled back to " + a.RolledBackTo.String()
-			}
-			fmt.Fprintf(w, "    alarm at observation %d: window mean %.4f < %.4f: %s  %s\n", a.Evidence.Observations, a.Evidence.RecentMean, a.Evidence.Threshold, what, fmtTime(a.Time))
-		}
-	}
 }
 
 func init() {
@@ -605,28 +459,7 @@ applied. --json prints {"a", "b", "changes": [{"field", "kind", "old",
 						Changes []prompt.Change `json:"changes"`
 					}{ps[0].Ref(), ps[1].Ref(), changes})
 				}
-				fmt.Fprintf(env.stdout, "--- %s (branch %s)\n+++ %s (branch %s)\n", ps[0].Ref(), ps[0].BranchOrMain(), ps[1].Ref(), ps[1].BranchOrMain())
-				if len(changes) == 0 {
-					fmt.Fprintln(env.stdout, "no differences")
-				}
-				for _, c := range changes {
-					switch {
-					case c.Text:
-						fmt.Fprintf(env.stdout, "%s: %s\n", c.Field, c.Kind)
-						for _, l := range strings.SplitAfter(prompt.TextDiff(c.Old, c.New), "\n") {
-							if l != "" {
-								fmt.Fprintf(env.stdout, "    %s", l)
-							}
-						}
-					case c.Kind == prompt.Added:
-						fmt.Fprintf(env.stdout, "%s: + %s\n", c.Field, c.New)
-					case c.Kind == prompt.Removed:
-						fmt.Fprintf(env.stdout, "%s: - %s\n", c.Field, c.Old)
-					default:
-						fmt.Fprintf(env.stdout, "%s: %s → %s\n", c.Field, c.Old, c.New)
-					}
-				}
-				return nil
+				return prompt.WriteDiff(env.stdout, ps[0], ps[1], changes)
 			}
 		},
 	})
@@ -764,11 +597,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 					// A dry run creates nothing: not even the store's
 					// directory or lock file (store.PlanMigration).
 					dir = o.storeDir()
-					now := func() time.Time { return time.Now().UTC().Truncate(time.Second) }
-					if t, ok := experiment.SourceDateEpoch(); ok {
-						now = func() time.Time { return t }
-					}
-					plan, err = store.PlanMigration(dir, m, o.policy(), now)
+					plan, err = store.PlanMigration(dir, m, o.policy(), clock())
 				} else {
 					s, serr := o.openStore(false)
 					if serr != nil {
@@ -785,7 +614,7 @@ index (from 0) and field, and if there is any, nothing is written (exit 1).
 						return jerr
 					}
 				} else {
-					writePlan(env.stdout, plan, dir)
+					plan.WriteText(env.stdout, dir)
 				}
 				if err != nil {
 					if errors.Is(err, store.ErrInvalidMigration) {
@@ -823,23 +652,15 @@ status 1 if any file is REJECTED.`,
 				if len(args) == 0 {
 					return usagef("want at least one FILE")
 				}
-				cfg := experiment.DefaultConfig()
-				if *config != "" {
-					var err error
-					if cfg, err = experiment.Load(*config); err != nil {
-						return err
-					}
-				}
-				e, err := cfg.Env()
+				info, err := configEnv(*config)
 				if err != nil {
 					return err
 				}
-				info := e.Info()
 				checker := prompt.Checker{Schema: info.Params, Env: info.Name, Policy: o.policy()}
-				var results []fileCheck
+				var results []store.FileCheck
 				rejected := 0
 				for _, a := range args {
-					r := checkFile(a, checker)
+					r := store.CheckFile(a, checker)
 					if r.Status != guard.Valid {
 						rejected++
 					}
@@ -867,120 +688,4 @@ status 1 if any file is REJECTED.`,
 			}
 		},
 	})
-}
-
-// fileCheck is the verdict of evolve prompt validate on one file.
-type fileCheck struct {
-	File     string        `json:"file"`
-	Kind     string        `json:"kind"`   // "prompt v1.0.1", "migration, 10 entries"
-	Status   guard.Status  `json:"status"` // VALID or REJECTED
-	Issues   []guard.Issue `json:"issues"` // the text issues of a prompt file
-	Problems []string      `json:"problems"`
-}
-
-// checkFile validates one prompt or migration file: a prompt with
-// checker (prompt.Checker, the check of every entry point), a migration's
-// entries with its policy.
-func checkFile(path string, checker prompt.Checker) fileCheck {
-	r := fileCheck{File: path, Kind: "file", Status: guard.Valid, Issues: []guard.Issue{}, Problems: []string{}}
-	reject := func(msg string) { r.Status, r.Problems = guard.Rejected, append(r.Problems, msg) }
-	data, err := os.ReadFile(path)
-	if err != nil {
-		reject(err.Error())
-		return r
-	}
-	policy := checker.Policy
-	if isPrompt(data) {
-		r.Kind = "prompt"
-		c := checker.Check(path, data)
-		if c.Prompt != nil {
-			r.Kind = "prompt " + c.Prompt.Ref().String()
-		}
-		for _, p := range c.Problems {
-			reject(p.Error())
-		}
-		if len(c.Issues) > 0 {
-			r.Status, r.Issues = guard.Rejected, c.Issues
-		}
-		return r
-	}
-	m := store.DecodeMigration(path, data)
-	r.Kind = "migration, " + plural(len(m.Entries), "entry", "entries")
-	for _, p := range m.Problems {
-		reject(fmt.Sprintf("%s: %s", path, p))
-	}
-	bad := map[int]bool{}
-	for _, p := range m.Problems {
-		bad[p.Entry] = true
-	}
-	for i := range m.Entries {
-		if bad[i] {
-			continue
-		}
-		for _, p := range store.CheckEntry(&m.Entries[i], policy) {
-			p.Entry, p.Line = i, m.Line(i)
-			reject(fmt.Sprintf("%s: %s", path, p))
-		}
-	}
-	return r
-}
-
-// writePlan prints a migration plan as a table and its problems.
-func writePlan(w io.Writer, plan *store.MigrationPlan, dir string) {
-	written := 0
-	for _, e := range plan.Entries {
-		if e.Version != nil {
-			written++
-		}
-	}
-	switch {
-	case len(plan.Problems) > 0 && plan.DryRun:
-		fmt.Fprintf(w, "migration %s: %s, %s (dry run: nothing written)\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(len(plan.Problems), "problem", "problems"))
-	case len(plan.Problems) > 0:
-		fmt.Fprintf(w, "migration %s: %s, %s: nothing was written\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(len(plan.Problems), "problem", "problems"))
-	case plan.DryRun:
-		fmt.Fprintf(w, "migration %s: %s (dry run: would write %s to %s)\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(written, "version", "versions"), dir)
-	default:
-		fmt.Fprintf(w, "migration %s: %s: wrote %s to %s\n", plan.File, plural(len(plan.Entries), "entry", "entries"), plural(written, "version", "versions"), dir)
-	}
-	tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "entry\tline\taction\tprompt\tversion\tdetails")
-	for _, e := range plan.Entries {
-		v := "-"
-		if e.Version != nil {
-			v = e.Version.String()
-		}
-		var details []string
-		switch {
-		case e.Action == store.ActionInvalid:
-			details = append(details, fmt.Sprintf("%d problem(s), below", len(e.Problems)))
-		case e.Action == store.ActionUnchanged:
-			details = append(details, "HEAD "+e.Supersedes.String()+" holds this content")
-		case e.BranchedFrom != nil:
-			details = append(details, fmt.Sprintf("forked from %s (%s)", e.BranchedFrom, e.Bump))
-		case e.Supersedes != nil:
-			details = append(details, fmt.Sprintf("supersedes %s (%s)", e.Supersedes, e.Bump))
-		}
-		if e.Action != store.ActionInvalid && e.Action != store.ActionUnchanged {
-			details = append(details, e.Type)
-			if e.InheritsFrom != nil {
-				details = append(details, "inherits "+e.InheritsFrom.String())
-			}
-			if len(e.Sections) > 0 {
-				details = append(details, "sections "+strings.Join(e.Sections, ", "))
-			}
-		}
-		name := e.Slug + "@" + e.Branch
-		if e.Slug == "" {
-			name = "?"
-		}
-		fmt.Fprintf(tw, "%d\t%d\t%s\t%s\t%s\t%s\n", e.Entry, e.Line, e.Action, name, v, strings.Join(details, "; "))
-	}
-	tw.Flush()
-	if len(plan.Problems) > 0 {
-		fmt.Fprintln(w, "\nproblems:")
-		for _, p := range plan.Problems {
-			fmt.Fprintf(w, "    %s: %s\n", plan.File, p)
-		}
-	}
 }

@@ -1,15 +1,9 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"os"
-
-	"gopkg.in/yaml.v3"
 
 	"evolve/agent"
 	"evolve/envs"
@@ -176,33 +170,16 @@ func renderEnv(name string) (envs.Info, error) {
 	return e.Info(), nil
 }
 
-// readRenderVars decodes a --vars file strictly (YAML, of which JSON is
-// a subset): unknown keys and trailing documents are errors naming the
-// file.
+// readRenderVars reads a --vars file (render.DecodeRuntime: strict YAML
+// or JSON; errors name the file).
 func readRenderVars(path string) (render.Runtime, error) {
-	var rt render.Runtime
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return rt, fmt.Errorf("--vars: %w", err)
+		return render.Runtime{}, fmt.Errorf("--vars: %w", err)
 	}
-	if json.Valid(data) {
-		// JSON as JSON: YAML's decoder refuses the surrogate-pair escapes
-		// ("\ud83d\ude00") that Python's json.dumps writes.
-		dec := json.NewDecoder(bytes.NewReader(data))
-		dec.DisallowUnknownFields()
-		if err := dec.Decode(&rt); err != nil {
-			return rt, fmt.Errorf("--vars %s: %w", path, err)
-		}
-		return rt, nil
-	}
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
-	if err := dec.Decode(&rt); err != nil && !errors.Is(err, io.EOF) {
-		return rt, fmt.Errorf("--vars %s: %w", path, err)
-	}
-	var extra any
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return rt, fmt.Errorf("--vars %s: more than one document", path)
+	rt, err := render.DecodeRuntime(path, data)
+	if err != nil {
+		return rt, fmt.Errorf("--vars %w", err)
 	}
 	return rt, nil
 }

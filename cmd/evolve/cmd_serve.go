@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"evolve/store"
 	"flag"
 	"fmt"
@@ -194,10 +195,10 @@ Examples:
 					dir = defaultStoreDir()
 					fmt.Fprintf(env.stderr, "evolve serve: using the prompt store %s (--store DIR to choose another)\n", dir)
 				}
-				if _, err := os.Stat(filepath.Join(dir, "versions.json")); err != nil {
-					return fmt.Errorf("no prompt store in %s (no versions.json): give --store DIR", dir)
+				s, err := store.OpenExisting(dir)
+				if errors.Is(err, store.ErrNoStore) {
+					return fmt.Errorf("%w: give --store DIR", err)
 				}
-				s, err := store.OpenStore(dir)
 				if err != nil {
 					return err
 				}

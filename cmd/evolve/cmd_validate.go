@@ -1,16 +1,12 @@
 package main
 
 import (
-	"bytes"
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
-
-	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
 	"evolve/experiment"
@@ -60,18 +56,10 @@ Examples:
 				if len(args) == 0 {
 					return usagef("no file to validate")
 				}
-				cfg := experiment.DefaultConfig()
-				if *config != "" {
-					var err error
-					if cfg, err = experiment.Load(*config); err != nil {
-						return err
-					}
-				}
-				e, err := cfg.Env()
+				info, err := configEnv(*config)
 				if err != nil {
 					return err
 				}
-				info := e.Info()
 				bad := 0
 				for _, a := range args {
 					kind, err := validateOne(a, info)
@@ -89,6 +77,24 @@ Examples:
 			}
 		},
 	})
+}
+
+// configEnv returns the environment of the experiment config in file
+// ("" for the embedded default, the dungeon), built from the config: the
+// schema that prompt files are checked against.
+func configEnv(file string) (envs.Info, error) {
+	cfg := experiment.DefaultConfig()
+	if file != "" {
+		var err error
+		if cfg, err = experiment.Load(file); err != nil {
+			return envs.Info{}, err
+		}
+	}
+	e, err := cfg.Env()
+	if err != nil {
+		return envs.Info{}, err
+	}
+	return e.Info(), nil
 }
 
 // validateOne checks one input and returns its kind; a prompt's policy
@@ -119,7 +125,7 @@ func validateOne(path string, info envs.Info) (string, error) {
 		}
 		return fmt.Sprintf("seed file: %d seeds", len(s)), nil
 	}
-	if isPrompt(data) {
+	if prompt.IsDocument(data) {
 		r := prompt.Checker{Playable: true, Schema: info.Params, Env: info.Name, Policy: guard.Default()}.Check(path, data)
 		if err := r.Err(); err != nil {
 			if len(r.Issues) > 0 && len(r.Problems) == 0 {
@@ -149,24 +155,4 @@ func validateOne(path string, info envs.Info) (string, error) {
 	return fmt.Sprintf("config %q: environment %s, %d candidates, alpha %v, up to %d generations; seeds %s (train %d, val %d, test %d); base prompt %s %s",
 		c.Name, c.Environment.Name, c.Mutation.Candidates, c.Acceptance.Alpha, c.MaxGenerations,
 		c.Seeds, len(in.Seeds.Train), len(in.Seeds.Val), len(in.Seeds.Test), base, in.Base.Version), nil
-}
-
-// isPrompt reports whether data is a YAML mapping with a version,
-// policy_parameters, task_definition or sections key.
-func isPrompt(data []byte) bool {
-	var top map[string]yaml.Node
-	// A bad byte must not hide the kind: the check reports it at its line.
-	data = bytes.ToValidUTF8(data, []byte("?"))
-	if err := yaml.Unmarshal(data, &top); err != nil {
-		var te *yaml.TypeError
-		if !errors.As(err, &te) {
-			return false
-		}
-	}
-	for _, k := range []string{"version", "policy_parameters", "task_definition", "sections"} {
-		if _, ok := top[k]; ok {
-			return true
-		}
-	}
-	return false
 }
