@@ -31,11 +31,18 @@ bench:
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 
 DUCKDB_BENCH ?= $${TMPDIR:-/tmp}/evolve-bench-duckdb.txt
-## bench-duckdb: episodes.parquet's writer (BenchmarkWriteEpisodes, 100,000 rows) against DuckDB's single-threaded COPY ... TO parquet (zstd) of the same table, as a table (results/internal/duckdbbench is a module of its own: evolve does not depend on DuckDB)
+BENCH_ROUNDS ?= 6
+## bench-duckdb: episodes.parquet's writer (BenchmarkWriteEpisodes, with fsync, and BenchmarkEncodeEpisodes, in memory; 100,000 rows; GOMAXPROCS 1 and 2) against DuckDB's single-threaded COPY ... TO parquet (zstd, no fsync) of the same table, in BENCH_ROUNDS interleaved rounds (Go, then DuckDB) so that the machine's load falls on both alike, as a table of medians (results/internal/duckdbbench is a module of its own: evolve does not depend on DuckDB)
 .PHONY: bench-duckdb
 bench-duckdb:
-	EVOLVE_BENCH_PARQUET=$${TMPDIR:-/tmp}/evolve-bench-episodes.parquet $(GO) test -run '^$$' -bench 'BenchmarkWriteEpisodes|BenchmarkEncodeEpisodes' -count 6 ./results | tee $(DUCKDB_BENCH)
-	cd results/internal/duckdbbench && $(GO) run . -n 6 $${TMPDIR:-/tmp}/evolve-bench-episodes.parquet | tee -a $(DUCKDB_BENCH)
+	$(GO) test -c -o $${TMPDIR:-/tmp}/evolve-results.test ./results
+	cd results/internal/duckdbbench && $(GO) build -o $${TMPDIR:-/tmp}/evolve-duckdbbench .
+	: > $(DUCKDB_BENCH)
+	for i in $$(seq $(BENCH_ROUNDS)); do \
+		(cd results && EVOLVE_BENCH_PARQUET=$${TMPDIR:-/tmp}/evolve-bench-episodes.parquet $${TMPDIR:-/tmp}/evolve-results.test -test.run '^$$' -test.bench 'BenchmarkWriteEpisodes|BenchmarkEncodeEpisodes' -test.benchmem -test.cpu 1,2 -test.count 1) > $(DUCKDB_BENCH).round || exit 1; \
+		$${TMPDIR:-/tmp}/evolve-duckdbbench -n 3 $${TMPDIR:-/tmp}/evolve-bench-episodes.parquet >> $(DUCKDB_BENCH).round || exit 1; \
+		cat $(DUCKDB_BENCH).round; cat $(DUCKDB_BENCH).round >> $(DUCKDB_BENCH); \
+	done; rm -f $(DUCKDB_BENCH).round
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col .name $(DUCKDB_BENCH) || $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(DUCKDB_BENCH)
 
 ## sim-sequential: the group-sequential acceptance gate's size and power, and the two stopping rules over four candidates, by simulation, 10,000 reps per row (the tables of docs/sequential.md)

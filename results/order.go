@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 
@@ -247,33 +248,184 @@ func CompareGenerations(a, b GenerationRow) int {
 // SortEpisodes sorts rows in place into the order of [CompareEpisodes].
 func SortEpisodes(rows []EpisodeRow) { copy(rows, permute(rows, episodeOrder(rows))) }
 
+// episodeKeys holds the interned strings of the sort key of each row of a
+// table of episodes: ids by row, and the interners that number them.
+type episodeKeys struct {
+	run, split, version, variant     []int32
+	runs, splits, versions, variants *interner
+	gen, repeat                      []int32 // copied from the rows
+	seed                             []uint64
+}
+
+// internEpisodeKeys numbers the runs, splits, versions and variants of rows.
+func internEpisodeKeys(rows []EpisodeRow) episodeKeys {
+	k := newEpisodeKeys(len(rows), nil)
+	for i := range rows {
+		k.intern(i, &rows[i])
+	}
+	return k
+}
+
+// newEpisodeKeys returns the keys of n rows, to be interned, their slices
+// taken from the capacity of reuse's where it suffices.
+func newEpisodeKeys(n int, reuse *episodeKeys) episodeKeys {
+	if reuse == nil {
+		reuse = new(episodeKeys)
+	}
+	return episodeKeys{
+		run: grow(&reuse.run, n), split: grow(&reuse.split, n), version: grow(&reuse.version, n), variant: grow(&reuse.variant, n),
+		runs: newInterner(), splits: newInterner(), versions: newInterner(), variants: newInterner(),
+		gen: grow(&reuse.gen, n), repeat: grow(&reuse.repeat, n), seed: grow(&reuse.seed, n),
+	}
+}
+
+// intern numbers the keys of row i, e, and copies its numeric keys.
+func (k *episodeKeys) intern(i int, e *EpisodeRow) {
+	k.run[i] = k.runs.id(e.Run)
+	k.split[i] = k.splits.id(e.Split)
+	k.version[i] = k.versions.id(e.Version)
+	k.variant[i] = k.variants.id(e.Variant)
+	k.gen[i], k.seed[i], k.repeat[i] = e.Generation, e.Seed, e.Repeat
+}
+
 // episodeOrder returns the permutation that sorts rows by CompareEpisodes:
-// rows[order[0]] is the first row. Sorting 10^5 rows of 200 bytes by
-// CompareEpisodes directly spends most of its time comparing versions and
-// missing the cache, so this ranks the distinct runs, splits and versions
-// once, sorts compact keys (run, generation, split, version, seed and row
-// index) and falls back to CompareEpisodes only for rows equal in the key.
+// rows[order[0]] is the first row (see sortEpisodes).
 func episodeOrder(rows []EpisodeRow) []int32 {
+	return sortEpisodes(rows, internEpisodeKeys(rows), nil)
+}
+
+// sortEpisodes returns the permutation that sorts rows by CompareEpisodes,
+// k holding their interned keys. Sorting 10^5 rows of 200 bytes by
+// CompareEpisodes directly spends most of its time comparing versions and
+// missing the cache, so this ranks the distinct runs, splits, variants and
+// versions once, and packs each row's key (run, generation, split,
+// variant, version, seed, repeat) into 64 bits when the ranges of the
+// fields allow, as they do for any real run: those keys are sorted by an
+// LSD radix sort (Knuth, TAOCP vol. 3, 5.2.5), else compact keys by
+// comparison. Rows equal in the key, which a run never has, are ordered
+// by CompareEpisodes; rows equal by it are equal in every column, so the
+// file does not depend on how their tie is broken.
+//
+// The slices are taken from the capacity of scratch's where it suffices
+// (nil: allocated); the order returned is one of them.
+func sortEpisodes(rows []EpisodeRow, k episodeKeys, scratch *sortScratch) []int32 {
+	if scratch == nil {
+		scratch = new(sortScratch)
+	}
+	runs := rankIDs(k.runs, strings.Compare)
+	splits := rankIDs(k.splits, func(a, b string) int {
+		if c := cmp.Compare(splitRank(a), splitRank(b)); c != 0 {
+			return c
+		}
+		return strings.Compare(a, b)
+	})
+	versions := rankIDs(k.versions, CompareVersions)
+	variants := rankIDs(k.variants, strings.Compare)
+	n := len(rows)
+	if n == 0 {
+		return []int32{}
+	}
+	gmin, gmax := slices.Min(k.gen), slices.Max(k.gen)
+	smin, smax := slices.Min(k.seed), slices.Max(k.seed)
+	rmin, rmax := slices.Min(k.repeat), slices.Max(k.repeat)
+	widthOf := func(distinct int) int { return bits.Len(uint(distinct - 1)) }
+	wRun, wSplit, wVariant, wVersion := widthOf(len(runs)), widthOf(len(splits)), widthOf(len(variants)), widthOf(len(versions))
+	wGen := bits.Len64(uint64(int64(gmax) - int64(gmin)))
+	wSeed := bits.Len64(smax - smin)
+	wRepeat := bits.Len64(uint64(int64(rmax) - int64(rmin)))
+	width := wRun + wGen + wSplit + wVariant + wVersion + wSeed + wRepeat
+	if width > 64 {
+		return sortEpisodesByComparison(rows, k, runs, splits, versions, variants)
+	}
+	keys := grow(&scratch.keys, n)
+	for i := range keys {
+		key := uint64(runs[k.run[i]])
+		key = key<<wGen | uint64(int64(k.gen[i])-int64(gmin))
+		key = key<<wSplit | uint64(splits[k.split[i]])
+		key = key<<wVariant | uint64(variants[k.variant[i]])
+		key = key<<wVersion | uint64(versions[k.version[i]])
+		key = key<<wSeed | (k.seed[i] - smin)
+		key = key<<wRepeat | uint64(int64(k.repeat[i])-int64(rmin))
+		keys[i] = key
+	}
+	order, sorted := radixSort(keys, width, scratch)
+	for i := 0; i < n; {
+		j := i + 1
+		for j < n && sorted[j] == sorted[i] {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortFunc(order[i:j], func(a, b int32) int { return CompareEpisodes(rows[a], rows[b]) })
+		}
+		i = j
+	}
+	return order
+}
+
+// radixSort returns the permutation that sorts keys, whose values are
+// below 2^width, stably (equal keys keep their order), and the sorted keys.
+// Each pass sorts on a byte, from the least significant; a pass whose byte
+// is the same in every key is skipped.
+//
+// The slices are taken from scratch, keys's contents being overwritten.
+func radixSort(keys []uint64, width int, scratch *sortScratch) (order []int32, sorted []uint64) {
+	n := len(keys)
+	passes := (width + 7) / 8
+	var counts [8][256]int
+	for _, key := range keys {
+		for p := range passes {
+			counts[p][byte(key>>(8*p))]++
+		}
+	}
+	order = grow(&scratch.order, n)
+	for i := range order {
+		order[i] = int32(i)
+	}
+	src, srcOrder := keys, order
+	dst, dstOrder := grow(&scratch.keys2, n), grow(&scratch.order2, n)
+	for p := range passes {
+		shift := 8 * p
+		if counts[p][byte(src[0]>>shift)] == n {
+			continue
+		}
+		var next [256]int
+		sum := 0
+		for d, c := range counts[p] {
+			next[d] = sum
+			sum += c
+		}
+		for i, key := range src {
+			d := byte(key >> shift)
+			dst[next[d]] = key
+			dstOrder[next[d]] = srcOrder[i]
+			next[d]++
+		}
+		src, dst = dst, src
+		srcOrder, dstOrder = dstOrder, srcOrder
+	}
+	return srcOrder, src
+}
+
+// sortScratch holds the slices of sortEpisodes, for reuse.
+type sortScratch struct {
+	keys, keys2   []uint64
+	order, order2 []int32
+}
+
+// sortEpisodesByComparison is sortEpisodes for keys wider than 64 bits:
+// compact keys sorted by comparison.
+func sortEpisodesByComparison(rows []EpisodeRow, k episodeKeys, runs, splits, versions, variants []int32) []int32 {
 	type sortKey struct {
 		seed                              uint64
 		run, gen, version, split, variant int32
 		repeat                            int32
 		row                               int32
 	}
-	runs := ranks(rows, func(e *EpisodeRow) string { return e.Run }, strings.Compare)
-	splits := ranks(rows, func(e *EpisodeRow) string { return e.Split }, func(a, b string) int {
-		if c := cmp.Compare(splitRank(a), splitRank(b)); c != 0 {
-			return c
-		}
-		return strings.Compare(a, b)
-	})
-	versions := ranks(rows, func(e *EpisodeRow) string { return e.Version }, CompareVersions)
-	variants := ranks(rows, func(e *EpisodeRow) string { return e.Variant }, strings.Compare)
 	keys := make([]sortKey, len(rows))
 	for i := range rows {
 		e := &rows[i]
-		keys[i] = sortKey{seed: e.Seed, run: runs[e.Run], gen: e.Generation, version: versions[e.Version], split: splits[e.Split],
-			variant: variants[e.Variant], repeat: e.Repeat, row: int32(i)}
+		keys[i] = sortKey{seed: e.Seed, run: runs[k.run[i]], gen: e.Generation, version: versions[k.version[i]], split: splits[k.split[i]],
+			variant: variants[k.variant[i]], repeat: e.Repeat, row: int32(i)}
 	}
 	slices.SortFunc(keys, func(a, b sortKey) int {
 		if c := cmp.Compare(a.run, b.run); c != 0 {
@@ -306,6 +458,21 @@ func episodeOrder(rows []EpisodeRow) []int32 {
 	return order
 }
 
+// rankIDs returns the rank of each of t's strings, by id, in the order of
+// compare, from 0; equal ranks mean equal strings.
+func rankIDs(t *interner, compare func(a, b string) int) []int32 {
+	byRank := make([]int32, len(t.strs))
+	for i := range byRank {
+		byRank[i] = int32(i)
+	}
+	slices.SortFunc(byRank, func(a, b int32) int { return compare(t.strs[a], t.strs[b]) })
+	rank := make([]int32, len(t.strs))
+	for r, id := range byRank {
+		rank[id] = int32(r)
+	}
+	return rank
+}
+
 // orderBy returns the permutation that sorts rows by compare.
 func orderBy[T any](rows []T, compare func(a, b T) int) []int32 {
 	order := make([]int32, len(rows))
@@ -324,25 +491,6 @@ func permute[T any](rows []T, order []int32) []T {
 		out[i] = rows[r]
 	}
 	return out
-}
-
-// ranks numbers the distinct strings field(&rows[i]) in the order of
-// compare, from 0; equal ranks mean equal strings.
-func ranks[T any](rows []T, field func(*T) string, compare func(a, b string) int) map[string]int32 {
-	rank := make(map[string]int32)
-	var distinct []string
-	for i := range rows {
-		s := field(&rows[i])
-		if _, ok := rank[s]; !ok {
-			rank[s] = 0
-			distinct = append(distinct, s)
-		}
-	}
-	slices.SortFunc(distinct, compare)
-	for i, s := range distinct {
-		rank[s] = int32(i)
-	}
-	return rank
 }
 
 // SortCandidates sorts rows in place into the order of [CompareCandidates].

@@ -4,8 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
+	"sync"
+	"sync/atomic"
 
 	"github.com/parquet-go/parquet-go"
 	"github.com/parquet-go/parquet-go/compress/zstd"
@@ -110,66 +113,212 @@ func WriteEpisodes(path string, metrics []envs.Metric, rows []EpisodeRow) error 
 	if err := CheckMetrics(metrics); err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	if err := checkEpisodes(metrics, rows); err != nil {
+	t, err := prepareEpisodes(metrics, rows)
+	if err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
-	err := writeAtomic(path, func(w io.Writer) error { return encodeEpisodes(w, metrics, rows) })
-	if err != nil {
+	defer t.release()
+	if err := writeAtomic(path, t.encode); err != nil {
 		return fmt.Errorf("results: writing %s: %w", path, err)
 	}
 	return nil
 }
 
-// encodeEpisodes writes rows, sorted, as episodes.parquet to w; rows and
-// metrics have passed CheckMetrics and checkEpisodes.
+// encodeEpisodes writes rows, sorted, as episodes.parquet to w (see
+// prepareEpisodes); metrics has passed CheckMetrics.
 func encodeEpisodes(w io.Writer, metrics []envs.Metric, rows []EpisodeRow) error {
-	order := episodeOrder(rows)
+	t, err := prepareEpisodes(metrics, rows)
+	if err != nil {
+		return err
+	}
+	defer t.release()
+	return t.encode(w)
+}
+
+// episodeTable is a table of episodes sorted and gathered into columns,
+// ready for encodeColumnar.
+type episodeTable struct {
+	b    *episodeBuffers
+	cols []column
+	meta [][2]string
+	data []colData
+	n    int
+}
+
+// encode writes the table as episodes.parquet to w.
+func (t *episodeTable) encode(w io.Writer) error {
+	return encodeColumnar(w, TableEpisodes, t.cols, t.meta, t.data, t.n)
+}
+
+// release gives the table's buffers back for the next call, without the
+// rows' strings.
+func (t *episodeTable) release() {
+	for j := range t.data {
+		clear(t.data[j].strs)
+	}
+	episodePool.Put(t.b)
+}
+
+// prepareEpisodes sorts rows by CompareEpisodes and gathers them into the
+// columns of episodes.parquet for metrics, which has passed CheckMetrics.
+// The strings of the sort key are numbered once (an interner per column),
+// the rows sorted on those numbers (sortEpisodes), and the sorted table
+// gathered into typed columns (gatherEpisodes, which also checks the rows
+// as checkEpisodes does, in the same pass); the buffers are kept for the
+// next call. It returns checkEpisodes's error, wrapping ErrInvalidRow, if
+// a row does not fit.
+func prepareEpisodes(metrics []envs.Metric, rows []EpisodeRow) (*episodeTable, error) {
+	b := episodePool.Get().(*episodeBuffers)
+	n := len(rows)
 	cols := episodeSchema(metrics)
-	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
-	nfixed := len(cols) - len(metrics)
-	return encodeColumns(w, TableEpisodes, cols, meta, order, len(order), func(j int, idx []int32, vals []parquet.Value) {
-		// Column j's values of the rows idx, column by column: one
-		// type switch per chunk, not per value.
-		if j >= nfixed {
-			k, typ := j-nfixed, metrics[j-nfixed].Type
-			for i, o := range idx {
-				r := &rows[o]
-				if k >= len(r.Metrics) || r.Metrics[k].Null {
-					vals[i] = parquet.NullValue().Level(0, 0, j)
-				} else {
-					vals[i] = metricValue(typ, r.Metrics[k]).Level(0, 1, j)
-				}
-			}
-			return
+	invalid := func() error {
+		if err := checkEpisodes(metrics, rows); err != nil {
+			return err
 		}
-		for i, o := range idx {
-			r := &rows[o]
-			var v parquet.Value
-			switch j {
-			case 0:
-				v = stringValue(r.Run)
-			case 1:
-				v = parquet.Int32Value(r.Generation)
-			case 2:
-				v = stringValue(r.Version)
-			case 3:
-				v = stringValue(r.Split)
-			case 4:
-				v = stringValue(r.Variant)
-			case 5:
-				v = parquet.Int64Value(int64(r.Seed))
-			case 6:
-				v = parquet.Int32Value(r.Repeat)
-			case 7:
-				v = parquet.DoubleValue(r.Score)
-			case 8:
-				v = stringValue(r.Cause)
-			default:
-				v = stringValue(r.EndReason)
-			}
-			vals[i] = v.Level(0, 0, j)
+		return fmt.Errorf("%w: a row does not fit the table", ErrInvalidRow) // not reached
+	}
+
+	// Number the keys' strings, in row order, and sort.
+	keys := newEpisodeKeys(n, &b.keys)
+	for i := range rows {
+		keys.intern(i, &rows[i])
+	}
+	for _, s := range keys.splits.strs {
+		if splitRank(s) < 0 {
+			episodePool.Put(b)
+			return nil, invalid()
+		}
+	}
+	order := sortEpisodes(rows, keys, &b.sort)
+
+	// Gather the sorted table into columns.
+	data := grow(&b.data, len(cols))
+	defs := grow(&b.defs, len(cols))
+	for j, c := range cols {
+		d := &data[j]
+		switch c.typ {
+		case colString:
+			grow(&d.strs, n)
+		case colInt32:
+			grow(&d.i32, n)
+		case colInt64, colUint64:
+			grow(&d.i64, n)
+		case colDouble:
+			grow(&d.f64, n)
+		case colBool:
+			grow(&d.b, n)
+		}
+		d.def = nil
+		if c.optional {
+			d.def = grow(&defs[j], n)
+			clear(d.def)
+		}
+	}
+	var bad atomic.Bool
+	parallelRange(n, func(a, b int) {
+		if _, ok := gatherEpisodes(data, metrics, rows, order[a:b], a); !ok {
+			bad.Store(true)
 		}
 	})
+	t := &episodeTable{b: b, cols: cols, meta: [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}, data: data, n: n}
+	if bad.Load() {
+		t.release()
+		return nil, invalid()
+	}
+	return t, nil
+}
+
+// episodeBuffers holds the buffers of encodeEpisodes, kept from call to
+// call in episodePool.
+type episodeBuffers struct {
+	keys episodeKeys
+	sort sortScratch
+	data []colData
+	defs [][]byte
+}
+
+var episodePool = sync.Pool{New: func() any { return new(episodeBuffers) }}
+
+// gatherEpisodes sets rows a, a+1, ... of the columns data to the rows
+// order[0], order[1], ... of rows; ok is false if one of those rows has
+// more metrics than declared or a metric value that does not fit its
+// column (checkMetricValue). The rows are visited in blocks, each touched
+// in a first loop so that their cache misses overlap rather than follow
+// one another; the sum of what the touch read is returned, so that the
+// compiler keeps the loads.
+func gatherEpisodes(data []colData, metrics []envs.Metric, rows []EpisodeRow, order []int32, a int) (touch int64, ok bool) {
+	ok = true
+	const block = 32
+	nfixed := len(episodeColumns)
+	var ms [block][]envs.MetricValue
+	for b0 := 0; b0 < len(order); b0 += block {
+		blk := order[b0:min(b0+block, len(order))]
+		for _, o := range blk {
+			r := &rows[o]
+			touch += int64(len(r.Run)) + int64(r.Generation) + int64(r.Repeat) + int64(len(r.Metrics))
+		}
+		for x, o := range blk {
+			i := a + b0 + x
+			r := &rows[o]
+			data[0].strs[i] = r.Run
+			data[1].i32[i] = r.Generation
+			data[2].strs[i] = r.Version
+			data[3].strs[i] = r.Split
+			data[4].strs[i] = r.Variant
+			data[5].i64[i] = int64(r.Seed)
+			data[6].i32[i] = r.Repeat
+			data[7].f64[i] = r.Score
+			data[8].strs[i] = r.Cause
+			data[9].strs[i] = r.EndReason
+			ms[x] = r.Metrics[:min(len(r.Metrics), len(metrics))]
+			ok = ok && len(r.Metrics) <= len(metrics)
+		}
+		// Metric by metric, so that the type switch is per block.
+		for k, m := range metrics {
+			d := &data[nfixed+k]
+			def := d.def[a+b0 : a+b0+len(blk)]
+			switch m.Type {
+			case envs.Int:
+				out := d.i64[a+b0 : a+b0+len(blk)]
+				for x := range def {
+					if k < len(ms[x]) && !ms[x][k].Null {
+						v := ms[x][k].Num
+						def[x], out[x] = 1, int64(v)
+						ok = ok && v == math.Trunc(v) && v >= -(1<<63) && v < 1<<63
+					}
+				}
+			case envs.Float:
+				out := d.f64[a+b0 : a+b0+len(blk)]
+				for x := range def {
+					if k < len(ms[x]) && !ms[x][k].Null {
+						def[x], out[x] = 1, ms[x][k].Num
+					}
+				}
+			case envs.Bool:
+				out := d.b[a+b0 : a+b0+len(blk)]
+				for x := range def {
+					if k < len(ms[x]) && !ms[x][k].Null {
+						def[x], out[x] = 1, 0
+						switch ms[x][k].Num {
+						case 1:
+							out[x] = 1
+						case 0:
+						default:
+							ok = false
+						}
+					}
+				}
+			default:
+				out := d.strs[a+b0 : a+b0+len(blk)]
+				for x := range def {
+					if k < len(ms[x]) && !ms[x][k].Null {
+						def[x], out[x] = 1, ms[x][k].Str
+					}
+				}
+			}
+		}
+	}
+	return touch, ok
 }
 
 // WriteCandidates writes rows to the Parquet file path, sorted by

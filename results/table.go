@@ -19,12 +19,15 @@ import (
 
 // This file holds the tables whose schema is known only at run time:
 // episodes.parquet (a column per declared metric) and generations.parquet
-// (a column per declared failure cause). Their rows are written and read as
-// parquet.Row values, column by column, so that a null is written exactly
-// where asked for: parquet-go v0.32.0 does not reliably write the zero
-// value of a non-pointer optional string field as null (on amd64, a ""
-// following a non-empty value in one batch was written as ""), which the
-// struct-tag writers of schema 2 had to work around.
+// (a column per declared failure cause). Their rows are read as
+// parquet.Row values, and generations.parquet is written as such
+// (encodeRows), so that a null is written exactly where asked for:
+// parquet-go v0.32.0 does not reliably write the zero value of a
+// non-pointer optional string field as null (on amd64, a "" following a
+// non-empty value in one batch was written as ""), which the struct-tag
+// writers of schema 2 had to work around. episodes.parquet, 10^5 rows and
+// more, is written from typed columns by encodeColumnar (encode.go) in the
+// bytes encodeRows would give.
 
 // colType is the type of a column of a run-time schema.
 type colType uint8
@@ -256,54 +259,11 @@ func encodeRows(w io.Writer, table string, cols []column, meta [][2]string, n in
 	return pw.Close()
 }
 
-// columnChunk is the number of rows written to each column at a time by
-// encodeColumns: parquet-go's row writer splits rows into chunks of 64
+// columnChunk is the number of rows added to each column at a time:
+// parquet-go's row writer splits rows into chunks of 64
 // (ConcurrentRowGroupWriter.writeRows) and flushes a page only between
-// chunks, so writing the same chunks column by column gives the same pages.
+// chunks, so encodeColumnar cuts pages between the same chunks.
 const columnChunk = 64
-
-// encodeColumns writes the rows order[0:n] (0 to n-1 if order is nil) as
-// Parquet to w, column by column, with the schema of cols and the table's
-// metadata plus meta, in the same bytes as encodeRows gives for the same
-// values: row groups of MaxRowsPerRowGroup rows, each column written in
-// chunks of columnChunk rows. fill(j, idx, vals) sets vals[i] to column
-// j's value, with its levels, of row idx[i]. It builds no row of values
-// per row to split into columns again.
-func encodeColumns(w io.Writer, table string, cols []column, meta [][2]string, order []int32, n int, fill func(j int, idx []int32, vals []parquet.Value)) error {
-	opts := append(writerOptions(table), buildSchema(cols))
-	for _, kv := range meta {
-		opts = append(opts, parquet.KeyValueMetadata(kv[0], kv[1]))
-	}
-	pw := parquet.NewWriter(w, opts...)
-	vals := make([]parquet.Value, columnChunk)
-	idx := make([]int32, columnChunk)
-	for start := 0; start < n; start += MaxRowsPerRowGroup {
-		end := min(n, start+MaxRowsPerRowGroup)
-		cws := pw.ColumnWriters()
-		for i := start; i < end; i += columnChunk {
-			k := min(columnChunk, end-i)
-			for r := range idx[:k] {
-				if order != nil {
-					idx[r] = order[i+r]
-				} else {
-					idx[r] = int32(i + r)
-				}
-			}
-			for j := range cols {
-				fill(j, idx[:k], vals[:k])
-				if _, err := cws[j].WriteRowValues(vals[:k]); err != nil {
-					return err
-				}
-			}
-		}
-		if end < n {
-			if err := pw.Flush(); err != nil {
-				return err
-			}
-		}
-	}
-	return pw.Close()
-}
 
 // stringValue returns s as a BYTE_ARRAY value that references s's bytes
 // without copying or allocating (parquet.ValueOf(s) allocates to box s):
@@ -597,17 +557,4 @@ func checkMetricValue(t envs.MetricType, v envs.MetricValue) error {
 		}
 	}
 	return nil
-}
-
-// metricValue returns v as the Parquet value of a column of type t.
-func metricValue(t envs.MetricType, v envs.MetricValue) parquet.Value {
-	switch t {
-	case envs.Int:
-		return parquet.Int64Value(int64(v.Num))
-	case envs.Float:
-		return parquet.DoubleValue(v.Num)
-	case envs.Bool:
-		return parquet.BooleanValue(v.Num == 1)
-	}
-	return stringValue(v.Str)
 }

@@ -5,12 +5,16 @@
 //
 // Usage:
 //
-//	duckdbbench [-n N] FILE.parquet
+//	duckdbbench [-n N] [-warmup W] FILE.parquet
 //
-// It loads FILE into an in-memory table, then N times writes it with
-// COPY t TO '...' (FORMAT parquet, COMPRESSION zstd) on one thread, and
-// prints the median rows/s in Go benchmark format, so that benchstat reads
-// it beside BenchmarkWriteEpisodes.
+// It loads FILE into an in-memory table, writes it W times untimed (to
+// warm DuckDB's allocator and caches, as a Go benchmark warms up before
+// it times), then N times with COPY t TO '...' (FORMAT parquet,
+// COMPRESSION zstd) on one thread, and prints each time in Go benchmark
+// format, so that benchstat reads it beside BenchmarkWriteEpisodes; the
+// median rows/s goes to stderr. make bench-duckdb runs it once per round,
+// between runs of the Go benchmarks, so that the load of the machine
+// falls on both alike.
 package main
 
 import (
@@ -27,18 +31,19 @@ import (
 
 func main() {
 	n := flag.Int("n", 6, "number of timed COPY statements")
+	warmup := flag.Int("warmup", 1, "number of untimed COPY statements before them")
 	flag.Parse()
-	if flag.NArg() != 1 {
-		fmt.Fprintln(os.Stderr, "usage: duckdbbench [-n N] FILE.parquet")
+	if flag.NArg() != 1 || *n < 1 || *warmup < 0 {
+		fmt.Fprintln(os.Stderr, "usage: duckdbbench [-n N >= 1] [-warmup W >= 0] FILE.parquet")
 		os.Exit(2)
 	}
-	if err := run(flag.Arg(0), *n); err != nil {
+	if err := run(flag.Arg(0), *n, *warmup); err != nil {
 		fmt.Fprintln(os.Stderr, "duckdbbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(file string, n int) error {
+func run(file string, n, warmup int) error {
 	db, err := sql.Open("duckdb", "")
 	if err != nil {
 		return err
@@ -68,12 +73,14 @@ func run(file string, n int) error {
 	defer os.RemoveAll(dir)
 	out := filepath.Join(dir, "copy.parquet")
 	var secs []float64
-	for i := 0; i < n; i++ {
+	for i := 0; i < warmup+n; i++ {
 		start := time.Now()
 		if _, err := db.Exec(fmt.Sprintf("COPY t TO '%s' (FORMAT parquet, COMPRESSION zstd)", out)); err != nil {
 			return err
 		}
-		secs = append(secs, time.Since(start).Seconds())
+		if i >= warmup {
+			secs = append(secs, time.Since(start).Seconds())
+		}
 	}
 	fmt.Printf("# DuckDB %s, %d rows, threads=1\n", version, rows)
 	for _, s := range secs {
