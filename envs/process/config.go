@@ -71,6 +71,19 @@ type Config struct {
 	// not count), set with prlimit(2) right after the process starts; 0
 	// means no limit. Range [0, 1048576].
 	MaxMemoryMB int `yaml:"max_memory_mb,omitempty" json:"max_memory_mb,omitempty"`
+	// PinCPU runs each worker's processes on one CPU (Linux only;
+	// elsewhere it does nothing): worker w's environment process, its
+	// agent process, their descendants and the evolve thread that talks
+	// to them get the CPU affinity of the (w mod n)-th of the n CPUs
+	// evolve may run on (sched_setaffinity(2)). A step then runs as
+	// context switches on one CPU instead of wake-ups of another CPU,
+	// which on an idle machine (or a virtual machine) cost more than the
+	// step's own work. Set it for cheap single-threaded programs and at
+	// most as many workers as CPUs; leave it off (the default) for a
+	// program that uses several threads or processes, which it confines
+	// to one CPU, and on a machine busy with other work, from which a
+	// pinned worker cannot move away.
+	PinCPU bool `yaml:"pin_cpu,omitempty" json:"pin_cpu,omitempty"`
 	// StderrDir is the directory of the processes' stderr logs: worker
 	// w's environment process appends to StderrDir/process-<w>.log, its
 	// agent process to StderrDir/agent-<w>.log, and the handshake process
@@ -81,7 +94,8 @@ type Config struct {
 }
 
 // DefaultConfig returns a Config with the default timeouts (episode 60s,
-// message 10s, startup 10s), no memory limit and no command.
+// message 10s, startup 10s), no memory limit, no CPU pinning and no
+// command.
 func DefaultConfig() Config {
 	return Config{
 		EpisodeTimeout: Duration(60 * time.Second),

@@ -15,7 +15,9 @@
 //     pipes, stderr appended to stderr_dir/process-<worker>.log and kept
 //     as a tail (the last 20 lines, at most 4 KiB, of the current
 //     episode) for errors; with max_memory_mb the cgroup's memory.max, or
-//     else RLIMIT_DATA, limits its memory;
+//     else RLIMIT_DATA, limits its memory; with pin_cpu the worker's
+//     processes, and the thread that plays them, run on one CPU (see
+//     Config.PinCPU);
 //  2. hello: the handshake, which must declare what the first process
 //     declared;
 //  3. per episode, in episode mode one play request answered by an

@@ -66,10 +66,75 @@ type proc struct {
 	played int // episodes begun on this process (Player.Play)
 
 	// watchdog kills the process group when a request's deadline
-	// passes; fired records that it did. Blocking pipes (no poller,
-	// no deadlines) and a timer are faster than read deadlines.
-	watchdog *time.Timer
-	fired    atomic.Bool
+	// passes (see arm). Blocking pipes (no poller, no deadlines) and a
+	// timer are faster than read deadlines.
+	watchdog watchdog
+}
+
+// watchdog kills a process whose request outlives its deadline. Its
+// timer is re-armed only when a deadline comes earlier than the one it
+// is set for; when it fires early (the request it was set for has been
+// answered, and a later one is outstanding), it sets itself for the
+// current deadline. A request thus costs a lock and no timer operation:
+// the timer fires about once per message_timeout.
+type watchdog struct {
+	mu       sync.Mutex
+	t        *time.Timer
+	at       time.Time // when t fires; zero when it is stopped or has fired
+	deadline time.Time // the outstanding request's deadline; zero for none
+	fired    bool      // the deadline passed and the process was killed
+}
+
+// start creates the timer; expire runs (in the timer's goroutine) when a
+// request's deadline passes.
+func (w *watchdog) start(expire func()) {
+	w.t = time.AfterFunc(time.Hour, func() {
+		w.mu.Lock()
+		w.at = time.Time{}
+		if w.deadline.IsZero() || w.fired {
+			w.mu.Unlock()
+			return
+		}
+		if left := time.Until(w.deadline); left > 0 {
+			w.at = w.deadline
+			w.t.Reset(left)
+			w.mu.Unlock()
+			return
+		}
+		w.fired = true
+		w.mu.Unlock()
+		expire()
+	})
+	w.t.Stop()
+}
+
+// arm sets the outstanding request's deadline.
+func (w *watchdog) arm(deadline time.Time) {
+	w.mu.Lock()
+	w.deadline, w.fired = deadline, false
+	if w.at.IsZero() || deadline.Before(w.at) {
+		w.at = deadline
+		w.t.Reset(max(time.Until(deadline), 0))
+	}
+	w.mu.Unlock()
+}
+
+// disarm ends the outstanding request and reports whether its deadline
+// passed (the process was killed).
+func (w *watchdog) disarm() (fired bool) {
+	w.mu.Lock()
+	w.deadline = time.Time{}
+	fired = w.fired
+	w.mu.Unlock()
+	return fired
+}
+
+// stop stops the timer for good (the process has ended).
+func (w *watchdog) stop() {
+	w.mu.Lock()
+	w.deadline, w.at = time.Time{}, time.Time{}
+	w.t.Stop()
+	w.mu.Unlock()
 }
 
 // startProc starts argv with cfg's Env and Dir in its own process group,
@@ -151,8 +216,7 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 	p.w = bufio.NewWriterSize(inW, 64<<10)
 	p.r = bufio.NewReaderSize(outR, 64<<10)
 	p.logf("%s process started (pid %d, held by %s): %s", role, cmd.Process.Pid, p.box.mechanism(), strings.Join(argv, " "))
-	p.watchdog = time.AfterFunc(time.Hour, func() { p.fired.Store(true); p.kill(); p.wake() })
-	p.watchdog.Stop()
+	p.watchdog.start(func() { p.kill(); p.wake() })
 	go func() {
 		p.waitErr = cmd.Wait()
 		close(p.done)
@@ -241,13 +305,13 @@ func (p *proc) terminate(graceful bool, reason string) bool {
 	obeyed := true
 	if graceful {
 		p.logf("%s process %d: sending close", p.role, p.cmd.Process.Pid)
-		p.arm(time.Now().Add(closeGrace))
+		p.watchdog.arm(time.Now().Add(closeGrace))
 		p.req = append(appendHead(p.req[:0], p.id, "close"), "}\n"...)
 		p.id++
 		if _, err := p.w.Write(p.req); err == nil {
 			p.w.Flush()
 		}
-		p.watchdog.Stop()
+		p.watchdog.disarm()
 		p.in.Close()
 		select {
 		case <-p.done:
@@ -256,7 +320,7 @@ func (p *proc) terminate(graceful bool, reason string) bool {
 			obeyed = false
 		}
 	}
-	p.watchdog.Stop()
+	p.watchdog.stop()
 	if reason != "" {
 		p.killFor(reason)
 	} else {
@@ -295,18 +359,12 @@ func (p *proc) exitStatus() string {
 	return p.waitErr.Error()
 }
 
-// arm starts the watchdog: at deadline, the process group is killed.
-func (p *proc) arm(deadline time.Time) {
-	p.fired.Store(false)
-	p.watchdog.Reset(max(time.Until(deadline), 0))
-}
-
 // roundTrip writes the request in p.req (ending with a newline) and
 // returns the next non-blank line of stdout without its line ending,
 // valid until the next call. If deadline passes first, the process is
 // killed and the error is os.ErrDeadlineExceeded.
 func (p *proc) roundTrip(deadline time.Time) ([]byte, error) {
-	p.arm(deadline)
+	p.watchdog.arm(deadline)
 	_, err := p.w.Write(p.req)
 	if err == nil {
 		err = p.w.Flush()
@@ -315,7 +373,7 @@ func (p *proc) roundTrip(deadline time.Time) ([]byte, error) {
 	if err == nil {
 		line, err = p.readLine()
 	}
-	if !p.watchdog.Stop() && p.fired.Load() {
+	if p.watchdog.disarm() {
 		return nil, os.ErrDeadlineExceeded
 	}
 	return line, err

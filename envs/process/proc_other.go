@@ -45,3 +45,9 @@ func (c *containment) limitMemory(pid int, bytes uint64) error {
 
 // pipe returns os.Pipe's pipe.
 func pipe() (r, w *os.File, err error) { return os.Pipe() }
+
+// allowedCPUs returns nil: pin_cpu is only implemented on Linux.
+func allowedCPUs() []int { return nil }
+
+// onCPU runs f: pin_cpu is only implemented on Linux.
+func onCPU(cpu int, f func()) { f() }

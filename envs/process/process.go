@@ -79,6 +79,8 @@ type Env struct {
 	agent *hello // the agent process's hello (step mode), else nil
 
 	textAgent TextAgent // set by UseLLM: a language model is the agent of step mode
+
+	cpus []int // with PinCPU, the CPUs evolve may run on (allowedCPUs); else nil
 }
 
 // New validates cfg, starts the environment process (and in step mode the
@@ -96,6 +98,9 @@ func New(cfg Config) (*Env, error) {
 	cfg.Command = slices.Clone(cfg.Command)
 	cfg.Agent = slices.Clone(cfg.Agent)
 	e := &Env{cfg: cfg}
+	if cfg.PinCPU {
+		e.cpus = allowedCPUs()
+	}
 	logPath := ""
 	if cfg.StderrDir != "" {
 		logPath = filepath.Join(cfg.StderrDir, "process-hello.log")
@@ -305,7 +310,7 @@ func (e *Env) NewPlayer(w int) (envs.Player, error) {
 	if e.textAgent != nil {
 		p.turns = e.textAgent.NewTurns()
 	}
-	if err := p.start(); err != nil {
+	if err := p.pinned(p.start); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -357,6 +362,17 @@ func (p *Player) start() error {
 	return nil
 }
 
+// pinned runs f with PinCPU's affinity (see onCPU), or just runs it
+// without PinCPU, and returns its error.
+func (p *Player) pinned(f func() error) error {
+	if len(p.env.cpus) == 0 {
+		return f()
+	}
+	var err error
+	onCPU(p.env.cpus[p.worker%len(p.env.cpus)], func() { err = f() })
+	return err
+}
+
 func (p *Player) startOne(argv []string, role string, want *hello) (*proc, error) {
 	pr, h, err := p.env.startHello(argv, role, p.logPath(role))
 	if err != nil {
@@ -382,7 +398,7 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	if err := ctx.Err(); err != nil {
 		return envs.Outcome{}, err
 	}
-	if err := p.start(); err != nil {
+	if err := p.pinned(p.start); err != nil {
 		var pe *Error
 		if errors.As(err, &pe) {
 			pe.Seed, pe.Request = ep.Seed, "hello (restart)"
@@ -411,15 +427,17 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	})
 	epDeadline := time.Now().Add(time.Duration(p.env.cfg.EpisodeTimeout))
 	var out envs.Outcome
-	var err error
-	switch {
-	case p.env.hello.Mode == ModeEpisode:
-		out, err = p.playEpisode(ep, epDeadline)
-	case p.env.textAgent != nil:
-		out, err = p.playLLM(ctx, ep, epDeadline)
-	default:
-		out, err = p.playSteps(ep, epDeadline)
-	}
+	err := p.pinned(func() (err error) {
+		switch {
+		case p.env.hello.Mode == ModeEpisode:
+			out, err = p.playEpisode(ep, epDeadline)
+		case p.env.textAgent != nil:
+			out, err = p.playLLM(ctx, ep, epDeadline)
+		default:
+			out, err = p.playSteps(ep, epDeadline)
+		}
+		return err
+	})
 	if !stop() { // ctx was cancelled: the processes are (being) killed
 		p.discard("the run was cancelled")
 		if err == nil {

@@ -159,8 +159,11 @@ func appendPrompt(b []byte, pr *envs.Prompt) []byte {
 // the process's message.
 func decodeReply(line []byte, id int64, want string, r *reply) error {
 	*r = reply{}
-	if err := json.Unmarshal(line, r); err != nil {
-		return undecodable(line, "a JSON object", err)
+	if !fastReply(line, r) {
+		*r = reply{}
+		if err := json.Unmarshal(line, r); err != nil {
+			return undecodable(line, "a JSON object", err)
+		}
 	}
 	if r.ID == nil {
 		return protocolf("the %s response has no id: %s", want, quoteLine(line))
