@@ -32,6 +32,8 @@ import (
 	"path/filepath"
 	"slices"
 
+	"github.com/sourcegraph/conc"
+	"github.com/sourcegraph/conc/iter"
 	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
@@ -270,26 +272,26 @@ func (d *Data) testSplit() error {
 	if final != base {
 		versions = append(versions, final)
 	}
-	for _, v := range versions {
-		x := scores(v)
+	// The BCa intervals (Efron 1987) of the IQM and of the mean of each
+	// version, each from its own source seeded alike, computed at once.
+	type intervals struct {
+		x         []float64
+		iqm, mean stats.Interval
+		err       error
+	}
+	ivs := iter.Map(versions, func(v *string) intervals {
+		x := scores(*v)
+		iv := intervals{x: x}
+		iv.iqm, iv.mean, iv.err = bcaIntervals(x)
+		return iv
+	})
+	for i, v := range versions {
+		x, iqm, mean := ivs[i].x, ivs[i].iqm, ivs[i].mean
 		if len(x) == 0 {
 			continue
 		}
-		// The BCa intervals (Efron 1987) of the IQM and of the mean, each
-		// from its own source seeded alike; one score has none.
-		iqm := stats.Interval{Point: stats.IQM(x), Low: math.NaN(), High: math.NaN(), ConfLevel: 0.95}
-		mean := stats.Interval{Point: stats.MeanOf(x), Low: math.NaN(), High: math.NaN(), ConfLevel: 0.95}
-		if len(x) >= 2 {
-			bca, err := stats.BootstrapBCaIQM(x, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))})
-			if err != nil {
-				return fmt.Errorf("%s IQM CI: %w", v, err)
-			}
-			iqm = bca.Interval
-			bm, err := stats.BootstrapBCa(x, stats.MeanOf, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))})
-			if err != nil {
-				return fmt.Errorf("%s mean BCa CI: %w", v, err)
-			}
-			mean = bm.Interval
+		if err := ivs[i].err; err != nil {
+			return fmt.Errorf("%s %w", v, err)
 		}
 		role := "base"
 		switch {
@@ -324,6 +326,44 @@ func (d *Data) testSplit() error {
 	}
 	d.Compare = c
 	return nil
+}
+
+// bcaIntervals returns the 95% BCa intervals (Efron 1987) of the IQM and
+// of the mean of x, BootstrapReps resamples each from a source seeded
+// with BootstrapSeed, computed concurrently; with fewer than 2 scores,
+// the point estimates with NaN bounds. The error names the interval.
+func bcaIntervals(x []float64) (iqm, mean stats.Interval, err error) {
+	iqm = stats.Interval{Point: math.NaN(), Low: math.NaN(), High: math.NaN(), ConfLevel: 0.95}
+	mean = iqm
+	if len(x) == 0 {
+		return iqm, mean, nil
+	}
+	iqm.Point, mean.Point = stats.IQM(x), stats.MeanOf(x)
+	if len(x) < 2 {
+		return iqm, mean, nil
+	}
+	var wg conc.WaitGroup
+	var errIQM, errMean error
+	wg.Go(func() {
+		var bca stats.BCaInterval
+		if bca, errIQM = stats.BootstrapBCaIQM(x, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))}); errIQM == nil {
+			iqm = bca.Interval
+		}
+	})
+	wg.Go(func() {
+		var bca stats.BCaInterval
+		if bca, errMean = stats.BootstrapBCa(x, stats.MeanOf, stats.BootstrapConfig{Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))}); errMean == nil {
+			mean = bca.Interval
+		}
+	})
+	wg.Wait()
+	switch {
+	case errIQM != nil:
+		return iqm, mean, fmt.Errorf("IQM CI: %w", errIQM)
+	case errMean != nil:
+		return iqm, mean, fmt.Errorf("mean BCa CI: %w", errMean)
+	}
+	return iqm, mean, nil
 }
 
 func sameSeeds(a, b map[uint64]float64) bool {
