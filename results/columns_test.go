@@ -5,8 +5,6 @@ import (
 	"os"
 	"testing"
 
-	"github.com/parquet-go/parquet-go"
-
 	"evolve/envs"
 )
 
@@ -30,40 +28,14 @@ func TestEncodeColumnsMatchesRows(t *testing.T) {
 		}
 	}
 	eps = shuffled(eps, 3)
-	order := episodeOrder(eps)
-	cols := episodeSchema(metrics)
-	meta := [][2]string{{MetadataMetrics, jsonMetadata(metrics)}}
-	var byRows bytes.Buffer
-	err := encodeRows(&byRows, TableEpisodes, cols, meta, len(order), func(i int, e *rowEncoder) {
-		r := &eps[order[i]]
-		e.put(stringValue(r.Run))
-		e.put(parquet.Int32Value(r.Generation))
-		e.put(stringValue(r.Version))
-		e.put(stringValue(r.Split))
-		e.put(stringValue(r.Variant))
-		e.put(parquet.Int64Value(int64(r.Seed)))
-		e.put(parquet.Int32Value(r.Repeat))
-		e.put(parquet.DoubleValue(r.Score))
-		e.put(stringValue(r.Cause))
-		e.put(stringValue(r.EndReason))
-		for k, m := range metrics {
-			if k >= len(r.Metrics) || r.Metrics[k].Null {
-				e.putOptional(parquet.Value{}, true)
-				continue
-			}
-			e.putOptional(metricValue(m.Type, r.Metrics[k]), false)
-		}
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	byRows := encodeEpisodesByRows(t, metrics, eps)
 	path := t.TempDir() + "/episodes.parquet"
 	if err := WriteEpisodes(path, metrics, eps); err != nil {
 		t.Fatal(err)
 	}
 	byCols := readBytes(t, path)
-	if !bytes.Equal(byRows.Bytes(), byCols) {
-		t.Fatalf("column encoder wrote %d bytes, row encoder %d: they differ", len(byCols), byRows.Len())
+	if !bytes.Equal(byRows, byCols) {
+		t.Fatalf("column encoder wrote %d bytes, row encoder %d: they differ", len(byCols), len(byRows))
 	}
 	got, _, err := ReadEpisodes(path)
 	if err != nil {

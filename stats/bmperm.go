@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -106,7 +107,7 @@ func BrunnerMunzelPermutation(x, y []float64, theta0 float64, alt Alternative, c
 	for i := range idx {
 		idx[i] = i
 	}
-	slices.SortStableFunc(idx, func(a, b int) int { return cmpFloat(pooled[a], pooled[b]) })
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(pooled[a], pooled[b]) })
 	sv := make([]float64, n)
 	for i, k := range idx {
 		sv[i] = pooled[k]
@@ -257,15 +258,4 @@ func binomialAtMost(n, k, limit int) (int, bool) {
 		}
 	}
 	return c, true
-}
-
-// cmpFloat orders non-NaN floats ascending.
-func cmpFloat(a, b float64) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
