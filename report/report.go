@@ -414,7 +414,7 @@ func Write(dir string, opt Options) ([]string, error) {
 		if err != nil {
 			return nil, fmt.Errorf("report: %w", err)
 		}
-		named[i] = results.NamedFigure{Name: f.name, Figure: fig}
+		named[i] = results.NamedFigure{Name: f.name, Figure: fig, Build: f.build}
 	}
 	written, err := results.SaveFigures(plots, named, formats)
 	if err != nil {

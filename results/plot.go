@@ -213,6 +213,12 @@ func writePlot(path string, data []byte) error {
 type NamedFigure struct {
 	Name   string
 	Figure Figure
+	// Build, if not nil, makes a fresh copy of Figure (its constructor,
+	// e.g. a closure over CandidatesFigure). Drawing updates a plot's
+	// axes, so one copy is drawn in one format at a time; with Build,
+	// SaveFigures draws each format after the first from a copy of its
+	// own, all at once.
+	Build func() (Figure, error)
 }
 
 // SaveFigures saves each figure as dir/<name>.<format> for each of formats
@@ -220,7 +226,8 @@ type NamedFigure struct {
 // formats is empty, and returns the paths written: figures in order, each
 // in the order of formats. It draws the figures concurrently, at most
 // GOMAXPROCS at a time (each figure's formats one after another, since
-// drawing a plot updates its axes), and then writes the files one after
+// drawing a plot updates its axes, unless NamedFigure.Build gives each
+// format a copy of its own), and then writes the files one after
 // another in that order, so that neither the bytes nor the order of the
 // writes depend on the scheduling. dir must exist. It returns an error
 // wrapping [ErrFormat] for an unknown format (before drawing anything), or
@@ -243,30 +250,49 @@ func SaveFigures(dir string, figs []NamedFigure, formats []string) ([]string, er
 			return nil, fmt.Errorf("results: plot %s: %w %q (want png, svg or pdf)", name, ErrFormat, f)
 		}
 	}
-	type encoded struct {
-		data [][]byte // by format
-		err  error    // of format len(data)
-	}
-	out := iter.Map(figs, func(nf *NamedFigure) encoded {
-		var e encoded
-		for _, ext := range exts {
-			b, err := nf.Figure.Encode(ext)
-			if err != nil {
-				e.err = err
-				break
-			}
-			e.data = append(e.data, b)
+	// A task draws formats [from, to) of figure fig, one after another.
+	type task struct{ fig, from, to int }
+	var tasks []task
+	for i, nf := range figs {
+		if nf.Build == nil {
+			tasks = append(tasks, task{i, 0, len(exts)})
+			continue
 		}
-		return e
+		for j := range exts {
+			tasks = append(tasks, task{i, j, j + 1})
+		}
+	}
+	data := make([][][]byte, len(figs)) // by figure, by format
+	errs := make([][]error, len(figs))
+	for i := range figs {
+		data[i], errs[i] = make([][]byte, len(exts)), make([]error, len(exts))
+	}
+	iter.ForEach(tasks, func(t *task) {
+		fig := figs[t.fig].Figure
+		if t.from > 0 {
+			var err error
+			if fig, err = figs[t.fig].Build(); err != nil {
+				errs[t.fig][t.from] = err
+				return
+			}
+		}
+		for j := t.from; j < t.to; j++ {
+			if data[t.fig][j], errs[t.fig][j] = fig.Encode(exts[j]); errs[t.fig][j] != nil {
+				return
+			}
+		}
 	})
 	var paths []string
 	for i, nf := range figs {
 		for j, ext := range exts {
 			path := filepath.Join(dir, nf.Name+"."+ext)
-			if j == len(out[i].data) {
-				return paths, fmt.Errorf("results: saving plot %s: %w", path, out[i].err)
+			if errs[i][j] != nil {
+				return paths, fmt.Errorf("results: saving plot %s: %w", path, errs[i][j])
 			}
-			if err := writePlot(path, out[i].data[j]); err != nil {
+			if data[i][j] == nil {
+				return paths, fmt.Errorf("results: saving plot %s: not drawn", path) // an earlier format failed
+			}
+			if err := writePlot(path, data[i][j]); err != nil {
 				return paths, err
 			}
 			paths = append(paths, path)
@@ -277,7 +303,7 @@ func SaveFigures(dir string, figs []NamedFigure, formats []string) ([]string, er
 
 // saveAll saves fig as dir/name.<format> for each format (SaveFigures).
 func saveAll(fig Figure, dir, name string, formats []string) error {
-	_, err := SaveFigures(dir, []NamedFigure{{name, fig}}, formats)
+	_, err := SaveFigures(dir, []NamedFigure{{Name: name, Figure: fig}}, formats)
 	return err
 }
 
