@@ -669,23 +669,35 @@ func (g *Graph) AutoRolledBack(slug string, v prompt.Version) (Edge, bool) {
 	return last, out
 }
 
+// Promotion is what Promote did, read under the same lock as the change:
+// the branch whose HEAD moved, its HEAD before, and whether the promoted
+// version had been rolled back automatically (online selection excluded
+// it until now).
+type Promotion struct {
+	Branch      string
+	From        prompt.Version
+	WasExcluded bool
+}
+
 // Promote makes version v of slug HEAD of its branch by hand: back to it
 // with a rolled_back edge (reason recorded) if it was HEAD before (e.g.
 // a version an automatic rollback excluded), else with a supersedes edge
-// (a candidate never HEAD). It returns the previous HEAD. A promoted
-// version is selected again, and its detector starts a new baseline at
-// its next observation. Errors: ErrNoVersion; v is HEAD already; those
-// of Rollback and Supersede.
-func (s *Store) Promote(slug string, v prompt.Version, reason string) (prompt.Version, error) {
-	var old prompt.Version
+// (a candidate never HEAD). It returns what it did. A promoted version
+// is selected again, and its detector starts a new baseline at its next
+// observation. Errors: ErrNoVersion; v is HEAD already; those of
+// Rollback and Supersede.
+func (s *Store) Promote(slug string, v prompt.Version, reason string) (Promotion, error) {
+	var p Promotion
 	err := s.update(func(tx *txn) error {
 		g := tx.graph()
 		vi, ok := g.Find(slug, v)
 		if !ok {
 			return s.errorf("promote %s@%s: %w", slug, v, ErrNoVersion)
 		}
-		old, _ = g.Head(slug, vi.Branch)
-		if old == v {
+		p.Branch = vi.Branch
+		p.From, _ = g.Head(slug, vi.Branch)
+		_, p.WasExcluded = g.AutoRolledBack(slug, v)
+		if p.From == v {
 			return s.errorf("promote %s@%s: it is HEAD of branch %s already", slug, v, vi.Branch)
 		}
 		if g.WasHead(slug, vi.Branch, v) {
@@ -694,5 +706,5 @@ func (s *Store) Promote(slug string, v prompt.Version, reason string) (prompt.Ve
 		}
 		return tx.supersede(slug, v)
 	})
-	return old, err
+	return p, err
 }

@@ -162,9 +162,9 @@ func TestAutoRollback(t *testing.T) {
 	}
 	// Promote by hand: v1.0.1 is HEAD again, selectable, and its next
 	// observation resets its detector.
-	old, err := s.Promote("agent", v1, "fixed upstream")
-	if err != nil || old != vv("v1.0.0") {
-		t.Fatalf("Promote: %v %v", old, err)
+	pr, err := s.Promote("agent", v1, "fixed upstream")
+	if err != nil || pr != (Promotion{Branch: prompt.MainBranch, From: vv("v1.0.0"), WasExcluded: true}) {
+		t.Fatalf("Promote: %+v %v", pr, err)
 	}
 	wantHead(t, s, "agent", prompt.MainBranch, "v1.0.1")
 	g, _ = s.Graph()

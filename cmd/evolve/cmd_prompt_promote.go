@@ -34,23 +34,21 @@ as an accepted candidate is. Prints the move.`,
 				if !ref.Pinned() {
 					return usagef("promote takes a version (SLUG@vX.Y.Z), not %s", ref)
 				}
-				vi, ok := g.Find(ref.Slug, ref.Version)
-				if !ok {
+				if _, ok := g.Find(ref.Slug, ref.Version); !ok {
 					return fmt.Errorf("%s: %w", ref, store.ErrNoVersion)
 				}
-				_, excluded := g.AutoRolledBack(ref.Slug, ref.Version)
-				old, err := s.Promote(ref.Slug, ref.Version, *reason)
+				pr, err := s.Promote(ref.Slug, ref.Version, *reason)
 				if err != nil {
 					return err
 				}
 				if o.json {
-					return printJSON(env.stdout, map[string]any{"slug": ref.Slug, "branch": vi.Branch, "from": old, "head": ref.Version, "was_excluded": excluded})
+					return printJSON(env.stdout, map[string]any{"slug": ref.Slug, "branch": pr.Branch, "from": pr.From, "head": ref.Version, "was_excluded": pr.WasExcluded})
 				}
 				note := ""
-				if excluded {
+				if pr.WasExcluded {
 					note = " (it had been rolled back automatically; online selection offers it again)"
 				}
-				fmt.Fprintf(env.stdout, "%s@%s: HEAD %s → %s%s\n", ref.Slug, vi.Branch, old, ref.Version, note)
+				fmt.Fprintf(env.stdout, "%s@%s: HEAD %s → %s%s\n", ref.Slug, pr.Branch, pr.From, ref.Version, note)
 				return nil
 			}
 		},
