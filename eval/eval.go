@@ -751,10 +751,9 @@ func (e *eval) finish() error {
 	return e.save()
 }
 
-// iqmCI is the 95% BCa bootstrap CI of the IQM (stats.BootstrapBCaIQM,
-// Efron 1987; 2,000 resamples, seed 1), NaN for fewer than 2 scores.
-// meanCI is the 95% BCa bootstrap interval of the mean of x (2,000
-// resamples from a fixed seed, as iqmCI's); NaN for fewer than 2 scores.
+// meanCI is the 95% BCa bootstrap interval of the mean of x
+// (stats.BootstrapBCa with stats.MeanOf, Efron 1987; 2,000 resamples from
+// a fixed seed, as iqmCI's); NaN for fewer than 2 scores.
 func meanCI(x []float64) (float64, float64) {
 	if len(x) < 2 {
 		return nan(), nan()
@@ -766,6 +765,8 @@ func meanCI(x []float64) (float64, float64) {
 	return ci.Low, ci.High
 }
 
+// iqmCI is the 95% BCa bootstrap CI of the IQM (stats.BootstrapBCaIQM,
+// Efron 1987; 2,000 resamples, seed 1), NaN for fewer than 2 scores.
 func iqmCI(x []float64) (float64, float64) {
 	if len(x) < 2 {
 		return nan(), nan()

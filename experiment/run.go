@@ -770,18 +770,9 @@ func (r *run) export(ctx context.Context, res *Result) error {
 	plots := filepath.Join(r.dir, "plots")
 	steps := []func() error{r.writeTables, func() error { return os.MkdirAll(plots, 0o755) }}
 	if r.opt.Report == nil || !r.opt.ReportPlots {
-		steps = append(steps, func() error {
-			fv, err := results.ValByGenerationFigure(r.generations, r.candidates)
-			if err != nil {
-				return err
-			}
-			fc, err := results.CandidatesFigure(r.episodes, r.candidates, r.generations)
-			if err != nil {
-				return err
-			}
-			_, err = results.SaveFigures(plots, []results.NamedFigure{{Name: results.ValByGenerationName, Figure: fv}, {Name: results.CandidatesName, Figure: fc}}, nil)
-			return err
-		})
+		steps = append(steps,
+			func() error { return results.PlotValByGeneration(plots, r.generations, r.candidates) },
+			func() error { return results.PlotCandidates(plots, r.episodes, r.candidates, r.generations) })
 	}
 	steps = append(steps, func() error { return r.writeManifest(res) })
 	if r.opt.Report != nil {

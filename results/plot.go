@@ -289,9 +289,6 @@ func SaveFigures(dir string, figs []NamedFigure, formats []string) ([]string, er
 			if errs[i][j] != nil {
 				return paths, fmt.Errorf("results: saving plot %s: %w", path, errs[i][j])
 			}
-			if data[i][j] == nil {
-				return paths, fmt.Errorf("results: saving plot %s: not drawn", path) // an earlier format failed
-			}
 			if err := writePlot(path, data[i][j]); err != nil {
 				return paths, err
 			}
