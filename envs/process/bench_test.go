@@ -16,7 +16,10 @@ import (
 // request to the agent process and a step request to the environment
 // process: pipe with the test binary as a trivial helper process for
 // both (episodes of helperSteps steps), python with a trivial Python
-// environment and agent (testdata/trivial_*.py, episodes of 1,000 steps).
+// environment and agent (testdata/trivial_*.py, episodes of 1,000 steps),
+// python_direct with the same programs over the direct channel (the
+// environment process exchanges the act requests and actions with the
+// agent process itself: two messages a step, none of them evolve's).
 // floor_python relays the same four lines per step to two Python
 // processes that only echo them: what the pipes, the wake-ups and
 // Python's reads and writes cost, the most step mode with Python
@@ -24,7 +27,7 @@ import (
 // with the same JSON values passed by function call. One iteration is
 // one step.
 //
-// Each of pipe, python and floor_python runs as configured by default
+// Each of pipe, python, python_direct and floor_python runs as configured by default
 // and with pin_cpu (the processes on one CPU: Config.PinCPU).
 func BenchmarkStepsPerSecond(b *testing.B) {
 	for _, pin := range []bool{false, true} {
@@ -49,6 +52,21 @@ func BenchmarkStepsPerSecond(b *testing.B) {
 			cfg := testConfig("testdata", py, "trivial_env.py")
 			cfg.Agent = []string{py, "trivial_agent.py"}
 			cfg.PinCPU = pin
+			e, err := New(cfg)
+			if err != nil {
+				b.Fatal(err)
+			}
+			playSteps(b, e)
+		})
+		b.Run("python_direct"+suffix, func(b *testing.B) {
+			// The same programs over the direct channel (Config.Direct):
+			// the environment sends the act requests itself, two
+			// messages a step instead of four.
+			py := python3(b)
+			cfg := testConfig("testdata", py, "trivial_env.py")
+			cfg.Agent = []string{py, "trivial_agent.py"}
+			cfg.PinCPU = pin
+			cfg.Direct = true
 			e, err := New(cfg)
 			if err != nil {
 				b.Fatal(err)

@@ -84,6 +84,17 @@ type Config struct {
 	// to one CPU, and on a machine busy with other work, from which a
 	// pinned worker cannot move away.
 	PinCPU bool `yaml:"pin_cpu,omitempty" json:"pin_cpu,omitempty"`
+	// Direct plays each step-mode episode over the direct channel
+	// (docs/protocol.md, section 2.7): the environment process gets the
+	// agent process's stdin and stdout as file descriptors 3 and 4 and
+	// exchanges the act requests and actions with it itself, and evolve
+	// sends the environment one run request per episode and reads only
+	// its outcome. A step then costs two messages instead of four, at the
+	// price of evolve's per-step checks and of message_timeout per step
+	// (a hung agent ends at episode_timeout). It needs Agent, and an
+	// environment whose hello declares "direct": true. Results do not
+	// depend on it.
+	Direct bool `yaml:"direct,omitempty" json:"direct,omitempty"`
 	// StderrDir is the directory of the processes' stderr logs: worker
 	// w's environment process appends to StderrDir/process-<w>.log, its
 	// agent process to StderrDir/agent-<w>.log, and the handshake process
@@ -109,8 +120,9 @@ const MaxMemoryMBLimit = 1 << 20
 
 // Validate returns an error naming the first invalid field: a missing or
 // empty command, an empty agent argument, a non-positive timeout, a
-// memory limit out of [0, MaxMemoryMBLimit], or an environment variable
-// with an empty name or a name holding '=' or NUL.
+// memory limit out of [0, MaxMemoryMBLimit], direct without an agent
+// command, or an environment variable with an empty name or a name
+// holding '=' or NUL.
 func (c *Config) Validate() error {
 	if len(c.Command) == 0 {
 		return errors.New("command: required, e.g. command: [python3, env.py]")
@@ -138,6 +150,9 @@ func (c *Config) Validate() error {
 		if t.d <= 0 {
 			return fmt.Errorf("%s: %s is not a positive duration", t.name, t.d)
 		}
+	}
+	if c.Direct && len(c.Agent) == 0 {
+		return errors.New("direct: true needs agent: [COMMAND, ARGS...]: over the direct channel the environment process plays the episode with the agent process itself (docs/protocol.md, section 2.7)")
 	}
 	if c.MaxMemoryMB < 0 || c.MaxMemoryMB > MaxMemoryMBLimit {
 		return fmt.Errorf("max_memory_mb: %d is out of range, allowed [0, %d] (0 for no limit)", c.MaxMemoryMB, MaxMemoryMBLimit)

@@ -88,6 +88,7 @@ const (
 	fInfo
 	fOutcome
 	fAction
+	fActs
 )
 
 // replyField returns the number of reply's field named key exactly, or
@@ -112,6 +113,8 @@ func replyField(key []byte) int {
 		return fOutcome
 	case "action":
 		return fAction
+	case "acts":
+		return fActs
 	}
 	return -1
 }
@@ -120,7 +123,7 @@ func replyField(key []byte) int {
 // fastReply leaves val to json.Unmarshal.
 func setReplyField(r *reply, f int, val []byte) bool {
 	switch f {
-	case fID:
+	case fID, fActs:
 		if !isInteger(val) {
 			return false
 		}
@@ -128,7 +131,11 @@ func setReplyField(r *reply, f int, val []byte) bool {
 		if err != nil {
 			return false
 		}
-		r.ID = &n
+		if f == fID {
+			r.ID = &n
+		} else {
+			r.Acts = &n
+		}
 	case fType, fMessage:
 		s, ok := plainString(val)
 		if !ok {

@@ -65,6 +65,12 @@ type proc struct {
 
 	played int // episodes begun on this process (Player.Play)
 
+	// exitHook, when set, runs (in the exit watcher's goroutine) once
+	// the process has exited, after kill and wake: over the direct
+	// channel, the agent's exit kills the environment process, which
+	// would otherwise wait for the agent's action until episode_timeout.
+	exitHook atomic.Pointer[func()]
+
 	// watchdog kills the process group when a request's deadline
 	// passes (see arm). Blocking pipes (no poller, no deadlines) and a
 	// timer are faster than read deadlines.
@@ -138,8 +144,10 @@ func (w *watchdog) stop() {
 }
 
 // startProc starts argv with cfg's Env and Dir in its own process group,
-// appending its stderr to logPath ("" for no log).
-func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) {
+// appending its stderr to logPath ("" for no log). The process gets extra
+// as its file descriptors 3, 4, ... (exec.Cmd.ExtraFiles): the direct
+// channel's pipes.
+func startProc(cfg *Config, argv []string, role, logPath string, extra ...*os.File) (*proc, error) {
 	p := &proc{role: role, argv: argv, cfg: cfg, stderr: &tail{}, done: make(chan struct{})}
 	var memLimit uint64
 	if cfg.MaxMemoryMB > 0 {
@@ -164,6 +172,7 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 		cmd.Env = env
 		cmd.SysProcAttr = p.box.attr()
 		cmd.WaitDelay = time.Second
+		cmd.ExtraFiles = extra
 		return cmd
 	}
 	cmd := newCmd()
@@ -228,6 +237,9 @@ func startProc(cfg *Config, argv []string, role, logPath string) (*proc, error) 
 		waitExited(cmd.Process.Pid, p.done)
 		p.kill()
 		p.wake()
+		if f := p.exitHook.Load(); f != nil {
+			(*f)()
+		}
 	}()
 	if cfg.MaxMemoryMB > 0 {
 		if err := p.box.limitMemory(cmd.Process.Pid, memLimit); err != nil {

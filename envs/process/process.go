@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -41,7 +42,8 @@ type Error struct {
 	// Argv is the process's command line.
 	Argv []string
 	// Request is the request that failed: "hello", "reset", "step",
-	// "begin", "act" or "play".
+	// "begin", "act", "play" or "run" (over the direct channel, also
+	// for an agent process that exited during the episode).
 	Request string
 	// Err says what happened; it wraps one of the sentinel errors.
 	Err error
@@ -120,6 +122,9 @@ func New(cfg Config) (*Env, error) {
 	case h.Mode == ModeEpisode && len(cfg.Agent) > 0:
 		return nil, e.declErr(RoleEnvironment, cfg.Command, &wrapped{msg: "mode episode: the process plays its own agent; remove agent from the environment config", err: errExtraAgent})
 	}
+	if cfg.Direct && (h.Mode != ModeStep || !h.Direct) {
+		return nil, e.declErr(RoleEnvironment, cfg.Command, protocolf(`the config sets direct: true, but the environment's hello does not declare "direct": true (mode %s), so it cannot play over the direct channel: remove direct, or implement the run request (docs/protocol.md, section 2.7)`, h.Mode))
+	}
 	e.info = envs.Info{Name: h.Name, Causes: h.Causes, Metrics: h.Metrics, Params: h.Parameters, Remedies: h.Remedies, Fill: h.Fill}
 	if h.Mode == ModeStep && len(cfg.Agent) > 0 {
 		a, ah, err := e.startHello(cfg.Agent, RoleAgent, logPath)
@@ -156,8 +161,8 @@ func (e *Env) declErr(role string, argv []string, err error) *Error {
 
 // startHello starts argv and runs the handshake within startup_timeout.
 // On an error the process is ended and the error is an *Error.
-func (e *Env) startHello(argv []string, role, logPath string) (*proc, *hello, error) {
-	p, err := startProc(&e.cfg, argv, role, logPath)
+func (e *Env) startHello(argv []string, role, logPath string, extra ...*os.File) (*proc, *hello, error) {
+	p, err := startProc(&e.cfg, argv, role, logPath, extra...)
 	if err != nil {
 		return nil, nil, &Error{Role: role, Argv: argv, Request: "hello", Err: fmt.Errorf("%w: %v", ErrExited, err)}
 	}
@@ -306,7 +311,7 @@ func (e *Env) NewPlayer(w int) (envs.Player, error) {
 		return nil, &Error{Role: RoleAgent, Argv: e.cfg.Command, Request: "hello", Err: &wrapped{
 			msg: "mode step without an agent: set agent: [COMMAND, ARGS...] in the environment config, or use a language model (agent: {kind: llm}) to choose among the declared actions", err: errNoAgent}}
 	}
-	p := &Player{env: e, worker: w}
+	p := &Player{env: e, worker: w, direct: e.cfg.Direct && e.textAgent == nil}
 	if e.textAgent != nil {
 		p.turns = e.textAgent.NewTurns()
 	}
@@ -321,6 +326,10 @@ func (e *Env) NewPlayer(w int) (envs.Player, error) {
 type Player struct {
 	env    *Env
 	worker int
+	// direct plays step mode over the direct channel (Config.Direct):
+	// the environment process is started with the agent process's
+	// pipes and is sent run requests.
+	direct bool
 	ep     *proc // the environment process, nil until started
 	ag     *proc // the agent process (step mode), nil until started
 	r      reply
@@ -343,8 +352,13 @@ func (p *Player) logPath(role string) string {
 	return filepath.Join(p.env.cfg.StderrDir, fmt.Sprintf("%s-%d.log", name, p.worker))
 }
 
-// start starts the processes that are not running.
+// start starts the processes that are not running. Over the direct
+// channel both are started anew if either is missing (the environment
+// process holds the agent process's pipes), the agent first.
 func (p *Player) start() error {
+	if p.direct {
+		return p.startDirect()
+	}
 	if p.ep == nil {
 		pr, err := p.startOne(p.env.cfg.Command, RoleEnvironment, p.env.hello)
 		if err != nil {
@@ -373,8 +387,38 @@ func (p *Player) pinned(f func() error) error {
 	return err
 }
 
-func (p *Player) startOne(argv []string, role string, want *hello) (*proc, error) {
-	pr, h, err := p.env.startHello(argv, role, p.logPath(role))
+// startDirect starts the agent process, then the environment process
+// with the agent's stdin (write end) as its file descriptor 3 and the
+// agent's stdout (read end) as its file descriptor 4, and makes the
+// agent's exit kill the environment process.
+func (p *Player) startDirect() error {
+	if p.ep != nil && p.ag != nil {
+		return nil
+	}
+	p.discard("the other process of the direct channel had to be restarted")
+	ag, err := p.startOne(p.env.cfg.Agent, RoleAgent, p.env.agent)
+	if err != nil {
+		return err
+	}
+	env, err := p.startOne(p.env.cfg.Command, RoleEnvironment, p.env.hello, ag.in, ag.out)
+	if err != nil {
+		ag.terminate(false, "the environment process of the direct channel could not be started")
+		return err
+	}
+	hook := func() {
+		select {
+		case <-env.done:
+		default:
+			env.killFor("the agent process exited")
+		}
+	}
+	ag.exitHook.Store(&hook)
+	p.ep, p.ag = env, ag
+	return nil
+}
+
+func (p *Player) startOne(argv []string, role string, want *hello, extra ...*os.File) (*proc, error) {
+	pr, h, err := p.env.startHello(argv, role, p.logPath(role), extra...)
 	if err != nil {
 		return nil, err
 	}
@@ -433,6 +477,8 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 			out, err = p.playEpisode(ep, epDeadline)
 		case p.env.textAgent != nil:
 			out, err = p.playLLM(ctx, ep, epDeadline)
+		case p.direct:
+			out, err = p.playDirect(ep, epDeadline)
 		default:
 			out, err = p.playSteps(ep, epDeadline)
 		}
@@ -447,6 +493,13 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	if ctx.Err() != nil && err != nil {
 		p.discard("the run was cancelled")
 		return envs.Outcome{}, ctx.Err()
+	}
+	if err != nil && p.direct {
+		// The agent's request ids, and whatever the two processes
+		// still have in the pipes between them, are unknown: both
+		// start afresh.
+		p.discard("the episode over the direct channel failed")
+		return envs.Outcome{}, err
 	}
 	if err != nil {
 		var pe *Error
@@ -464,12 +517,18 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	return out, nil
 }
 
-// call writes the request in pr.req and reads the response into p.r.
+// call writes the request in pr.req and reads the response into p.r
+// within message_timeout and the episode's deadline.
 func (p *Player) call(pr *proc, seed uint64, request, want string, epDeadline time.Time) error {
 	deadline := time.Now().Add(time.Duration(p.env.cfg.MessageTimeout))
 	if epDeadline.Before(deadline) {
 		deadline = epDeadline
 	}
+	return p.callUntil(pr, seed, request, want, deadline, epDeadline)
+}
+
+// callUntil is call with the response's deadline given.
+func (p *Player) callUntil(pr *proc, seed uint64, request, want string, deadline, epDeadline time.Time) error {
 	id := pr.id
 	pr.id++
 	line, err := pr.roundTrip(deadline)
@@ -576,9 +635,59 @@ func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome,
 	}
 }
 
+// playDirect plays ep over the direct channel: begin to the agent, then
+// one run request to the environment process, which exchanges the act
+// requests and actions with the agent itself and answers with the
+// outcome and the number of act requests it sent (acts), by which the
+// agent's request ids advance. The run request's deadline is the
+// episode's.
+func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
+	env, ag := p.ep, p.ag
+	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
+	ag.req = append(ag.req, "}\n"...)
+	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
+		return envs.Outcome{}, err
+	}
+	if n := ag.r.Buffered(); n > 0 {
+		return envs.Outcome{}, ag.fail(ep.Seed, "begin", protocolf("%d bytes after the ok response: an agent writes one line per request", n), time.Time{}, time.Time{}, "")
+	}
+	var err error
+	if env.req, err = appendSeeded(env.req[:0], env.id, "run", ep.Seed, ep.Params); err != nil {
+		return envs.Outcome{}, fmt.Errorf("seed %d: run: %w", ep.Seed, err)
+	}
+	env.req = append(env.req, `,"act_id":`...)
+	env.req = strconv.AppendInt(env.req, ag.id, 10)
+	env.req = append(env.req, "}\n"...)
+	err = p.callUntil(env, ep.Seed, "run", "outcome", epDeadline, epDeadline)
+	select {
+	case <-ag.done:
+		// The agent exited during the episode (and its exit killed
+		// the environment process): the agent's error, with its
+		// stderr (complete once done is closed).
+		return envs.Outcome{}, &Error{Seed: ep.Seed, Role: RoleAgent, Argv: ag.argv, Request: "run",
+			Err: &wrapped{msg: fmt.Sprintf("%s: %s during the episode over the direct channel", ErrExited, ag.exitStatus()), err: ErrExited}, Stderr: ag.stderr.String()}
+	default:
+	}
+	if err != nil {
+		return envs.Outcome{}, err
+	}
+	r := &p.r
+	if r.Acts == nil || *r.Acts < 1 {
+		return envs.Outcome{}, env.fail(ep.Seed, "run", protocolf("the run response has no acts (want the number of act requests sent to the agent, at least 1)"), time.Time{}, time.Time{}, "")
+	}
+	ag.id += *r.Acts
+	if p.trace != nil {
+		p.trace.steps += int(*r.Acts)
+	}
+	return p.outcome(env, ep.Seed, "run", r.Outcome)
+}
+
 // discard kills the player's processes, logging reason; the next Play
 // starts new ones.
 func (p *Player) discard(reason string) {
+	if p.ag != nil {
+		p.ag.exitHook.Store(nil)
+	}
 	if p.ep != nil {
 		p.ep.terminate(false, reason)
 		p.ep = nil
@@ -597,6 +706,9 @@ func (p *Player) Close() error {
 		return nil
 	}
 	p.closed = true
+	if p.ag != nil {
+		p.ag.exitHook.Store(nil)
+	}
 	if p.ep != nil {
 		if !p.ep.terminate(true, "") {
 			p.closeIgnored = append(p.closeIgnored, RoleEnvironment)

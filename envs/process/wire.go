@@ -69,6 +69,10 @@ type hello struct {
 	// action a JSON string in a step request), for an agent that names
 	// its action in text (agent kind llm); nil if not declared.
 	Actions []string `json:"actions,omitempty"`
+	// Direct says that a step-mode environment can play an episode
+	// over the direct channel (a run request; docs/protocol.md, section
+	// 2.7).
+	Direct bool `json:"direct,omitempty"`
 
 	raw []byte // the response line, for Check
 }
@@ -84,6 +88,7 @@ type reply struct {
 	Info        json.RawMessage `json:"info"`
 	Outcome     json.RawMessage `json:"outcome"`
 	Action      json.RawMessage `json:"action"`
+	Acts        *int64          `json:"acts"`
 }
 
 // wireOutcome is an outcome as the protocol writes it.
@@ -311,6 +316,9 @@ func checkHello(line []byte) (*hello, error) {
 	}
 	if err := checkActions(&h); err != nil {
 		return nil, err
+	}
+	if h.Direct && (h.Mode != ModeStep || !slices.Equal(h.Provides, []string{RoleEnvironment})) {
+		return nil, protocolf("direct: only the environment process of step mode declares direct (this one provides %q in mode %s)", h.Provides, h.Mode)
 	}
 	return &h, nil
 }

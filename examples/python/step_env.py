@@ -12,7 +12,14 @@ Score: 100 - turns taken when the goal is reached, else 5 per cell gained.
 
 The environment declares no parameters of its own; it declares the failure
 causes and metrics, and remedies naming the agent's parameters. Randomness
-comes only from random.Random(seed).random(), reset at every reset request.
+comes only from random.Random(seed).random(), reset at every reset or run
+request.
+
+It also declares "direct": true and answers run requests: with direct: true
+in the environment config it plays a whole episode with the agent process
+itself, over the agent's stdin (our file descriptor 3) and stdout (our file
+descriptor 4), and evolve reads only the outcome (docs/protocol.md,
+section 2.7).
 """
 import json
 import random
@@ -74,8 +81,52 @@ class Episode:
                 "reward": score, "done": True, "info": {}, "outcome": outcome}
 
 
+class DirectAgent:
+    """The agent process over the direct channel: we write its act requests
+    to file descriptor 3 (its stdin) and read its answers from file
+    descriptor 4 (its stdout). Opened at the first run request: only a
+    process that is sent run requests has them."""
+
+    def __init__(self):
+        self.requests = open(3, "w", encoding="utf-8", closefd=False)
+        self.answers = open(4, "r", encoding="utf-8", closefd=False)
+
+    def act(self, act_id, observation):
+        self.requests.write(json.dumps({"id": act_id, "type": "act", "observation": observation},
+                                       separators=(",", ":")) + "\n")
+        self.requests.flush()
+        line = self.answers.readline()
+        while line and not line.strip():  # blank lines are ignored, as evolve does
+            line = self.answers.readline()
+        if not line:
+            raise RuntimeError("agent: its stdout ended")
+        msg = json.loads(line)
+        if msg.get("id") != act_id:
+            raise ValueError(f"agent: answer id {msg.get('id')!r}, want {act_id}")
+        if msg.get("type") == "error":
+            raise RuntimeError(f"agent: {msg.get('message')}")
+        if msg.get("type") != "action" or "action" not in msg:
+            raise ValueError(f"agent: want an action, got {line.strip()!r}")
+        return msg["action"]
+
+
+def run(agent, msg):
+    """Plays the episode of a run request with the agent over the direct
+    channel; the answer carries the outcome and the number of act requests
+    sent (acts)."""
+    episode, act_id, acts = Episode(msg["seed"]), msg["act_id"], 0
+    observation = episode.observe()
+    while True:
+        action = agent.act(act_id + acts, observation)
+        acts += 1
+        resp = episode.step(action)
+        if resp["done"]:
+            return {"type": "outcome", "acts": acts, "outcome": resp["outcome"]}
+        observation = resp["observation"]
+
+
 def main():
-    episode = None
+    episode, agent = None, None
     for line in sys.stdin:
         if not line.strip():
             continue
@@ -87,7 +138,7 @@ def main():
             if t == "hello":
                 resp = {"type": "hello", "protocol": 1, "name": "python-corridor", "provides": ["environment"],
                         "mode": "step", "parameters": [], "causes": CAUSES, "metrics": METRICS, "remedies": REMEDIES,
-                        "actions": ACTIONS}
+                        "actions": ACTIONS, "direct": True}
             elif t == "reset":
                 episode = Episode(msg["seed"])
                 resp = {"type": "observation", "observation": episode.observe()}
@@ -95,6 +146,9 @@ def main():
                 if episode is None:
                     raise ValueError("step before reset")
                 resp = episode.step(msg["action"])
+            elif t == "run":
+                agent = agent or DirectAgent()
+                resp = run(agent, msg)
             else:
                 raise ValueError(f"unknown request type {t!r}")
         except Exception as e:
