@@ -248,3 +248,48 @@ on_episode_panic: record
 		t.Errorf("the hanging seed's grandchild outlived the run: pids %s", out2)
 	}
 }
+
+// The corridor of examples/python (step mode) evolves to the same
+// episodes, decisions and test result whether evolve relays every step or
+// the environment plays each episode with the agent over the direct
+// channel (direct: true): only the run ID, which hashes the config,
+// differs.
+func TestPythonStepDirect(t *testing.T) {
+	python3(t)
+	ex := copyExample(t)
+	var runs [2][]results.EpisodeRow
+	for i, direct := range []bool{false, true} {
+		cfg := filepath.Join(ex, fmt.Sprintf("corridor-%v.yaml", direct))
+		os.WriteFile(cfg, []byte(fmt.Sprintf(`name: corridor
+environment:
+  name: process
+  command: [python3, step_env.py]
+  agent: [python3, step_agent.py]
+  direct: %v
+seeds: seeds/
+`, direct)), 0o644)
+		out := t.TempDir()
+		code, stdout, stderr := evolve(t, "run", "--config", cfg, "--out", out, "--workers", "2", "--quiet")
+		if code != exitOK {
+			t.Fatalf("direct %v: exit %d\n%s\n%s", direct, code, stdout, stderr)
+		}
+		eps, _, err := results.ReadEpisodes(filepath.Join(runDir(t, out), "episodes.parquet"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range eps {
+			eps[j].Run = ""
+		}
+		runs[i] = eps
+	}
+	a, b := runs[0], runs[1]
+	if len(a) < 600 || len(a) != len(b) {
+		t.Fatalf("%d episodes relayed, %d direct", len(a), len(b))
+	}
+	for j := range a {
+		if fmt.Sprint(a[j]) != fmt.Sprint(b[j]) {
+			t.Fatalf("episode %d: relayed %+v, direct %+v", j, a[j], b[j])
+		}
+	}
+	t.Logf("%d episodes equal", len(a))
+}

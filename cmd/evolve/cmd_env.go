@@ -23,7 +23,11 @@ command: [CMD, ARGS...]}' would run it:
 	1. the handshake: the hello response and its declarations (parameter
 	   schema, causes, metrics, remedies);
 	2. N seeds played under the schema's default parameters by one process
-	   in order, then by a second process in reverse order;
+	   in order, then by a second process in reverse order; a step-mode
+	   environment whose hello declares "direct": true plays the second
+	   process over the direct channel (its run request, docs/protocol.md
+	   section 2.7), so that step 4 also checks that run plays as reset
+	   and step do;
 	3. every response decoded strictly: a malformed message, an episode
 	   error, a crash or a timeout is a violation; an unknown key a warning;
 	4. each seed's two outcomes compared byte for byte: an outcome that

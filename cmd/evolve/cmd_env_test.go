@@ -27,7 +27,7 @@ func TestEnvCheck(t *testing.T) {
 		{"episode example", []string{"env", "check", "--seeds", "5", "--dir", ex, "--", py, "env.py"}, exitOK,
 			[]string{"mode episode", "5 of 5 seeds gave byte-identical outcomes", "result: ok"}, nil},
 		{"step example", []string{"env", "check", "--seeds", "5", "--dir", ex, "--agent", py + " step_agent.py", "--", py, "step_env.py"}, exitOK,
-			[]string{"mode step", "per step", "result: ok"}, nil},
+			[]string{"mode step", "process B in reverse order over the direct channel", "5 of 5 seeds gave byte-identical outcomes", "per step", "result: ok"}, nil},
 		{"stateful", []string{"env", "check", "--seeds", "4", "--", py, stateful}, exitFailure,
 			[]string{"violation: seed ", "depends on more than seed, parameters and prompt", "result: FAIL (4 violations)"},
 			[]string{"does not conform: 4 violations"}},

@@ -37,6 +37,10 @@ type CheckReport struct {
 	// schema's defaults (params.Schema.Defaults); nil if the handshake
 	// failed.
 	Params params.Set
+	// Direct says that process B played over the direct channel: the
+	// environment declares "direct": true (docs/protocol.md, section
+	// 2.7), so the check also compares direct outcomes with relayed ones.
+	Direct bool
 	// Seeds are the seeds played, in the first process's order.
 	Seeds []uint64
 	// Episodes is the number of episodes played (2 per seed), Errors the
@@ -53,8 +57,8 @@ type CheckReport struct {
 	// processes, whose outcomes were compared.
 	Compared int
 	// Identical is the number of seeds whose two outcomes (and, in step
-	// mode, observations, rewards and done flags) were byte for byte
-	// equal.
+	// mode without Direct, observations, rewards and done flags) were
+	// byte for byte equal.
 	Identical int
 	// FirstError is the first episode that could not be played (or the
 	// first process that could not be started), nil if there was none.
@@ -84,13 +88,16 @@ var checkPrompt = func() *envs.Prompt {
 //  2. every seed played under the schema's defaults (params.Schema.Defaults)
 //     by one process (worker 0) in the order given, then by a second
 //     process (worker 1) in reverse order; in episode mode the play
-//     requests carry a fixed prompt (slug "env-check");
+//     requests carry a fixed prompt (slug "env-check"); a step-mode
+//     environment that declares direct plays the second pass over the
+//     direct channel (CheckReport.Direct);
 //  3. every response decoded strictly (an unknown key is a warning, a
 //     malformed message a violation), every episode error a violation;
-//  4. each seed's two outcomes compared byte for byte (in step mode also
-//     the observations, rewards and done flags): a difference is a
-//     violation, since the outcome must depend only on seed, parameters
-//     and prompt, not on the process's history;
+//  4. each seed's two outcomes compared byte for byte (in step mode
+//     without the direct channel also the observations, rewards and done
+//     flags): a difference is a violation, since the outcome must depend
+//     only on seed, parameters and prompt, not on the process's history
+//     or on who relays the steps;
 //  5. the mean time per episode and per step;
 //  6. each process closed: one that does not exit within a second of
 //     close (and is killed) is a warning.
@@ -139,6 +146,7 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	}
 	rep.Violations = append(rep.Violations, CheckRemedies(&rep.Info)...)
 
+	rep.Direct = env.hello.Direct && env.agent != nil
 	defaults := rep.Info.Params.Defaults()
 	rep.Params = defaults
 	type result struct {
@@ -155,7 +163,7 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		if pass == 1 {
 			slices.Reverse(order)
 		}
-		pl, err := env.NewPlayer(pass)
+		player, err := env.newPlayer(pass, pass == 1 && rep.Direct)
 		if err != nil {
 			err = fmt.Errorf("process %c: %w", 'A'+pass, err)
 			rep.Violations = append(rep.Violations, err)
@@ -164,7 +172,6 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			}
 			continue
 		}
-		player := pl.(*Player)
 		tr := &trace{}
 		player.trace = tr
 		for _, s := range order {
@@ -221,8 +228,12 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		rep.Compared++
 		switch {
 		case !bytes.Equal(a.raw, b.raw):
-			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcome differs between process A (seeds in order) and process B (reverse order), so it depends on more than seed, parameters and prompt: %s", s, firstDifference(a.raw, b.raw)))
-		case a.digest != b.digest:
+			b2, how := "reverse order", "so it depends on more than seed, parameters and prompt"
+			if rep.Direct {
+				b2, how = "reverse order, over the direct channel", how+", or run plays otherwise than reset and step"
+			}
+			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcome differs between process A (seeds in order) and process B (%s), %s: %s", s, b2, how, firstDifference(a.raw, b.raw)))
+		case a.digest != b.digest && !rep.Direct:
 			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcomes are equal but the observations, rewards or done flags differ between process A and process B", s))
 		default:
 			rep.Identical++
@@ -316,8 +327,12 @@ func (r *CheckReport) print(w io.Writer) error {
 		if len(r.Params) > 0 {
 			fmt.Fprintf(&b, "parameters:  %s (the schema's defaults)\n", r.Params)
 		}
-		fmt.Fprintf(&b, "episodes:    %d seeds played twice under these parameters (process A in order, process B in reverse order): %d episodes, %d errors\n",
-			len(r.Seeds), r.Episodes, r.Errors)
+		b2 := "process B in reverse order"
+		if r.Direct {
+			b2 += " over the direct channel"
+		}
+		fmt.Fprintf(&b, "episodes:    %d seeds played twice under these parameters (process A in order, %s): %d episodes, %d errors\n",
+			len(r.Seeds), b2, r.Episodes, r.Errors)
 		if r.Episodes-r.Errors == 0 {
 			b.WriteString("determinism: not checked: no episode could be played\n")
 			b.WriteString("time:        not measured: no episode could be played\n")

@@ -31,7 +31,7 @@ func TestCheck(t *testing.T) {
 		{"episode example", testConfig(exampleDir, py, "env.py"), true,
 			[]string{`handshake:   ok: name "python-forager", mode episode`, "determinism: 20 of 20 seeds gave byte-identical outcomes", "result: ok"}},
 		{"step example", stepCfg, true,
-			[]string{"mode step", "per step", "determinism: 20 of 20 seeds", "result: ok"}},
+			[]string{"mode step", "process B in reverse order over the direct channel)", "per step", "determinism: 20 of 20 seeds", "result: ok"}},
 		{"stateful", testConfig("testdata", py, "stateful.py"), false,
 			[]string{"violation: seed 1: the outcome differs between process A (seeds in order) and process B (reverse order)", "result: FAIL (20 violations)"}},
 		{"not a process", testConfig("", py, "-c", "print('hello')"), false,
@@ -52,6 +52,17 @@ func TestCheck(t *testing.T) {
 				}
 			}
 		})
+	}
+	// A run request that plays otherwise than reset and step.
+	drift := testConfig("testdata", py, "trivial_env.py", "--drift")
+	drift.Agent = []string{py, "trivial_agent.py"}
+	var out strings.Builder
+	rep, err := Check(context.Background(), drift, seedsUpTo(2), &out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := `violation: seed 1: the outcome differs between process A (seeds in order) and process B (reverse order, over the direct channel), so it depends on more than seed, parameters and prompt, or run plays otherwise than reset and step: first difference at byte 12: A has "{\"score\":1000,`; rep.OK() || !rep.Direct || rep.Steps != 4000 || !strings.Contains(out.String(), w) {
+		t.Errorf("OK() %v, Direct %v, Steps %d; want a violation %q; report:\n%s", rep.OK(), rep.Direct, rep.Steps, w, out.String())
 	}
 	noChildren(t, "")
 }

@@ -23,7 +23,12 @@
 //  3. per episode, in episode mode one play request answered by an
 //     outcome; in step mode reset on the environment process and begin on
 //     the agent process, then act (agent) and step (environment) until the
-//     environment says done, its last step carrying the outcome;
+//     environment says done, its last step carrying the outcome; over
+//     the direct channel (Config.Direct) begin on the agent process and
+//     one run request on the environment process, which was started with
+//     the agent's stdin and stdout as its fds 3 and 4 and exchanges the
+//     act requests and actions with the agent itself, answering with the
+//     outcome and the number of acts;
 //  4. on a crash, a timeout (message_timeout per request, episode_timeout
 //     per episode), a malformed or non-protocol line, or an exceeded memory
 //     limit, Play returns an *Error with the process's stderr tail, kills
@@ -39,6 +44,7 @@
 //
 // Check runs the conformance check of `evolve env check`: the handshake,
 // the same seeds played twice in two processes in opposite orders, byte
-// for byte equal outcomes, conforming messages, and the time per step and
-// per episode.
+// for byte equal outcomes (the second process over the direct channel
+// when the environment declares it), conforming messages, and the time
+// per step and per episode.
 package process

@@ -186,6 +186,9 @@ func TestHelloActions(t *testing.T) {
 		{fmt.Sprintf(step, `["a\u0007"]`), `actions[0]: "a\a"`},
 		{head + `"provides":["environment","agent"],"mode":"episode","actions":["go"]}`, "only the environment process of step mode declares actions"},
 		{head + `"provides":["agent"],"mode":"step","actions":["go"]}`, "only the environment process of step mode declares actions"},
+		{head + `"provides":["environment"],"mode":"step","direct":true}`, ""},
+		{head + `"provides":["agent"],"mode":"step","direct":true}`, `direct: only the environment process of step mode declares direct (this one provides ["agent"] in mode step)`},
+		{head + `"provides":["environment","agent"],"mode":"episode","direct":true}`, "direct: only the environment process of step mode declares direct"},
 	} {
 		_, err := checkHello([]byte(tt.line))
 		if (tt.want == "") != (err == nil) || err != nil && !strings.Contains(err.Error(), tt.want) {

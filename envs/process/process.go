@@ -307,11 +307,17 @@ func (e *Env) SetLogDir(dir string) { e.cfg.StderrDir = dir }
 // its hello declares what the first process's did. The error is an
 // *Error.
 func (e *Env) NewPlayer(w int) (envs.Player, error) {
+	return e.newPlayer(w, e.cfg.Direct)
+}
+
+// newPlayer is NewPlayer, over the direct channel if direct is set (and
+// no language model plays).
+func (e *Env) newPlayer(w int, direct bool) (*Player, error) {
 	if e.hello.Mode == ModeStep && e.agent == nil && e.textAgent == nil {
 		return nil, &Error{Role: RoleAgent, Argv: e.cfg.Command, Request: "hello", Err: &wrapped{
 			msg: "mode step without an agent: set agent: [COMMAND, ARGS...] in the environment config, or use a language model (agent: {kind: llm}) to choose among the declared actions", err: errNoAgent}}
 	}
-	p := &Player{env: e, worker: w, direct: e.cfg.Direct && e.textAgent == nil}
+	p := &Player{env: e, worker: w, direct: direct && e.textAgent == nil}
 	if e.textAgent != nil {
 		p.turns = e.textAgent.NewTurns()
 	}
@@ -667,6 +673,15 @@ func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome
 		return envs.Outcome{}, &Error{Seed: ep.Seed, Role: RoleAgent, Argv: ag.argv, Request: "run",
 			Err: &wrapped{msg: fmt.Sprintf("%s: %s during the episode over the direct channel", ErrExited, ag.exitStatus()), err: ErrExited}, Stderr: ag.stderr.String()}
 	default:
+	}
+	var pe *Error
+	if errors.As(err, &pe) && errors.Is(err, ErrTimeout) {
+		// The environment may be waiting for a hung agent: say what the
+		// agent said last.
+		if tail := strings.TrimSpace(ag.stderr.String()); tail != "" {
+			last := tail[strings.LastIndexByte(tail, '\n')+1:]
+			pe.Err = &wrapped{msg: fmt.Sprintf("%v (over the direct channel the environment waits for the agent's actions: the agent's last stderr line is %q)", pe.Err, last), err: pe.Err}
+		}
 	}
 	if err != nil {
 		return envs.Outcome{}, err

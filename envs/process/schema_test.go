@@ -118,6 +118,11 @@ func TestDocExamples(t *testing.T) {
 			if _, err := decodeOutcome(l, 1, &info); err != nil {
 				t.Errorf("outcome example: %v", err)
 			}
+		case "run.response":
+			var r reply
+			if err := decodeReply(l, 3, "outcome", &r); err != nil || r.Acts == nil || *r.Acts < 1 {
+				t.Errorf("run.response example: %v, acts %v", err, r.Acts)
+			}
 		case "play.response":
 			var r reply
 			if err := decodeReply(l, 1, "outcome", &r); err != nil {
@@ -137,6 +142,11 @@ func TestDocExamples(t *testing.T) {
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["agent"],"mode":"step","actions":["go"]}`},
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment"],"mode":"step","actions":["go","go"]}`},
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment"],"mode":"step","actions":[" go"]}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","direct":true}`},
+		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["agent"],"mode":"step","direct":true}`},
+		{"run.response", `{"id":3,"type":"outcome","outcome":{"score":1,"end_reason":"x","cause":"none"}}`},
+		{"run.response", `{"id":3,"type":"outcome","acts":0,"outcome":{"score":1,"end_reason":"x","cause":"none"}}`},
+		{"run.request", `{"id":3,"type":"run","seed":1,"params":{}}`},
 		{"play.request", `{"id":1,"type":"play","seed":18446744073709551616,"params":{},"prompt":null}`},
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"n","type":"number","min":0,"max":1}]}`},
 		{"hello.response", `{"id":0,"type":"hello","protocol":1,"name":"x","provides":["environment","agent"],"mode":"episode","parameters":[{"name":"n","type":"integer","min":0,"max":9,"step":1,"default":4.5}]}`},
@@ -158,7 +168,9 @@ func TestExampleMessagesConform(t *testing.T) {
 	sc := schemas(t)
 	stepCfg := testConfig(exampleDir, py, "step_env.py")
 	stepCfg.Agent = []string{py, "step_agent.py"}
-	for _, cfg := range []Config{testConfig(exampleDir, py, "env.py"), stepCfg} {
+	directCfg := stepCfg
+	directCfg.Direct = true
+	for _, cfg := range []Config{testConfig(exampleDir, py, "env.py"), stepCfg, directCfg} {
 		e := newEnv(t, cfg)
 		for _, h := range []*hello{e.hello, e.agent} {
 			if h != nil {

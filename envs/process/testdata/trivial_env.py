@@ -9,6 +9,9 @@ import json
 import sys
 
 STEPS = 1000
+# --drift (a test of evolve env check): run scores one more than reset and
+# step do, a direct channel that plays otherwise than evolve's relay.
+DRIFT = 1 if "--drift" in sys.argv[1:] else 0
 
 
 def run(msg, agent):
@@ -23,7 +26,7 @@ def run(msg, agent):
             return '{"id":%d,"type":"error","message":"agent: want action %d"}\n' % (msg["id"], act_id + t)
     return ('{"id":%d,"type":"outcome","acts":%d,'
             '"outcome":{"score":%d,"end_reason":"done","cause":"none","metrics":{"steps":%d}}}\n'
-            % (msg["id"], STEPS, STEPS, STEPS))
+            % (msg["id"], STEPS, STEPS + DRIFT, STEPS))
 
 
 def main():
