@@ -101,6 +101,17 @@ type EnvironmentConfig struct {
 	// env the environment built from it.
 	params any
 	env    envs.Environment
+	// flat says the parameters were given beside name: problems then
+	// name them environment.KEY rather than environment.params.KEY.
+	flat bool
+}
+
+// paramsField is the field path of the parameters in problems.
+func (e *EnvironmentConfig) paramsField() string {
+	if e.flat {
+		return "environment"
+	}
+	return "environment.params"
 }
 
 // UnmarshalYAML reads name and the parameters, under params or beside
@@ -129,7 +140,7 @@ func (e *EnvironmentConfig) UnmarshalYAML(n *yaml.Node) error {
 		if e.Params.Kind != 0 {
 			problems = append(problems, fmt.Sprintf("line %d: %s: give the environment's parameters under params or beside name, not both", flat.Content[0].Line, flat.Content[0].Value))
 		} else {
-			e.Params = *flat
+			e.Params, e.flat = *flat, true
 		}
 	}
 	if len(problems) > 0 {
@@ -351,7 +362,7 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 		params := f.Config()
 		ok := true
 		if c.Environment.Params.Kind != 0 {
-			es := strictyaml.List(strictyaml.DecodeNode(file, "environment.params", &c.Environment.Params, params))
+			es := strictyaml.List(strictyaml.DecodeNode(file, c.Environment.paramsField(), &c.Environment.Params, params))
 			problems = append(problems, es...)
 			ok = len(es) == 0
 		}
@@ -360,7 +371,7 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 				r.ResolvePaths(filepath.Dir(file)) // relative to the config file, as seeds and base_prompt
 			}
 			if env, err := f.New(params); err != nil {
-				add(strictyaml.FieldError(file, "environment.params", &c.Environment.Params, err))
+				add(strictyaml.FieldError(file, c.Environment.paramsField(), &c.Environment.Params, err))
 			} else {
 				c.Environment.params, c.Environment.env = params, env
 				info := env.Info()

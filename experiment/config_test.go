@@ -2,6 +2,7 @@ package experiment
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -63,6 +64,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:4: environment.params.max_turns: "lots" is not an integer`},
 		{"env param out of range", "environment:\n  name: dungeon\n  params:\n    max_turns: 5\n",
 			`exp.yaml:4: environment.params.max_turns: 5 is out of range, allowed [100, 1000000]`},
+		{"process key beside name", "environment:\n  name: process\n  command: [python3, env.py]\n  direct: true\n",
+			`exp.yaml:4: environment.direct: true needs agent: [COMMAND, ARGS...]: over the direct channel the environment process plays the episode with the agent process itself (docs/protocol.md, section 2.7); a language-model agent (agent kind llm) plays relayed step mode only`},
 		{"unknown environment", "environment:\n  name: minecraft\n",
 			`exp.yaml:2: environment.name: unknown environment "minecraft" (registered: [dungeon nethack process])`},
 		{"alpha out of range", "acceptance:\n  alpha: 0.9\n",
@@ -401,5 +404,35 @@ func TestEnvVariants(t *testing.T) {
 	bad, _ := Parse("exp.yaml", []byte("name: v\nvariants:\n  - {name: a, params: {max_turns: 1000}}\n  - {name: a, params: {max_turns: 5}}\n"))
 	if _, err := bad.EnvVariants(nil); err == nil || !strings.Contains(err.Error(), `exp.yaml:4: variants[1].name: "a" is given twice`) {
 		t.Errorf("repeated name: %v", err)
+	}
+}
+
+// A process environment's identity leaves out the settings that change
+// how episodes are played but no outcome (pin_cpu, direct): toggling them
+// keeps the outcome cache and evolve eval's baselines; a setting that can
+// change outcomes (a timeout) changes it.
+func TestProcessIdentity(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed: the process environment example needs it")
+	}
+	dir, _ := filepath.Abs(filepath.Join("..", "examples", "python"))
+	identity := func(extra string) string {
+		t.Helper()
+		c, err := Parse(filepath.Join(dir, "exp.yaml"), []byte("name: p\nenvironment:\n  name: process\n  command: [python3, step_env.py]\n  agent: [python3, step_agent.py]\n"+extra+"seeds: seeds/\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs, err := c.EnvVariants(nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return vs[0].Identity
+	}
+	base := identity("")
+	if got := identity("  direct: true\n  pin_cpu: true\n"); got != base {
+		t.Errorf("direct and pin_cpu changed the identity: %s, want %s", got, base)
+	}
+	if got := identity("  message_timeout: 5s\n"); got == base {
+		t.Errorf("message_timeout kept the identity %s", got)
 	}
 }

@@ -35,7 +35,10 @@ type EnvVariant struct {
 	Env envs.Environment
 	// Identity names the environment and hashes its resolved parameters:
 	// "NAME sha256:HEX". Two variants with the same parameters have the
-	// same identity (an evaluation cache keys on it).
+	// same identity (an evaluation cache keys on it). A config with an
+	// OutcomeConfig() any method is hashed as what that returns: the
+	// process environment leaves out pin_cpu, direct and stderr_dir,
+	// which change how episodes are played but no outcome.
 	Identity string
 }
 
@@ -149,7 +152,11 @@ func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environme
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %s: %w", c.file, prefix, err)
 	}
-	resolved, err := yaml.Marshal(params)
+	var identity any = params
+	if o, ok := params.(interface{ OutcomeConfig() any }); ok {
+		identity = o.OutcomeConfig() // without settings that change no outcome
+	}
+	resolved, err := yaml.Marshal(identity)
 	if err != nil {
 		return nil, "", err
 	}

@@ -51,8 +51,10 @@ type CheckReport struct {
 	Steps int
 	// EpisodeTime is the mean wall time of an episode (errors excluded),
 	// StepTime that of a step (step mode; the episode time divided by its
-	// steps, so it includes reset and begin).
-	EpisodeTime, StepTime time.Duration
+	// steps, so it includes reset and begin). With Direct, StepTime is
+	// process A's (relayed by evolve) and DirectStepTime process B's
+	// (over the direct channel); else DirectStepTime is 0.
+	EpisodeTime, StepTime, DirectStepTime time.Duration
 	// Compared is the number of seeds played without error by both
 	// processes, whose outcomes were compared.
 	Compared int
@@ -152,11 +154,14 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	type result struct {
 		raw    []byte // the outcome as written
 		digest string // the step stream's digest (step mode)
+		steps  int    // the episode's steps (step mode), or its acts (direct)
 		err    error
 	}
 	results := [2]map[uint64]result{{}, {}}
 	var total time.Duration
 	var ok int
+	var passTotal [2]time.Duration // step mode: each process's episode time
+	var passSteps [2]int           // and steps
 	warned := map[string]bool{}
 	for pass := range 2 {
 		order := slices.Clone(seeds)
@@ -203,7 +208,9 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			ok++
 			total += d
 			rep.Steps += tr.steps
-			results[pass][s] = result{raw: tr.outcomeRaw, digest: tr.digest()}
+			passTotal[pass] += d
+			passSteps[pass] += tr.steps
+			results[pass][s] = result{raw: tr.outcomeRaw, digest: tr.digest(), steps: tr.steps}
 		}
 		player.Close()
 		for _, role := range player.closeIgnored {
@@ -216,7 +223,15 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	if ok > 0 {
 		rep.EpisodeTime = total / time.Duration(ok)
 	}
-	if rep.Steps > 0 {
+	switch {
+	case rep.Direct:
+		if passSteps[0] > 0 {
+			rep.StepTime = passTotal[0] / time.Duration(passSteps[0])
+		}
+		if passSteps[1] > 0 {
+			rep.DirectStepTime = passTotal[1] / time.Duration(passSteps[1])
+		}
+	case rep.Steps > 0:
 		rep.StepTime = total / time.Duration(rep.Steps)
 	}
 	for _, s := range seeds {
@@ -233,6 +248,8 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 				b2, how = "reverse order, over the direct channel", how+", or run plays otherwise than reset and step"
 			}
 			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcome differs between process A (seeds in order) and process B (%s), %s: %s", s, b2, how, firstDifference(a.raw, b.raw)))
+		case rep.Direct && a.steps != b.steps:
+			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: process B's run answered acts %d, but the same episode relayed by evolve (process A) took %d steps: acts must count the act requests sent to the agent, one per step", s, b.steps, a.steps))
 		case a.digest != b.digest && !rep.Direct:
 			rep.Violations = append(rep.Violations, fmt.Errorf("seed %d: the outcomes are equal but the observations, rewards or done flags differ between process A and process B", s))
 		default:
@@ -346,7 +363,11 @@ func (r *CheckReport) print(w io.Writer) error {
 			}
 			b.WriteString("\n")
 			fmt.Fprintf(&b, "time:        %s per episode", roundDuration(r.EpisodeTime))
-			if r.Mode == ModeStep && r.Steps > 0 {
+			switch {
+			case r.Mode == ModeStep && r.Direct && r.Steps > 0:
+				fmt.Fprintf(&b, ", per step %s relayed by evolve (process A) and %s over the direct channel (process B) (%d steps, %.1f per episode)",
+					roundDuration(r.StepTime), roundDuration(r.DirectStepTime), r.Steps, float64(r.Steps)/float64(max(1, r.Episodes-r.Errors)))
+			case r.Mode == ModeStep && r.Steps > 0:
 				fmt.Fprintf(&b, ", %s per step (%d steps, %.1f per episode)", roundDuration(r.StepTime), r.Steps,
 					float64(r.Steps)/float64(max(1, r.Episodes-r.Errors)))
 			}

@@ -64,6 +64,19 @@ func TestCheck(t *testing.T) {
 	if w := `violation: seed 1: the outcome differs between process A (seeds in order) and process B (reverse order, over the direct channel), so it depends on more than seed, parameters and prompt, or run plays otherwise than reset and step: first difference at byte 12: A has "{\"score\":1000,`; rep.OK() || !rep.Direct || rep.Steps != 4000 || !strings.Contains(out.String(), w) {
 		t.Errorf("OK() %v, Direct %v, Steps %d; want a violation %q; report:\n%s", rep.OK(), rep.Direct, rep.Steps, w, out.String())
 	}
+	// A run that counts one act too many.
+	extra := testConfig("testdata", py, "trivial_env.py", "--extra-act")
+	extra.Agent = drift.Agent
+	out.Reset()
+	if rep, err = Check(context.Background(), extra, seedsUpTo(1), &out); err != nil {
+		t.Fatal(err)
+	}
+	if w := "violation: seed 1: process B's run answered acts 1001, but the same episode relayed by evolve (process A) took 1000 steps: acts must count the act requests sent to the agent, one per step"; rep.OK() || !strings.Contains(out.String(), w) {
+		t.Errorf("want a violation %q; report:\n%s", w, out.String())
+	}
+	if w := "µs over the direct channel (process B) (2001 steps, 1000.5 per episode)"; !strings.Contains(out.String(), w) {
+		t.Errorf("report lacks %q:\n%s", w, out.String())
+	}
 	noChildren(t, "")
 }
 

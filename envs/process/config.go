@@ -104,6 +104,17 @@ type Config struct {
 	StderrDir string `yaml:"stderr_dir,omitempty" json:"stderr_dir,omitempty"`
 }
 
+// OutcomeConfig returns a copy of c without the settings that change no
+// outcome (PinCPU, Direct, StderrDir, all zeroed): what identifies the
+// environment's results. The experiment hashes it as the environment's
+// identity (experiment.EnvVariant.Identity), the key of the outcome cache
+// and of evolve eval's fair-baseline check, so that turning direct or
+// pin_cpu on or off reuses cached outcomes.
+func (c Config) OutcomeConfig() any {
+	c.PinCPU, c.Direct, c.StderrDir = false, false, ""
+	return c
+}
+
 // DefaultConfig returns a Config with the default timeouts (episode 60s,
 // message 10s, startup 10s), no memory limit, no CPU pinning and no
 // command.
@@ -152,7 +163,7 @@ func (c *Config) Validate() error {
 		}
 	}
 	if c.Direct && len(c.Agent) == 0 {
-		return errors.New("direct: true needs agent: [COMMAND, ARGS...]: over the direct channel the environment process plays the episode with the agent process itself (docs/protocol.md, section 2.7)")
+		return errors.New("direct: true needs agent: [COMMAND, ARGS...]: over the direct channel the environment process plays the episode with the agent process itself (docs/protocol.md, section 2.7); a language-model agent (agent kind llm) plays relayed step mode only")
 	}
 	if c.MaxMemoryMB < 0 || c.MaxMemoryMB > MaxMemoryMBLimit {
 		return fmt.Errorf("max_memory_mb: %d is out of range, allowed [0, %d] (0 for no limit)", c.MaxMemoryMB, MaxMemoryMBLimit)

@@ -2,6 +2,7 @@ package process
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"path/filepath"
 	"strconv"
@@ -89,7 +90,7 @@ func TestDirectFaults(t *testing.T) {
 		stderr   string
 	}{
 		3:  {ErrExited, "agent", "run: process exited: exit status 3 during the episode over the direct channel", "faulty agent: crashing on purpose"},
-		5:  {ErrTimeout, "environment", `run: process timed out: the episode ran past episode_timeout 2s (over the direct channel the environment waits for the agent's actions: the agent's last stderr line is "faulty agent: hanging on purpose")`, ""},
+		5:  {ErrTimeout, "environment", `run: process timed out: the episode ran past episode_timeout 2s (over the direct channel the run's time includes the agent's: a hung agent, or an act request not flushed to fd 3, ends here; the agent's last stderr line is "faulty agent: hanging on purpose")`, ""},
 		7:  {ErrReported, "environment", `run: process reported an error: JSONDecodeError: Expecting value`, ""},
 		11: {ErrReported, "environment", "run: process reported an error: RuntimeError: agent: seed 11 is not supported", ""},
 	}
@@ -134,5 +135,60 @@ func TestDirectConfig(t *testing.T) {
 	_, err := New(h)
 	if err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), `the config sets direct: true, but the environment's hello does not declare "direct": true (mode step)`) {
 		t.Errorf("New: %v", err)
+	}
+}
+
+// TestParseActs: a run response's acts is an integer from 1 to what keeps
+// the agent's request ids at most MaxRequestID; anything else is a
+// protocol violation that names the value.
+func TestParseActs(t *testing.T) {
+	for _, tt := range []struct {
+		raw   string
+		actID int64
+		want  int64
+		err   string
+	}{
+		{"11", 2, 11, ""},
+		{"1", 5, 1, ""},
+		{"9007199254740990", 2, 9007199254740990, ""},
+		{"9007199254740991", 2, 0, "acts 9007199254740991: want the number of act requests sent to the agent, an integer in [1, 9007199254740990]"},
+		{"0", 2, 0, "acts 0: want"},
+		{"-3", 2, 0, "acts -3: want"},
+		{"1.5", 2, 0, "acts 1.5: want"},
+		{`"x"`, 2, 0, `acts "x": want`},
+		{"4611686018427387904", 2, 0, "acts 4611686018427387904: want"},
+		{"", 2, 0, "the run response has no acts"},
+	} {
+		var raw json.RawMessage
+		if tt.raw != "" {
+			raw = json.RawMessage(tt.raw)
+		}
+		got, err := parseActs(raw, tt.actID)
+		if got != tt.want || (err == nil) != (tt.err == "") || err != nil && (!errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), tt.err)) {
+			t.Errorf("parseActs(%s, %d) = %d, %v; want %d, %q", tt.raw, tt.actID, got, err, tt.want, tt.err)
+		}
+	}
+}
+
+// TestDirectUnreadAnswer: an environment that leaves the answer to an act
+// request unread fails the next episode's begin, with a hint at the cause.
+func TestDirectUnreadAnswer(t *testing.T) {
+	py := python3(t)
+	cfg := testConfig("testdata", py, "trivial_env.py", "--leave-unread")
+	cfg.Agent = []string{py, "trivial_agent.py"}
+	cfg.Direct = true
+	p := newPlayer(t, newEnv(t, cfg), 0)
+	defer p.Close()
+	if _, err := p.Play(context.Background(), envs.Episode{Seed: 1}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(50 * time.Millisecond) // the agent answers the extra act
+	_, err := p.Play(context.Background(), envs.Episode{Seed: 2})
+	if want := `begin: protocol violation: response type "action", want "ok" or "error"`; err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), want) ||
+		!strings.Contains(err.Error(), "(over the direct channel, often the answer to an act request that the environment sent in the previous episode and did not read") {
+		t.Errorf("second episode: %v, want %q and a hint", err, want)
+	}
+	if _, err := p.Play(context.Background(), envs.Episode{Seed: 3}); err != nil {
+		t.Errorf("third episode, on new processes: %v", err)
 	}
 }

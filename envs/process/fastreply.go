@@ -123,7 +123,7 @@ func replyField(key []byte) int {
 // fastReply leaves val to json.Unmarshal.
 func setReplyField(r *reply, f int, val []byte) bool {
 	switch f {
-	case fID, fActs:
+	case fID:
 		if !isInteger(val) {
 			return false
 		}
@@ -131,11 +131,7 @@ func setReplyField(r *reply, f int, val []byte) bool {
 		if err != nil {
 			return false
 		}
-		if f == fID {
-			r.ID = &n
-		} else {
-			r.Acts = &n
-		}
+		r.ID = &n
 	case fType, fMessage:
 		s, ok := plainString(val)
 		if !ok {
@@ -173,6 +169,8 @@ func setReplyField(r *reply, f int, val []byte) bool {
 		r.Outcome = bytes.Clone(val)
 	case fAction:
 		r.Action = bytes.Clone(val)
+	case fActs:
+		r.Acts = bytes.Clone(val)
 	}
 	return true
 }

@@ -20,7 +20,7 @@ var fastReplyCases = []struct {
 	{`{"id":1,"type":"observation","observation":"a\"b\\c\/\u0041"}`, true},
 	{`{}`, true},
 	{`{"id":3,"type":"outcome","acts":11,"outcome":{"score":89,"end_reason":"goal","cause":"none","metrics":{"turns":11}}}`, true},
-	{`{"id":3,"type":"outcome","acts":1.5}`, false},    // not an int64
+	{`{"id":3,"type":"outcome","acts":1.5}`, true},     // acts is checked by parseActs
 	{`{"id":1,"reward":1e400}`, false},                 // out of float64's range: an error
 	{`{"id":1.5,"type":"ok"}`, false},                  // not an int64
 	{`{"id":99999999999999999999,"type":"ok"}`, false}, // out of int64's range

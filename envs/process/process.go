@@ -504,7 +504,7 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 		// The agent's request ids, and whatever the two processes
 		// still have in the pipes between them, are unknown: both
 		// start afresh.
-		p.discard("the episode over the direct channel failed")
+		p.discard(fmt.Sprintf("seed %d: the episode over the direct channel failed", ep.Seed))
 		return envs.Outcome{}, err
 	}
 	if err != nil {
@@ -652,6 +652,10 @@ func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome
 	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
 	ag.req = append(ag.req, "}\n"...)
 	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
+		var pe *Error
+		if ag.played > 1 && errors.As(err, &pe) && errors.Is(err, ErrProtocol) {
+			pe.Err = &wrapped{msg: fmt.Sprintf("%v (over the direct channel, often the answer to an act request that the environment sent in the previous episode and did not read: it must read the answer to every act request before it answers run)", pe.Err), err: pe.Err}
+		}
 		return envs.Outcome{}, err
 	}
 	if n := ag.r.Buffered(); n > 0 {
@@ -676,25 +680,47 @@ func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome
 	}
 	var pe *Error
 	if errors.As(err, &pe) && errors.Is(err, ErrTimeout) {
-		// The environment may be waiting for a hung agent: say what the
-		// agent said last.
+		// The environment may be waiting for a hung agent, or the agent
+		// for an act request the environment did not flush.
+		hint := "over the direct channel the run's time includes the agent's: a hung agent, or an act request not flushed to fd 3, ends here"
 		if tail := strings.TrimSpace(ag.stderr.String()); tail != "" {
-			last := tail[strings.LastIndexByte(tail, '\n')+1:]
-			pe.Err = &wrapped{msg: fmt.Sprintf("%v (over the direct channel the environment waits for the agent's actions: the agent's last stderr line is %q)", pe.Err, last), err: pe.Err}
+			hint += fmt.Sprintf("; the agent's last stderr line is %q", tail[strings.LastIndexByte(tail, '\n')+1:])
 		}
+		pe.Err = &wrapped{msg: fmt.Sprintf("%v (%s)", pe.Err, hint), err: pe.Err}
 	}
 	if err != nil {
 		return envs.Outcome{}, err
 	}
-	r := &p.r
-	if r.Acts == nil || *r.Acts < 1 {
-		return envs.Outcome{}, env.fail(ep.Seed, "run", protocolf("the run response has no acts (want the number of act requests sent to the agent, at least 1)"), time.Time{}, time.Time{}, "")
+	acts, err := parseActs(p.r.Acts, ag.id)
+	if err != nil {
+		return envs.Outcome{}, env.fail(ep.Seed, "run", err, time.Time{}, time.Time{}, "")
 	}
-	ag.id += *r.Acts
+	ag.id += acts
 	if p.trace != nil {
-		p.trace.steps += int(*r.Acts)
+		p.trace.steps += int(acts)
 	}
-	return p.outcome(env, ep.Seed, "run", r.Outcome)
+	return p.outcome(env, ep.Seed, "run", p.r.Outcome)
+}
+
+// MaxRequestID is the largest request id evolve sends: 2^53 - 1, the
+// largest integer every JSON reader holds exactly (JavaScript's
+// Number.MAX_SAFE_INTEGER).
+const MaxRequestID = 1<<53 - 1
+
+// parseActs returns the acts of a run response, the number of act
+// requests the environment sent to the agent, whose first had id actID:
+// an integer in [1, MaxRequestID-actID+1], so that the agent's ids stay
+// exact. The error is an ErrProtocol naming the value.
+func parseActs(raw json.RawMessage, actID int64) (int64, error) {
+	if raw == nil {
+		return 0, protocolf("the run response has no acts (want the number of act requests sent to the agent, at least 1)")
+	}
+	limit := MaxRequestID - actID + 1
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil || n < 1 || n > limit {
+		return 0, protocolf("acts %s: want the number of act requests sent to the agent, an integer in [1, %d]", raw, limit)
+	}
+	return n, nil
 }
 
 // discard kills the player's processes, logging reason; the next Play

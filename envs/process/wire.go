@@ -88,7 +88,7 @@ type reply struct {
 	Info        json.RawMessage `json:"info"`
 	Outcome     json.RawMessage `json:"outcome"`
 	Action      json.RawMessage `json:"action"`
-	Acts        *int64          `json:"acts"`
+	Acts        json.RawMessage `json:"acts"`
 }
 
 // wireOutcome is an outcome as the protocol writes it.

@@ -12,6 +12,11 @@ STEPS = 1000
 # --drift (a test of evolve env check): run scores one more than reset and
 # step do, a direct channel that plays otherwise than evolve's relay.
 DRIFT = 1 if "--drift" in sys.argv[1:] else 0
+# --extra-act: run answers acts one more than it sent.
+EXTRA_ACT = 1 if "--extra-act" in sys.argv[1:] else 0
+# --leave-unread: run sends one more act after the last step and does not
+# read its answer.
+LEAVE_UNREAD = "--leave-unread" in sys.argv[1:]
 
 
 def run(msg, agent):
@@ -24,9 +29,12 @@ def run(msg, agent):
         a = json.loads(answers.readline())
         if a["type"] != "action" or a["id"] != act_id + t:
             return '{"id":%d,"type":"error","message":"agent: want action %d"}\n' % (msg["id"], act_id + t)
+    if LEAVE_UNREAD:
+        requests.write('{"id":%d,"type":"act","observation":0}\n' % (act_id + STEPS))
+        requests.flush()
     return ('{"id":%d,"type":"outcome","acts":%d,'
             '"outcome":{"score":%d,"end_reason":"done","cause":"none","metrics":{"steps":%d}}}\n'
-            % (msg["id"], STEPS, STEPS + DRIFT, STEPS))
+            % (msg["id"], STEPS + EXTRA_ACT, STEPS + DRIFT, STEPS))
 
 
 def main():
