@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -80,6 +81,7 @@ func TestDirectFaults(t *testing.T) {
 	py := python3(t)
 	cfg := directConfig(py, true, "faulty_agent.py")
 	cfg.EpisodeTimeout = Duration(2 * time.Second)
+	cfg.StderrDir = t.TempDir()
 	e := newEnv(t, cfg)
 	p := newPlayer(t, e, 0)
 	ps := e.Info().Params.Defaults()
@@ -119,6 +121,16 @@ func TestDirectFaults(t *testing.T) {
 	}
 	p.Close()
 	noChildren(t, "")
+	// The environment's log says why evolve killed it.
+	log, err := os.ReadFile(filepath.Join(cfg.StderrDir, "process-0.log"))
+	for _, w := range []string{
+		"and its process group: seed 3: the agent process exited during the episode over the direct channel\n",
+		"and its process group: seed 11: the episode over the direct channel failed\n",
+	} {
+		if err != nil || !strings.Contains(string(log), w) {
+			t.Errorf("process-0.log lacks %q (%v):\n%s", w, err, log)
+		}
+	}
 }
 
 // TestDirectConfig: direct without an agent command is a config error,

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"evolve/envs"
@@ -336,6 +337,9 @@ type Player struct {
 	// the environment process is started with the agent process's
 	// pipes and is sent run requests.
 	direct bool
+	// seed is the seed of the episode being played over the direct
+	// channel, for the agent exit hook's kill reason.
+	seed atomic.Uint64
 	ep     *proc // the environment process, nil until started
 	ag     *proc // the agent process (step mode), nil until started
 	r      reply
@@ -415,7 +419,7 @@ func (p *Player) startDirect() error {
 		select {
 		case <-env.done:
 		default:
-			env.killFor("the agent process exited")
+			env.killFor(fmt.Sprintf("seed %d: the agent process exited during the episode over the direct channel", p.seed.Load()))
 		}
 	}
 	ag.exitHook.Store(&hook)
@@ -649,6 +653,7 @@ func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome,
 // episode's.
 func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
 	env, ag := p.ep, p.ag
+	p.seed.Store(ep.Seed)
 	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
 	ag.req = append(ag.req, "}\n"...)
 	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
