@@ -339,7 +339,7 @@ type Player struct {
 	direct bool
 	// seed is the seed of the episode being played over the direct
 	// channel, for the agent exit hook's kill reason.
-	seed atomic.Uint64
+	seed   atomic.Uint64
 	ep     *proc // the environment process, nil until started
 	ag     *proc // the agent process (step mode), nil until started
 	r      reply
