@@ -158,10 +158,9 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 		err    error
 	}
 	results := [2]map[uint64]result{{}, {}}
-	var total time.Duration
 	var ok int
-	var passTotal [2]time.Duration // step mode: each process's episode time
-	var passSteps [2]int           // and steps
+	var passTotal [2]time.Duration // each process's time in episodes played
+	var passSteps [2]int           // and their steps (step mode)
 	warned := map[string]bool{}
 	for pass := range 2 {
 		order := slices.Clone(seeds)
@@ -206,7 +205,6 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 				continue
 			}
 			ok++
-			total += d
 			rep.Steps += tr.steps
 			passTotal[pass] += d
 			passSteps[pass] += tr.steps
@@ -220,6 +218,7 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			}
 		}
 	}
+	total := passTotal[0] + passTotal[1]
 	if ok > 0 {
 		rep.EpisodeTime = total / time.Duration(ok)
 	}

@@ -600,15 +600,22 @@ func (p *Player) reset(ep envs.Episode, epDeadline time.Time) error {
 	return nil
 }
 
+// begin sends the agent process the begin request of ep and checks its
+// ok.
+func (p *Player) begin(ep envs.Episode, epDeadline time.Time) error {
+	ag := p.ag
+	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
+	ag.req = append(ag.req, "}\n"...)
+	return p.call(ag, ep.Seed, "begin", "ok", epDeadline)
+}
+
 func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
 	env, ag := p.ep, p.ag
 	if err := p.reset(ep, epDeadline); err != nil {
 		return envs.Outcome{}, err
 	}
 	obs := p.r.Observation
-	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
-	ag.req = append(ag.req, "}\n"...)
-	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
+	if err := p.begin(ep, epDeadline); err != nil {
 		return envs.Outcome{}, err
 	}
 	for step := 1; ; step++ {
@@ -654,9 +661,7 @@ func (p *Player) playSteps(ep envs.Episode, epDeadline time.Time) (envs.Outcome,
 func (p *Player) playDirect(ep envs.Episode, epDeadline time.Time) (envs.Outcome, error) {
 	env, ag := p.ep, p.ag
 	p.seed.Store(ep.Seed)
-	ag.req, _ = appendSeeded(ag.req[:0], ag.id, "begin", ep.Seed, ep.Params)
-	ag.req = append(ag.req, "}\n"...)
-	if err := p.call(ag, ep.Seed, "begin", "ok", epDeadline); err != nil {
+	if err := p.begin(ep, epDeadline); err != nil {
 		var pe *Error
 		if ag.played > 1 && errors.As(err, &pe) && errors.Is(err, ErrProtocol) {
 			pe.Err = &wrapped{msg: fmt.Sprintf("%v (over the direct channel, often the answer to an act request that the environment sent in the previous episode and did not read: it must read the answer to every act request before it answers run)", pe.Err), err: pe.Err}
