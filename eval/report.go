@@ -271,24 +271,13 @@ func cell(s string) string {
 }
 
 // num formats a score with about 4 significant digits, without an
-// exponent between 1e-3 and 1e7.
+// exponent between 1e-3 and 1e7 (gate.FormatScore), and NaN or an
+// infinity as "n/a".
 func num(v float64) string {
-	switch a := math.Abs(v); {
-	case math.IsNaN(v) || math.IsInf(v, 0):
+	if math.IsNaN(v) || math.IsInf(v, 0) {
 		return "n/a"
-	case v == 0:
-		return "0"
-	case a < 1e-3 || a >= 1e7:
-		return strconv.FormatFloat(v, 'g', 4, 64)
 	}
-	s := strconv.FormatFloat(v, 'f', max(0, 3-int(math.Floor(math.Log10(math.Abs(v))))), 64)
-	if strings.Contains(s, ".") {
-		s = strings.TrimRight(strings.TrimRight(s, "0"), ".")
-	}
-	if s == "-0" {
-		s = "0"
-	}
-	return s
+	return gate.FormatScore(v)
 }
 
 // pfmt formats a p-value with 2 significant digits.

@@ -1054,6 +1054,11 @@ func statName(test string) string {
 	return "U"
 }
 
+// FormatScore formats a score-scale number as gate's tables do: about 4
+// significant digits, without an exponent between 1e-3 and 1e7 (trailing
+// zeros dropped, -0 as 0), and NaN, +Inf and -Inf as Go spells them.
+func FormatScore(v float64) string { return num(v) }
+
 // num formats a score-scale number with about 4 significant digits,
 // without an exponent between 1e-3 and 1e7.
 func num(v float64) string {

@@ -197,10 +197,10 @@ func Designs(p Pilot, cfg Config) []Design {
 			var delta, v float64
 			if p.Paired {
 				d := diffs(p, 0)
-				delta, v = meanVar(d)
+				delta, v = stats.MeanVar(d)
 			} else {
-				m1, v1 := meanVar(p.Candidate)
-				m2, v2 := meanVar(p.Baseline)
+				m1, v1 := stats.MeanVar(p.Candidate)
+				m2, v2 := stats.MeanVar(p.Baseline)
 				delta, v = m1-m2, v1+v2
 			}
 			if !(delta+D > 0) {
@@ -318,17 +318,6 @@ func diffs(p Pilot, shift float64) []float64 {
 		d[i] = p.Candidate[i] - p.Baseline[i] + shift
 	}
 	return d
-}
-
-func meanVar(x []float64) (m, v float64) {
-	for _, a := range x {
-		m += a
-	}
-	m /= float64(len(x))
-	for _, a := range x {
-		v += (a - m) * (a - m)
-	}
-	return m, v / float64(len(x)-1)
 }
 
 func pow(a, b float64) float64 { return math.Pow(a, b) }

@@ -52,8 +52,8 @@ func WelchT(x, y []float64, mu float64, alt Alternative) (TTestResult, error) {
 		return TTestResult{}, err
 	}
 	n1, n2 := float64(len(x)), float64(len(y))
-	m1, v1 := meanVar(x)
-	m2, v2 := meanVar(y)
+	m1, v1 := MeanVar(x)
+	m2, v2 := MeanVar(y)
 	r := TTestResult{N1: len(x), N2: len(y), Diff: m1 - m2, Mu: mu, Alternative: alt}
 	a, b := v1/n1, v2/n2
 	r.SE = math.Sqrt(a + b)
@@ -82,7 +82,7 @@ func PairedT(x, y []float64, mu float64, alt Alternative) (TTestResult, error) {
 	for i := range d {
 		d[i] = x[i] - y[i]
 	}
-	m, v := meanVar(d)
+	m, v := MeanVar(d)
 	n := float64(len(d))
 	r := TTestResult{N1: len(x), N2: len(y), Diff: m, Mu: mu, Alternative: alt}
 	r.SE = math.Sqrt(v / n)
@@ -122,11 +122,11 @@ func BootstrapT(x, y []float64, mu float64, alt Alternative, reps int, rng *rand
 		return TTestResult{}, err
 	}
 	stat := func(a, b []float64) (diff, se float64) {
-		m1, v1 := meanVar(a)
+		m1, v1 := MeanVar(a)
 		if oneSample {
 			return m1, math.Sqrt(v1 / float64(len(a)))
 		}
-		m2, v2 := meanVar(b)
+		m2, v2 := MeanVar(b)
 		return m1 - m2, math.Sqrt(v1/float64(len(a)) + v2/float64(len(b)))
 	}
 	diff, se := stat(x, y)
@@ -189,9 +189,10 @@ func checkT(x, y []float64, mu float64, alt Alternative, fn string) error {
 	return nil
 }
 
-// meanVar returns the mean and the sample variance (denominator n − 1),
-// by the two-pass algorithm.
-func meanVar(x []float64) (m, v float64) {
+// MeanVar returns the mean and the sample variance (denominator n − 1)
+// of x, by the two-pass algorithm. x needs at least two values: with one
+// the variance is NaN, with none the mean is.
+func MeanVar(x []float64) (m, v float64) {
 	for _, a := range x {
 		m += a
 	}
