@@ -15,6 +15,7 @@ package scores
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/csv"
 	"errors"
 	"evolve/envs"
@@ -339,15 +340,7 @@ func FromRun(dir, version, split string) (*Sample, error) {
 			ps = append(ps, pair{e.Seed, e.Score, e.Cause != envs.CauseNone})
 		}
 	}
-	slices.SortFunc(ps, func(a, b pair) int {
-		switch {
-		case a.seed < b.seed:
-			return -1
-		case a.seed > b.seed:
-			return 1
-		}
-		return 0
-	})
+	slices.SortFunc(ps, func(a, b pair) int { return cmp.Compare(a.seed, b.seed) })
 	s := &Sample{Source: fmt.Sprintf("%s:%s (%s)", dir, version, split)}
 	for _, p := range ps {
 		s.Scores = append(s.Scores, p.score)
