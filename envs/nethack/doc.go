@@ -12,7 +12,12 @@
 // a Screen: the message line, the map, the status lines. Each player has
 // a private playground directory; the game's process group is killed at
 // the end of every episode. The score is the game's own final score
-// (xlogfile points); killed_by is the game's own death text.
+// (xlogfile points); killed_by is the game's own death text. Classify
+// decides each episode's failure cause from the game's own evidence (an
+// Evidence: the death text and its "while", the hunger state, how the
+// episode ended, the last screen and messages), and the column
+// cause_evidence says what it read. Playgrounds left by a process killed
+// with SIGKILL are swept, by owner pid, by the next process.
 //
 // See docs/nethack.md for what is fixed, the character, the taxonomy,
 // the parameters' mapping, speed and the licence.

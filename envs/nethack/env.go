@@ -28,9 +28,9 @@ type Config struct {
 	// MaxTurns ends an episode (end reason turn_cap) once the game's turn
 	// counter T reaches it, in [10, 1000000].
 	MaxTurns int `yaml:"max_turns" json:"max_turns"`
-	// NoProgressTurns ends an episode (end reason stuck, cause entrapment)
-	// after this many game turns without a new square stood on or a
-	// descent, in [10, max_turns].
+	// NoProgressTurns ends an episode (end reason stuck; Classify tells
+	// why) after this many game turns without a new square seen or stood
+	// on or a descent, in [10, max_turns].
 	NoProgressTurns int `yaml:"no_progress_turns" json:"no_progress_turns"`
 	// StallSeconds makes a game that neither writes nor asks for a key for
 	// this long an episode error carrying its last screen, in [1, 600].
@@ -58,21 +58,35 @@ func (c Config) Validate() error {
 	return nil
 }
 
-// End reasons of an episode.
+// End reasons of an episode: how it ended. The game ends itself with
+// EndDied, EndStarved or EndEscaped; evolve ends it with #quit (the column
+// quit) on EndStuck, EndTurnCap or EndActionCap.
 const (
-	EndDied    = "died"     // the hero died of anything but hunger
-	EndStarved = "starved"  // the hero died of starvation
-	EndStuck   = "stuck"    // no new square or descent within no_progress_turns, or the step budget
-	EndTurnCap = "turn_cap" // the game's turn counter reached max_turns
+	EndDied      = "died"       // the hero died of anything but starvation
+	EndStarved   = "starved"    // the hero died of starvation ("died of starvation")
+	EndEscaped   = "escaped"    // the hero climbed out of the dungeon (xlogfile death "escaped")
+	EndStuck     = "stuck"      // no new square seen or stood on and no descent within no_progress_turns turns (or twice that many actions)
+	EndTurnCap   = "turn_cap"   // the game's turn counter reached max_turns
+	EndActionCap = "action_cap" // the agent's own action budget ran out (the LLM agent's max_turns, or the run's step budget)
 )
 
-// Causes are the failure causes, in canonical order.
+// Causes are the failure causes, in canonical order. Each is decided by
+// Classify from the game's own evidence; the rule is in the description
+// and docs/nethack.md.
 var Causes = []envs.Cause{
-	{Name: "injury", Description: "killed by a monster outside a fight the agent chose (caught exploring, fleeing, eating or resting)"},
+	{Name: "starvation", Description: "hunger: the death text names it (\"died of starvation\", \"while fainted from lack of food\"), or the hero died or stalled with the status line at Fainting or Fainted"},
+	{Name: "prayer", Description: "a god killed the hero (\"the wrath of Odin\") or it was killed while praying"},
+	{Name: "helpless", Description: "killed while helpless for another reason (the death text's \", while ...\": frozen by a floating eye's gaze or a potion, paralysed, asleep)"},
+	{Name: "hazard", Description: "killed by the dungeon rather than a monster: a trap, drowning, lava, choking, a poisonous or acidic corpse, a falling rock or boulder, kicking"},
 	{Name: "combat_loss", Description: "killed by a monster within 3 actions of an attack the agent chose"},
-	{Name: "starvation", Description: "died of starvation (the game's \"died of starvation\", or fainted and killed)"},
-	{Name: "entrapment", Description: "no new square or descent within no_progress_turns, or the step budget ran out"},
-	{Name: "hazard", Description: "killed by the dungeon rather than a monster: a trap, drowning, choking, a poisonous or acidic corpse, a falling rock or boulder"},
+	{Name: "injury", Description: "killed by a monster outside a fight the agent chose (caught exploring, fleeing, eating or resting)"},
+	{Name: "unanswered_prompt", Description: "stalled while the game waited on an answer (the cursor on the message line: a text, y/n or object prompt) or a map position"},
+	{Name: "hero_lost", Description: "stalled while the hero was not shown as @ (the cursor on the map rests on another glyph: polymorphed, e.g. into a wererat r)"},
+	{Name: "trapped", Description: "stalled on a level where a trap held the hero (a bear trap, pit or web message)"},
+	{Name: "action_loop", Description: "stalled by actions that took no game time: the agent repeated a command the game refused or cancelled (eating, declining the floor corpse; a refused move), so twice no_progress_turns actions passed before no_progress_turns turns"},
+	{Name: "standoff", Description: "stalled beside a monster the agent would neither fight nor get past (a lichen F rated too dangerous, a peaceful monster in the way, a statue attacked again and again): a letter other than the pet's, @, :, ; or & next to the hero, or \"You harmlessly attack a statue\""},
+	{Name: "no_path", Description: "stalled free, answered and found: no known way to a new square or to >, e.g. a hidden passage, a boulder or a locked door"},
+	{Name: "action_cap", Description: "the agent's own action budget ran out before the game's turn cap"},
 }
 
 // Metrics are the metric columns, in order.
@@ -82,9 +96,11 @@ var Metrics = []envs.Metric{
 	{Name: "turns", Type: envs.Int, Unit: "turns", Description: "game turns played (xlogfile turns)"},
 	{Name: "gold", Type: envs.Int, Unit: "gold pieces", Description: "gold carried at the end (status line $)"},
 	{Name: "hunger", Type: envs.String, Description: "hunger state at the end: Satiated, Not hungry, Hungry, Weak, Fainting or Fainted"},
-	{Name: "killed_by", Type: envs.String, Description: "the game's own death text (xlogfile death), e.g. \"killed by a jackal\"; empty if the hero lived"},
+	{Name: "killed_by", Type: envs.String, Description: "the game's own death text as its record shows it (xlogfile death, and \", while \" its while field when the hero was helpless), e.g. \"killed by a jackal, while praying\"; empty if the hero lived"},
 	{Name: "actions", Type: envs.Int, Unit: "actions", Description: "agent actions (commands, not counting --More-- and prompts)"},
 	{Name: "keys", Type: envs.Int, Unit: "keys", Description: "keys sent to the game"},
+	{Name: "quit", Type: envs.Bool, Description: "true when evolve ended the game with #quit (end reasons stuck, turn_cap, action_cap), false when the game ended itself (a death, or escaped)"},
+	{Name: "cause_evidence", Type: envs.String, Description: "the evidence the cause was decided on, e.g. \"death: killed by a jackal, while fainted from lack of food\" or \"prompt: Call a white potion:\""},
 }
 
 // Rules is the rule library of text mutations for the LLM agent, by cause.
@@ -92,8 +108,14 @@ var Rules = map[string][]string{
 	"starvation":  {"Eat (e) as soon as the status line shows Hungry.", "Never let the status line reach Weak while you carry food."},
 	"injury":      {"When HP falls below half of its maximum, step away from monsters and rest (s) before exploring further.", "Pray (#pray) when HP is below a seventh of its maximum, at most once every 1000 turns."},
 	"combat_loss": {"Do not keep fighting while your HP is below a third; retreat instead.", "Fight capital-letter monsters only with full HP."},
-	"entrapment":  {"If the map has not changed for several turns, search (s) or head for the down staircase (>).", "After about 150 turns on a level, travel to > and descend."},
 	"hazard":      {"Do not eat corpses you find on the floor.", "Step around ^ traps you have seen."},
+	"prayer":      {"Pray only when HP is below a seventh of its maximum or you are Weak from hunger, and at most once every 1000 turns."},
+	"helpless":    {"Never melee a floating eye (blue e); walk around it."},
+	"trapped":     {"When a trap holds you, keep trying to move out of it; once free, every direction may be tried again."},
+	"action_loop": {"If the game answers your command with the same message twice, do something else."},
+	"standoff":    {"If a monster blocks your way for several turns, fight it (F and its direction) unless it is peaceful; walk around a peaceful one."},
+	"no_path":     {"If the map has not changed for several turns, search (s) at dead ends or head for the down staircase (>).", "After about 150 turns on a level, travel to > and descend."},
+	"action_cap":  {"After about 150 turns on a level, travel to > and descend."},
 }
 
 // Info returns the environment's declarations.
@@ -104,8 +126,14 @@ func Info() envs.Info {
 			"injury":      {"health_threshold+", "prioritize skill_priority use_item", "max_combat_attempts+"},
 			"combat_loss": {"prioritize skill_priority flee", "risk_tolerance-", "health_threshold+"},
 			"starvation":  {"hunger_threshold-", "prioritize skill_priority eat"},
-			"entrapment":  {"risk_tolerance+", "max_exploration_steps+", "deprioritize skill_priority flee"},
 			"hazard":      {"risk_tolerance-", "max_exploration_steps-"},
+			"prayer":      {"deprioritize skill_priority use_item", "health_threshold-"},
+			"helpless":    {"risk_tolerance-", "prioritize skill_priority flee"},
+			"trapped":     {"max_exploration_steps+"},
+			"action_loop": {"rotate skill_priority"},
+			"standoff":    {"risk_tolerance+", "max_combat_attempts+"},
+			"no_path":     {"risk_tolerance+", "max_exploration_steps+", "deprioritize skill_priority flee"},
+			"action_cap":  {"max_exploration_steps-"},
 		},
 		Fill: []string{"rotate skill_priority", "risk_tolerance+", "max_exploration_steps+", "max_combat_attempts+", "health_threshold-"},
 	}
@@ -121,9 +149,12 @@ type Env struct {
 	llm    *llmSetup
 }
 
-// New returns the environment with configuration c. Errors: c.Validate's,
-// ErrNotInstalled (wrapped, naming the Debian package) if the binary is
-// missing, or a failure to build the preload shim.
+// New returns the environment with configuration c. The first New of a
+// process removes the playgrounds that processes killed before they could
+// (SIGKILL) left in the temporary directory: those whose owner pid no
+// longer runs (sweepPlaygrounds). Errors: c.Validate's, ErrNotInstalled
+// (wrapped, naming the Debian package) if the binary is missing, or a
+// failure to build the preload shim.
 func New(c Config) (*Env, error) {
 	if err := c.Validate(); err != nil {
 		return nil, err
@@ -132,11 +163,12 @@ func New(c Config) (*Env, error) {
 	if err != nil {
 		return nil, err
 	}
+	sweepStale()
 	return &Env{cfg: c, in: in}, nil
 }
 
-// SetStepBudget ends episodes after n agent actions (end reason stuck,
-// cause entrapment); n <= 0 for none. It implements envs.StepBudgeter.
+// SetStepBudget ends episodes after n agent actions (end reason and
+// cause action_cap); n <= 0 for none. It implements envs.StepBudgeter.
 func (e *Env) SetStepBudget(n int) { e.budget = n }
 
 // Info implements envs.Environment.
@@ -166,7 +198,9 @@ type Player struct {
 	g   *game
 	// last is the terminal's screen when the last episode's game exited.
 	last string
-	rc   agent.RendererCache // the LLM agent's renderer of the last prompt
+	// evidence is the last episode's Evidence (for the labelled set).
+	evidence Evidence
+	rc       agent.RendererCache // the LLM agent's renderer of the last prompt
 }
 
 // Close implements envs.Player: it kills a running game and removes the
@@ -222,11 +256,12 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 	}
 	out.Seed = ep.Seed
 	p.last = g.screenText()
+	p.evidence = Evidence{}
 	if rec != nil {
 		out.Trajectory, out.TrajectoryFormat = rec.bytes(), envs.TrajectoryAsciicast
 	}
 	if x, err := readXlog(filepath.Join(p.dir, "xlogfile")); err == nil {
-		r.finish(&out, x)
+		p.evidence = r.finish(&out, x)
 	} else {
 		return envs.Outcome{}, fmt.Errorf("nethack: seed %d: the game wrote no score: %w; last screen:\n%s", ep.Seed, err, g.screenText())
 	}
@@ -272,6 +307,13 @@ type run struct {
 	seen      map[[3]int]bool
 	known     map[int]int // the most map squares seen on each level
 	screen    *Screen     // the last screen the policy saw
+	trap      string      // the last trap message on level trapDlvl
+	trapT     int         // its game turn
+	trapDlvl  int
+	byActions bool   // the stall detector fired on actions, not turns
+	pet       string // the pet's letter, from the first screen acted on
+	promptRun int    // consecutive actions taken while the game waited on an answer
+	lostRun   int    // consecutive actions taken while the hero was not shown
 }
 
 // maxInterrupts bounds the --More--, menu and prompt screens answered
@@ -284,10 +326,13 @@ const maxInterrupts = 50
 // Outcome.EndReason (died and starved are decided by finish).
 func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 	r.seen, r.known = map[[3]int]bool{}, map[int]int{}
-	r.lastFight = -100
+	r.lastFight = -1
 	interrupts := 0
 	for !r.g.exited {
 		s := r.g.screen()
+		if m := trapMessage(s.Row(0)); m != "" {
+			r.trap, r.trapT, r.trapDlvl = m, r.last.T, r.last.Dlvl
+		}
 		if k, ok := interruptKey(s); ok {
 			if sp, isScripted := r.pol.(scriptedPolicy); isScripted && strings.Contains(s.Row(0), "Really attack") {
 				sp.a.notePeaceful()
@@ -315,13 +360,20 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 				r.end = EndStuck
 			}
 		}
-		if r.budget > 0 && r.actions >= r.budget || r.actions-r.progressA > 2*r.cfg.NoProgressTurns {
-			r.end = EndStuck
+		if r.end == "" && r.actions-r.progressA > 2*r.cfg.NoProgressTurns {
+			r.end, r.byActions = EndStuck, true
+		}
+		if r.end == "" && r.budget > 0 && r.actions >= r.budget {
+			r.end = EndActionCap
 		}
 		if r.end != "" {
 			break
 		}
+		if r.actions == 0 {
+			r.pet = petBeside(s)
+		}
 		r.screen = s
+		r.promptRun, r.lostRun = run1(r.promptRun, waitsForAnswer(s)), run1(r.lostRun, heroHidden(s))
 		d, err := r.pol.act(ctx, s, st)
 		if err != nil {
 			return envs.Outcome{}, err
@@ -340,6 +392,14 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 		}
 	}
 	return envs.Outcome{EndReason: r.end}, nil
+}
+
+// run1 returns n+1 if b, else 0: the length of a run of trues.
+func run1(n int, b bool) int {
+	if b {
+		return n + 1
+	}
+	return 0
 }
 
 // progress records progress: a deeper level, a new square stood on, or
@@ -508,52 +568,55 @@ func readXlog(path string) (xlog, error) {
 
 func (x xlog) int(k string) int { n, _ := strconv.Atoi(x[k]); return n }
 
-// hazardWords mark a death by the dungeon rather than a monster.
-var hazardWords = []string{"trap", "drown", "chok", "falling", "corpse", "boulder", "lava", "poisonous", "acidic", "fell into", "kicking"}
-
 // finish fills out from the xlogfile record: the score (points), the end
-// reason and cause, and the metrics.
-func (r *run) finish(out *envs.Outcome, x xlog) {
+// reason, the cause (Classify) and the metrics. It returns the evidence
+// the cause was decided on.
+func (r *run) finish(out *envs.Outcome, x xlog) Evidence {
 	death := x["death"]
 	out.Score = float64(x.int("points"))
+	ev := Evidence{
+		End: r.end, Death: death, While: x["while"], Hunger: r.last.Hunger, Dlvl: r.last.Dlvl, T: r.last.T,
+		SinceAttack: -1, StallTurns: r.last.T - r.progressT, StallActions: r.actions - r.progressA,
+		PromptRun: r.promptRun, LostRun: r.lostRun, ByActions: r.byActions, Pet: r.pet,
+	}
 	killedBy := ""
 	switch {
-	case death == "quit" || death == "escaped":
+	case death == "quit":
 		if out.EndReason == "" {
 			out.EndReason = EndStuck
 		}
+	case death == "escaped":
+		out.EndReason = EndEscaped
 	case strings.Contains(death, "starv"):
-		out.EndReason, killedBy = EndStarved, death
+		out.EndReason, killedBy = EndStarved, ev.DeathText()
 	default:
-		out.EndReason, killedBy = EndDied, death
+		out.EndReason, killedBy = EndDied, ev.DeathText()
 	}
-	switch out.EndReason {
-	case EndStarved:
-		out.Cause = "starvation"
-	case EndStuck:
-		out.Cause = "entrapment"
-	case EndTurnCap:
-		out.Cause = envs.CauseNone
-	case EndDied:
-		out.Cause = "injury"
-		for _, w := range hazardWords {
-			if strings.Contains(death, w) {
-				out.Cause = "hazard"
-			}
-		}
-		if out.Cause == "injury" && r.actions-r.lastFight <= 3 {
-			out.Cause = "combat_loss"
-		}
+	if r.lastFight >= 0 {
+		ev.SinceAttack = r.actions - r.lastFight
 	}
+	if r.trap != "" && r.trapDlvl == r.last.Dlvl {
+		ev.Trap, ev.TrapT = r.trap, r.trapT
+	}
+	if r.screen != nil {
+		ev.Screen, ev.CursorX, ev.CursorY = r.screen.String(), r.screen.CursorX, r.screen.CursorY
+	}
+	var evidence string
+	out.Cause, evidence = Classify(ev)
 	hunger := r.last.Hunger
 	if hunger == "" {
 		hunger = "Not hungry"
 	}
 	num := func(n int) envs.MetricValue { return envs.MetricValue{Num: float64(n)} }
+	quit := 0
+	if death == "quit" {
+		quit = 1
+	}
 	out.Metrics = []envs.MetricValue{
 		num(max(x.int("maxlvl"), r.maxDlvl)), num(r.last.XL), num(x.int("turns")), num(r.last.Gold),
-		{Str: hunger}, {Str: killedBy}, num(r.actions), num(r.g.keys),
+		{Str: hunger}, {Str: killedBy}, num(r.actions), num(r.g.keys), num(quit), {Str: evidence},
 	}
+	return ev
 }
 
 func init() {

@@ -153,10 +153,11 @@ func writeAtomic(path string, b []byte, mode os.FileMode) error {
 }
 
 // newPlayground makes a private playground directory under the system's
-// temporary directory: links to the game's data files, empty perm, record,
-// logfile and xlogfile, and save/. The game is started with -d on it.
+// temporary directory, named for this process (playgroundName): links to
+// the game's data files, empty perm, record, logfile and xlogfile, and
+// save/. The game is started with -d on it.
 func (in *install) newPlayground() (string, error) {
-	dir, err := os.MkdirTemp("", "evolve-nethack-*")
+	dir, err := os.MkdirTemp("", playgroundPattern())
 	if err != nil {
 		return "", err
 	}
