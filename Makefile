@@ -45,6 +45,16 @@ bench-duckdb:
 	done; rm -f $(DUCKDB_BENCH).round
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da -col .name $(DUCKDB_BENCH) || $(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da $(DUCKDB_BENCH)
 
+PYTHON ?= /usr/bin/python3
+## bench-scipy: `evolve compare` (bin/evolve) of 10^6 against 10^6 scores against scipy's mannwhitneyu with numpy.loadtxt (Debian's python3-scipy), each a process of its own, in BENCH_ROUNDS interleaved rounds: each round's wall and CPU time, the medians and the ratio evolve/scipy (target: wall <= 0.8); the two score files are generated deterministically; skipped with a message when PYTHON cannot import scipy
+.PHONY: bench-scipy
+bench-scipy: build
+	@if $(PYTHON) -c 'import numpy, scipy' 2>/dev/null; then \
+	  $(PYTHON) scripts/bench-scipy.py --evolve bin/evolve --rounds $(BENCH_ROUNDS); \
+	else \
+	  echo "bench-scipy: skipped: $(PYTHON) cannot import numpy and scipy (Debian: apt-get install python3-scipy)"; \
+	fi
+
 ## sim-sequential: the group-sequential acceptance gate's size and power, and the two stopping rules over four candidates, by simulation, 10,000 reps per row (the tables of docs/sequential.md)
 .PHONY: sim-sequential sequential-bounds
 sim-sequential:

@@ -1,6 +1,7 @@
 package gate
 
 import (
+	"fmt"
 	"io"
 	"testing"
 )
@@ -19,6 +20,30 @@ func BenchmarkCompare(b *testing.B) {
 		b.Run(test, func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Compare(base, cand, cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+// BenchmarkCompareLarge is the gate line of evolve compare on 10^6 vs
+// 10^6 tied integer scores without seeds (the U test, A12, the HL shift
+// with its asymptotic CI and the power, on samples sorted once), with and
+// without a margin (with one, A12 is counted apart from the test's U).
+// Skipped with -short.
+func BenchmarkCompareLarge(b *testing.B) {
+	if testing.Short() {
+		b.Skip("10^6 vs 10^6 scores: skipped with -short")
+	}
+	const n = 1_000_000
+	base := []Sample{{Version: "main", Scores: game(n, 0, 1)}}
+	cand := []Sample{{Version: "pr", Scores: game(n, -5, 2)}}
+	for _, margin := range []float64{0, 10} {
+		b.Run(fmt.Sprintf("margin=%g", margin), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Compare(base, cand, Config{Test: TestMWU, Margin: margin}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -7,7 +7,7 @@ import (
 )
 
 // checkPower returns Check.Power and Check.PowerLoss for a check c whose
-// test ran on x (candidate) and y (baseline), d = x − y when paired.
+// test ran on s: x (candidate) and y (baseline), d = x − y when paired.
 //
 // The alternative studied is a candidate that is the baseline moved by a
 // true loss L (regression: L = 2·margin, or half the baseline's standard
@@ -17,15 +17,17 @@ import (
 // boundary −margin is |L − margin| (shift, mean) or |L − m| (A12). The
 // observed spread is used, not the observed effect:
 //
-//   - rank-sum: a12 = A12(y − dist, y) of the baseline against itself,
-//     then stats.NoetherPowerRankSum;
+//   - rank-sum: a12 = A12(y − dist, y) of the baseline against itself
+//     (counted on y sorted, which stays sorted when moved by dist), then
+//     stats.NoetherPowerRankSum;
 //   - signed-rank: p2 = stats.WalshShare of the centred differences moved
 //     by dist, then stats.NoetherPowerSignedRank;
 //   - Brunner-Munzel: dist in A12 units over the null standard error
 //     sqrt((N+1)/(12·n1·n2)), stats.NormalPower;
 //   - mean tests: dist over the standard error of the difference of
 //     means (Welch) or of the mean difference (paired), stats.NormalPower.
-func checkPower(c Check, x, y, d []float64, cfg Config) (power, loss float64) {
+func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
+	x, y, d := s.x, s.y, s.d
 	ni := cfg.Hypothesis == HypothesisNonInferiority
 	n1, n2 := float64(len(x)), float64(len(y))
 	if c.Test == TestA12 {
@@ -47,11 +49,11 @@ func checkPower(c Check, x, y, d []float64, cfg Config) (power, loss float64) {
 	dist := math.Abs(loss - D)
 	switch c.Test {
 	case TestMWU:
-		ys := make([]float64, len(y))
-		for i, v := range y {
-			ys[i] = v - dist
+		moved := make([]float64, len(s.ys))
+		for i, v := range s.ys {
+			moved[i] = v - dist
 		}
-		a, err := stats.A12(ys, y)
+		a, err := stats.A12Sorted(moved, s.ys)
 		if err != nil {
 			return math.NaN(), loss
 		}

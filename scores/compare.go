@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"evolve/gate"
 	"evolve/stats"
@@ -45,7 +46,11 @@ type Summary struct {
 
 // Summarize returns s's Summary.
 func Summarize(s *Sample) Summary {
-	sum := stats.Summarize(s.Scores)
+	return summary(s, stats.Summarize(s.Scores))
+}
+
+// summary is s's Summary from its stats.Summary sum.
+func summary(s *Sample, sum stats.Summary) Summary {
 	return Summary{Source: s.Source, N: sum.N, Mean: sum.Mean, Median: sum.Median, CILow: finitePtr(sum.CILow), CIHigh: finitePtr(sum.CIHigh)}
 }
 
@@ -106,23 +111,40 @@ func finitePtr(x float64) *float64 {
 // The signed-rank test pairs the scores by seed (Pair); Check and
 // FailureCheck are left nil. Errors: the tests' (stats.ErrSampleSize for
 // an empty sample, ...), and Pair's for samples that do not pair.
+//
+// Each sample is sorted once: the U tests, A12, the unpaired
+// Hodges-Lehmann shift and the summaries' medians share the sorted
+// copies (stats.MannWhitneyUSorted, HodgesLehmannSorted,
+// SummarizeSorted), and the signed-rank test pairs once.
 func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 	x, y := cand.Scores, base.Scores
+	xs, ys := slices.Clone(x), slices.Clone(y)
+	slices.Sort(xs)
+	slices.Sort(ys)
 	c := &Comparison{Test: o.Test, Alternative: o.Alternative.String(), Alpha: o.Alpha,
-		N1: len(y), N2: len(x), Baseline: Summarize(base), Candidate: Summarize(cand)}
-	u, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: o.Alternative, Method: o.Method, NoContinuity: o.NoContinuity})
+		N1: len(y), N2: len(x), Baseline: summary(base, stats.SummarizeSorted(y, ys)), Candidate: summary(cand, stats.SummarizeSorted(x, xs))}
+	mwu := func(alt stats.Alternative) (stats.MWUResult, error) {
+		return stats.MannWhitneyUSorted(xs, ys, stats.MWUOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
+	}
+	u, err := mwu(o.Alternative)
 	if err != nil {
 		return nil, err
 	}
 	c.U = u.U
 	c.A12 = u.U / float64(len(x)*len(y))
 	c.RankBiserial = 2*c.A12 - 1
+	var px, py, d []float64 // paired scores and candidate − baseline (signed-rank only)
+	if o.Test == TestSignedRank {
+		if px, py, err = Pair(cand, base); err != nil {
+			return nil, err
+		}
+		d = make([]float64, len(px))
+		for i := range d {
+			d[i] = px[i] - py[i]
+		}
+	}
 	p := func(alt stats.Alternative) (float64, string, error) {
 		if o.Test == TestSignedRank {
-			px, py, err := Pair(cand, base)
-			if err != nil {
-				return 0, "", err
-			}
 			r, err := stats.WilcoxonSignedRank(px, py, stats.SignedRankOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
 			if err != nil {
 				return 0, "", err
@@ -132,7 +154,10 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 			}
 			return r.P, r.Method.String(), nil
 		}
-		r, err := stats.MannWhitneyU(x, y, stats.MWUOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
+		if alt == o.Alternative {
+			return u.P, u.Method.String(), nil
+		}
+		r, err := mwu(alt)
 		return r.P, r.Method.String(), err
 	}
 	if c.P, c.Method, err = p(o.Alternative); err != nil {
@@ -147,18 +172,10 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 	if o.Test == TestSignedRank {
 		// The paired check reports the one-sample HL of the differences,
 		// R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE).
-		px, py, err := Pair(cand, base)
-		if err != nil {
-			return nil, err
-		}
-		d := make([]float64, len(px))
-		for i := range d {
-			d[i] = px[i] - py[i]
-		}
 		if hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
 			c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
 		}
-	} else if hl, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
+	} else if hl, err := stats.HodgesLehmannSorted(xs, ys, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
 		c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
 	}
 	c.Verdict = verdict(c.PGreater, c.PLess, o.Alpha)

@@ -3,7 +3,6 @@ package stats
 import (
 	"fmt"
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -23,6 +22,21 @@ func A12(x, y []float64) (float64, error) {
 	}
 	p := pooledRanks(x, y, false)
 	return float64(p.u2) / 2 / (float64(len(x)) * float64(len(y))), nil
+}
+
+// A12Sorted is A12 of xs and ys already sorted ascending: the same value,
+// bit for bit, in O(N) without a copy. It panics if xs or ys is not
+// sorted ascending; errors as A12.
+func A12Sorted(xs, ys []float64) (float64, error) {
+	if len(xs) == 0 || len(ys) == 0 {
+		return math.NaN(), fmt.Errorf("%w: A12 with len(x) = %d, len(y) = %d", ErrSampleSize, len(xs), len(ys))
+	}
+	if hasNaN(xs) || hasNaN(ys) {
+		return math.NaN(), fmt.Errorf("%w: A12", ErrNaN)
+	}
+	mustBeSorted("A12Sorted", xs, ys)
+	p := mergeRanks(xs, ys, false)
+	return float64(p.u2) / 2 / (float64(len(xs)) * float64(len(ys))), nil
 }
 
 // RankBiserial returns the rank-biserial correlation r = 2·A12 − 1 (Cureton
@@ -130,44 +144,74 @@ type ShiftResult struct {
 // its n1·n2 elements (Johnson and Mizoguchi 1978; Monahan 1984, ACM TOMS
 // 10(3); see pairDiffs), and equal bit for bit the elements of the sorted
 // differences. Each evaluation of W(d) in the asymptotic search costs
-// O(n1 + n2); Brent's search takes a few dozen.
+// O(k1 + k2), k1 and k2 the numbers of distinct values of x and y (at
+// most n1 and n2; few for integer scores); Brent's search takes a few
+// dozen.
 //
 // Errors: ErrSampleSize if x or y is empty; ErrNaN for NaN; ErrNonFinite
 // for ±Inf; ErrOption for ConfLevel outside (0, 1) or a bad option.
 func HodgesLehmann(x, y []float64, opt ShiftOptions) (ShiftResult, error) {
-	if err := checkAlternative(opt.Alternative); err != nil {
+	conf, err := checkShift(x, y, opt)
+	if err != nil {
 		return ShiftResult{}, err
+	}
+	xs, ys := sortedCopies(x, y)
+	return hodgesLehmann(xs, ys, conf, opt), nil
+}
+
+// HodgesLehmannSorted is HodgesLehmann on xs and ys already sorted
+// ascending: the same result, bit for bit, without the sort and its
+// copies (see MannWhitneyUSorted). Neither slice is modified. It panics
+// if xs or ys is not sorted ascending; errors as HodgesLehmann.
+func HodgesLehmannSorted(xs, ys []float64, opt ShiftOptions) (ShiftResult, error) {
+	conf, err := checkShift(xs, ys, opt)
+	if err != nil {
+		return ShiftResult{}, err
+	}
+	mustBeSorted("HodgesLehmannSorted", xs, ys)
+	return hodgesLehmann(xs, ys, conf, opt), nil
+}
+
+// checkShift returns HodgesLehmann's error for x, y and opt, or the
+// confidence level to use.
+func checkShift(x, y []float64, opt ShiftOptions) (conf float64, err error) {
+	if err := checkAlternative(opt.Alternative); err != nil {
+		return 0, err
 	}
 	if err := checkMethod(opt.Method); err != nil {
-		return ShiftResult{}, err
+		return 0, err
 	}
-	conf := opt.ConfLevel
+	conf = opt.ConfLevel
 	if conf == 0 {
 		conf = 0.95
 	}
 	if !(conf > 0 && conf < 1) {
-		return ShiftResult{}, fmt.Errorf("%w: confidence level %v not in (0, 1)", ErrOption, opt.ConfLevel)
+		return 0, fmt.Errorf("%w: confidence level %v not in (0, 1)", ErrOption, opt.ConfLevel)
 	}
-	n1, n2 := len(x), len(y)
-	if n1 == 0 || n2 == 0 {
-		return ShiftResult{}, fmt.Errorf("%w: HodgesLehmann with len(x) = %d, len(y) = %d", ErrSampleSize, n1, n2)
+	if n1, n2 := len(x), len(y); n1 == 0 || n2 == 0 {
+		return 0, fmt.Errorf("%w: HodgesLehmann with len(x) = %d, len(y) = %d", ErrSampleSize, n1, n2)
 	}
 	for _, s := range [][]float64{x, y} {
 		for _, v := range s {
 			if math.IsNaN(v) {
-				return ShiftResult{}, fmt.Errorf("%w: HodgesLehmann", ErrNaN)
+				return 0, fmt.Errorf("%w: HodgesLehmann", ErrNaN)
 			}
 			if math.IsInf(v, 0) {
-				return ShiftResult{}, fmt.Errorf("%w: HodgesLehmann needs finite scores, got %v", ErrNonFinite, v)
+				return 0, fmt.Errorf("%w: HodgesLehmann needs finite scores, got %v", ErrNonFinite, v)
 			}
 		}
 	}
+	return conf, nil
+}
+
+// hodgesLehmann is HodgesLehmann on checked samples xs and ys sorted
+// ascending (not modified), at confidence level conf.
+func hodgesLehmann(xs, ys []float64, conf float64, opt ShiftOptions) ShiftResult {
+	n1, n2 := len(xs), len(ys)
 	res := ShiftResult{N1: n1, N2: n2, Alternative: opt.Alternative, ConfLevel: conf, RootEstimate: math.NaN()}
-	diffs := newPairDiffs(x, y)
+	diffs := newPairDiffsSorted(xs, ys)
 	res.Estimate = diffs.median()
-	ys := slices.Clone(diffs.yd)
-	slices.Reverse(ys)
-	res.Ties = mergeCount(diffs.xs, ys).ties
+	res.Ties = mergeRanks(xs, ys, false).ties
 
 	method := opt.Method
 	if method == Auto {
@@ -188,10 +232,10 @@ func HodgesLehmann(x, y []float64, opt ShiftOptions) (ShiftResult, error) {
 	alpha := 1 - conf
 	if method == Exact {
 		exactShiftCI(&res, diffs.sel, alpha)
-		return res, nil
+		return res
 	}
-	asymptoticShiftCI(&res, diffs.xs, ys, alpha, !opt.NoContinuity)
-	return res, nil
+	asymptoticShiftCI(&res, xs, ys, alpha, !opt.NoContinuity)
+	return res
 }
 
 // exactShiftCI fills the exact interval (R's wilcox.test exact branch);
@@ -231,36 +275,94 @@ func exactShiftCI(res *ShiftResult, diff func(k int) float64, alpha float64) {
 }
 
 // shiftStat evaluates R's W(d) for the two-sample asymptotic interval.
+// The samples are kept as runs of equal values, so that each evaluation
+// costs O(number of distinct values): tied scores (integer game scores)
+// have few, and the root search evaluates W(d) dozens of times.
 type shiftStat struct {
-	xs, ys   []float64 // sorted
-	shifted  []float64
+	xs, ys   runs      // x and y sorted ascending, as runs
+	shifted  []float64 // xs.v − d
 	fn1, fn2 float64
 }
 
 // w returns (U(x − d, y) − n1n2/2 − cc)/σ(d) with R's operation order, and
 // σ(d).
 func (s *shiftStat) w(d float64, correct bool, alt Alternative) (float64, float64) {
-	for i, v := range s.xs {
+	for i, v := range s.xs.v {
 		s.shifted[i] = v - d // sorted: subtraction is monotone
 	}
-	p := mergeCount(s.shifted, s.ys)
-	dz := float64(p.u2)/2 - s.fn1*s.fn2/2
+	u2, tieTerm := mergeRuns(s.shifted, s.xs.n, s.ys.v, s.ys.n)
+	dz := float64(u2)/2 - s.fn1*s.fn2/2
 	nn := s.fn1 + s.fn2
-	sigma := math.Sqrt((s.fn1 * s.fn2 / 12) * ((nn + 1) - p.tieTerm/(nn*(nn-1))))
+	sigma := math.Sqrt((s.fn1 * s.fn2 / 12) * ((nn + 1) - tieTerm/(nn*(nn-1))))
 	cc := continuity(dz, alt, !correct)
 	return (dz - cc) / sigma, sigma
+}
+
+// runs is a sorted sample as its distinct values v, ascending, and their
+// counts n (same length).
+type runs struct {
+	v []float64
+	n []int
+}
+
+// runsOf returns the runs of xs, sorted ascending.
+func runsOf(xs []float64) runs {
+	var r runs
+	for i := 0; i < len(xs); {
+		j := i + 1
+		for j < len(xs) && xs[j] == xs[i] {
+			j++
+		}
+		r.v = append(r.v, xs[i])
+		r.n = append(r.n, j-i)
+		i = j
+	}
+	return r
+}
+
+// mergeRuns is mergeRanks' 2U and tie term for two samples given as runs
+// (xv, xn) and (yv, yn), values ascending; runs of xv that are equal
+// (distinct values moved onto one by rounding) count as one group.
+func mergeRuns(xv []float64, xn []int, yv []float64, yn []int) (u2 int, tieTerm float64) {
+	i, j, yBelow := 0, 0, 0
+	for i < len(xv) || j < len(yv) {
+		var v float64
+		switch {
+		case i == len(xv):
+			v = yv[j]
+		case j == len(yv):
+			v = xv[i]
+		default:
+			v = min(xv[i], yv[j])
+		}
+		cx, cy := 0, 0
+		for i < len(xv) && xv[i] == v {
+			cx += xn[i]
+			i++
+		}
+		for j < len(yv) && yv[j] == v {
+			cy += yn[j]
+			j++
+		}
+		t := cx + cy
+		u2 += cx * (2*yBelow + cy)
+		yBelow += cy
+		if t > 1 {
+			ft := float64(t)
+			tieTerm += ft*ft*ft - ft
+		}
+	}
+	return u2, tieTerm
 }
 
 // asymptoticShiftCI fills the asymptotic interval and RootEstimate (R's
 // wilcox.test non-exact branch with conf.int = TRUE); xs and ys are x and
 // y sorted ascending.
 func asymptoticShiftCI(res *ShiftResult, xs, ys []float64, alpha float64, correct bool) {
-	s := &shiftStat{
-		xs: xs, ys: ys,
-		shifted: make([]float64, len(xs)), fn1: float64(len(xs)), fn2: float64(len(ys)),
-	}
-	mumin := s.xs[0] - s.ys[len(s.ys)-1]
-	mumax := s.xs[len(s.xs)-1] - s.ys[0]
+	s := &shiftStat{xs: runsOf(xs), ys: runsOf(ys), fn1: float64(len(xs)), fn2: float64(len(ys))}
+	s.shifted = make([]float64, len(s.xs.v))
+	mumin := xs[0] - ys[len(ys)-1]
+	mumax := xs[len(xs)-1] - ys[0]
 	alt := res.Alternative
 	wmin, sgmin := s.w(mumin, correct, alt)
 	wmax, sgmax := s.w(mumax, correct, alt)
@@ -306,42 +408,6 @@ func asymptoticShiftCI(res *ShiftResult, xs, ys []float64, alpha float64, correc
 		return
 	}
 	res.RootEstimate = zeroin2(mumin, mumax, fa, fb, f, 1e-4, 1000)
-}
-
-// mergeCount computes 2U of sorted xs against sorted ys and the tie term of
-// the pooled sample.
-func mergeCount(xs, ys []float64) pooled {
-	var p pooled
-	i, j, yBelow := 0, 0, 0
-	for i < len(xs) || j < len(ys) {
-		var v float64
-		switch {
-		case i == len(xs):
-			v = ys[j]
-		case j == len(ys):
-			v = xs[i]
-		default:
-			v = min(xs[i], ys[j])
-		}
-		cx, cy := 0, 0
-		for i < len(xs) && xs[i] == v {
-			i++
-			cx++
-		}
-		for j < len(ys) && ys[j] == v {
-			j++
-			cy++
-		}
-		t := cx + cy
-		p.u2 += cx * (2*yBelow + cy)
-		yBelow += cy
-		if t > 1 {
-			p.ties = true
-			ft := float64(t)
-			p.tieTerm += ft*ft*ft - ft
-		}
-	}
-	return p
 }
 
 // zeroin2 finds a root of f in [ax, bx] given fa = f(ax), fb = f(bx) of

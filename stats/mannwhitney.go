@@ -98,25 +98,57 @@ type MWUResult struct {
 // Errors: ErrSampleSize if x or y is empty; ErrNaN if either contains NaN;
 // ErrOption for an out-of-range option.
 func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
-	if err := checkAlternative(opt.Alternative); err != nil {
+	if err := checkMWU(x, y, opt); err != nil {
 		return MWUResult{}, err
+	}
+	xs, ys := sortedCopies(x, y)
+	return mannWhitneyU(xs, ys, opt), nil
+}
+
+// MannWhitneyUSorted is MannWhitneyU on xs and ys already sorted
+// ascending: the same result, bit for bit, without the O(N log N) sort
+// (O(N) time, no copy of the samples). A caller that computes several
+// rank statistics of the same two samples (the test under several
+// alternatives, A12Sorted, HodgesLehmannSorted) sorts them once and
+// passes the sorted slices to each. Neither slice is modified.
+//
+// It panics if xs or ys is not sorted ascending (a broken contract, as
+// gonum's stat.Quantile); errors as MannWhitneyU.
+func MannWhitneyUSorted(xs, ys []float64, opt MWUOptions) (MWUResult, error) {
+	if err := checkMWU(xs, ys, opt); err != nil {
+		return MWUResult{}, err
+	}
+	mustBeSorted("MannWhitneyUSorted", xs, ys)
+	return mannWhitneyU(xs, ys, opt), nil
+}
+
+// checkMWU returns MannWhitneyU's error for x, y and opt, or nil.
+func checkMWU(x, y []float64, opt MWUOptions) error {
+	if err := checkAlternative(opt.Alternative); err != nil {
+		return err
 	}
 	if err := checkMethod(opt.Method); err != nil {
-		return MWUResult{}, err
+		return err
 	}
 	if err := checkTwoSidedRule(opt.TwoSidedRule); err != nil {
-		return MWUResult{}, err
+		return err
 	}
-	n1, n2 := len(x), len(y)
-	if n1 == 0 || n2 == 0 {
-		return MWUResult{}, fmt.Errorf("%w: MannWhitneyU with len(x) = %d, len(y) = %d", ErrSampleSize, n1, n2)
+	if n1, n2 := len(x), len(y); n1 == 0 || n2 == 0 {
+		return fmt.Errorf("%w: MannWhitneyU with len(x) = %d, len(y) = %d", ErrSampleSize, n1, n2)
 	}
 	if hasNaN(x) {
-		return MWUResult{}, fmt.Errorf("%w: x (candidate) of MannWhitneyU", ErrNaN)
+		return fmt.Errorf("%w: x (candidate) of MannWhitneyU", ErrNaN)
 	}
 	if hasNaN(y) {
-		return MWUResult{}, fmt.Errorf("%w: y (baseline) of MannWhitneyU", ErrNaN)
+		return fmt.Errorf("%w: y (baseline) of MannWhitneyU", ErrNaN)
 	}
+	return nil
+}
+
+// mannWhitneyU is MannWhitneyU on checked samples xs and ys sorted
+// ascending.
+func mannWhitneyU(xs, ys []float64, opt MWUOptions) MWUResult {
+	n1, n2 := len(xs), len(ys)
 	res := MWUResult{N1: n1, N2: n2, Alternative: opt.Alternative, Z: math.NaN()}
 
 	method := opt.Method
@@ -128,7 +160,7 @@ func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
 		}
 	}
 
-	pooled := pooledRanks(x, y, method == Exact)
+	pooled := mergeRanks(xs, ys, method == Exact)
 	res.U = float64(pooled.u2) / 2
 	res.Ties = pooled.ties
 
@@ -154,7 +186,7 @@ func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
 			if pooled.ties {
 				res.Warnings = append(res.Warnings, WarnTiesExact)
 			}
-			return res, nil
+			return res
 		}
 	}
 
@@ -167,14 +199,14 @@ func MannWhitneyU(x, y []float64, opt MWUOptions) (MWUResult, error) {
 		// Every observation tied: U = n1n2/2 with certainty.
 		res.Z, res.P = 0, 1
 		res.Warnings = append(res.Warnings, WarnAllTied)
-		return res, nil
+		return res
 	}
 	res.Z = (dev - continuity(dev, opt.Alternative, opt.NoContinuity)) / sigma
 	res.P = normalP(res.Z, opt.Alternative)
 	if pooled.ties {
 		res.Warnings = append(res.Warnings, WarnTiesAsymptotic)
 	}
-	return res, nil
+	return res
 }
 
 // pooled describes the pooled sample of x and y.
@@ -185,18 +217,42 @@ type pooled struct {
 	groups  []int   // tie group sizes in increasing order of value (if requested)
 }
 
-// pooledRanks sorts copies of x and y and walks the merged order, computing
-// 2U of x, the tie term and (if wantGroups) the tie-group sizes. O(N log N).
+// pooledRanks sorts copies of x and y and walks the merged order
+// (mergeRanks). O(N log N).
 func pooledRanks(x, y []float64, wantGroups bool) pooled {
+	xs, ys := sortedCopies(x, y)
+	return mergeRanks(xs, ys, wantGroups)
+}
+
+// sortedCopies returns copies of x and y sorted ascending, in one
+// allocation.
+func sortedCopies(x, y []float64) (xs, ys []float64) {
 	buf := make([]float64, len(x)+len(y))
-	xs, ys := buf[:len(x)], buf[len(x):]
+	xs, ys = buf[:len(x)], buf[len(x):]
 	copy(xs, x)
 	copy(ys, y)
 	slices.Sort(xs)
 	slices.Sort(ys)
+	return xs, ys
+}
+
+// mustBeSorted panics, naming the function fn, unless every slice of s
+// is sorted ascending: the contract of the *Sorted functions.
+func mustBeSorted(fn string, s ...[]float64) {
+	for _, x := range s {
+		if !slices.IsSorted(x) {
+			panic("stats: " + fn + ": sample not sorted ascending")
+		}
+	}
+}
+
+// mergeRanks walks the merged order of xs and ys, sorted ascending,
+// computing 2U of xs, the tie term and (if wantGroups) the tie-group
+// sizes. O(N).
+func mergeRanks(xs, ys []float64, wantGroups bool) pooled {
 	var p pooled
 	if wantGroups {
-		p.groups = make([]int, 0, len(buf))
+		p.groups = make([]int, 0, len(xs)+len(ys))
 	}
 	i, j := 0, 0
 	yBelow := 0

@@ -41,11 +41,16 @@ const pairDiffsSeed = 1984 // the year of Monahan's algorithm
 
 // newPairDiffs sorts copies of x and y (not modified).
 func newPairDiffs(x, y []float64) *pairDiffs {
-	m := &pairDiffs{xs: slices.Clone(x), yd: slices.Clone(y)}
-	slices.Sort(m.xs)
-	slices.Sort(m.yd)
+	xs, ys := sortedCopies(x, y)
+	return newPairDiffsSorted(xs, ys)
+}
+
+// newPairDiffsSorted selects from the differences of xs and ys, sorted
+// ascending; xs is kept (not modified), ys copied.
+func newPairDiffsSorted(xs, ys []float64) *pairDiffs {
+	m := &pairDiffs{xs: xs, yd: slices.Clone(ys)}
 	slices.Reverse(m.yd)
-	n1 := len(x)
+	n1 := len(xs)
 	buf := make([]int, 4*n1)
 	m.lo, m.hi, m.lt, m.le = buf[:n1], buf[n1:2*n1], buf[2*n1:3*n1], buf[3*n1:]
 	m.rng = rand.New(rand.NewPCG(pairDiffsSeed, 0))

@@ -1,6 +1,7 @@
 package stats
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -36,13 +37,31 @@ type Summary struct {
 // Mean, Std and the CI (and make order statistics meaningless): filter them
 // first. The t quantile is gonum's distuv.StudentsT.
 func Summarize(x []float64) Summary {
+	sorted := slices.Clone(x)
+	slices.Sort(sorted)
+	return summarize(x, sorted)
+}
+
+// SummarizeSorted is Summarize(x) given also sorted, x sorted ascending
+// (the same values): the same Summary, bit for bit, without the copy and
+// the sort (the mean and standard deviation are still summed in x's
+// order). It panics if len(sorted) != len(x) or sorted is not sorted
+// ascending.
+func SummarizeSorted(x, sorted []float64) Summary {
+	if len(sorted) != len(x) {
+		panic(fmt.Sprintf("stats: SummarizeSorted: %d sorted values for %d", len(sorted), len(x)))
+	}
+	mustBeSorted("SummarizeSorted", sorted)
+	return summarize(x, sorted)
+}
+
+// summarize is Summarize with x's sorted copy.
+func summarize(x, sorted []float64) Summary {
 	nan := math.NaN()
 	s := Summary{N: len(x), Mean: nan, Std: nan, Median: nan, IQM: nan, Min: nan, Max: nan, CILow: nan, CIHigh: nan}
 	if len(x) == 0 {
 		return s
 	}
-	sorted := slices.Clone(x)
-	slices.Sort(sorted)
 	s.Min, s.Max = sorted[0], sorted[len(sorted)-1]
 	s.Median = median(sorted)
 	s.IQM = trimMeanSorted(sorted, 0.25)
