@@ -135,3 +135,171 @@ func TestReplyStyles(t *testing.T) {
 		}
 	}
 }
+
+// TestParseReplyShapes reads the reply shapes real models write, as a
+// person reads them: the label that stands last decides; labels that
+// name different actions, JSON objects that do, or no action at all get
+// a correction (want "" and the error's text).
+func TestParseReplyShapes(t *testing.T) {
+	for _, tc := range []struct {
+		reply string
+		want  string // the action, "" for an error
+		err   string // a part of the error's text
+	}{
+		// Labels read as a person reads them.
+		{"Considering each action: wait is pointless here, so ACTION: attack", "attack", ""},
+		{"Considering each action: wait is pointless here.\nACTION: attack", "attack", ""},
+		{"Action: wait would be too slow.\nACTION: attack", "attack", ""},
+		{"I considered ACTION: wait, but ACTION: attack is better.", "attack", ""},
+		{"ACTION: explore\nACTION: flee", "", "names 2 actions (explore, flee)"},
+		{"ACTION: attack. The action: wait would waste a turn.", "", "names 2 actions (attack, wait)"},
+		{"ACTION: explore\nSo, once more: ACTION: explore.", "explore", ""},
+		{"Reasoning: the goblin is weak.\nAction: attack", "attack", ""},
+		{"Action: eat\nReason: the status line shows Hungry.", "eat", ""},
+		{"ACTION: quaff (drink the potion)", "quaff", ""},
+		{"ACTION: eat — I am hungry", "eat", ""},
+		{"ACTION: eat because I am hungry", "eat", ""},
+		{"ACTION:attack", "attack", ""},
+		{"ACTION: `attack`", "attack", ""},
+		{"ACTION: [attack]", "attack", ""},
+		{"ACTION: <attack>", "attack", ""},
+		{"**Action**: **Attack**", "attack", ""},
+		{"- ACTION: flee", "flee", ""},
+		{"> ACTION: flee", "flee", ""},
+		{"ACTION:\nattack", "attack", ""},
+		{"**Action:**\n\n`descend`", "descend", ""},
+		{"ACTION: attack<|eot_id|>", "attack", ""},
+		{"Final action => descend", "descend", ""},
+		{"ACTION: fight_monster", "attack", ""},
+		{"ACTION: pray", "", `"pray" is not an action`},
+		{"The next action: I would say attack", "", `no line "ACTION: <name>"`},
+		{"I will attack the goblin.", "", `no line "ACTION: <name>"`},
+		// Structured replies.
+		{`{"action": "attack"}`, "attack", ""},
+		{`{"Action":"Attack","reason":"the goblin is weak"}`, "attack", ""},
+		{"```json\n{\"action\": \"attack\"}\n```", "attack", ""},
+		{"Here is my move:\n```json\n{\n  \"action\": \"flee\"\n}\n```", "flee", ""},
+		{"```\nattack\n```", "attack", ""},
+		{"```text\nattack\n```", "attack", ""},
+		{"`attack`", "attack", ""},
+		{`{"name": "take_action", "arguments": {"action": "eat"}}`, "eat", ""},
+		{`<tool_call>{"name": "take_action", "arguments": "{\"action\": \"eat\"}"}</tool_call>`, "eat", ""},
+		{`My move: {"action": "quaff"}`, "quaff", ""},
+		{`{"action": "pray"}`, "", `"pray" is not an action`},
+		{`{"action": 3}`, "", `"action" is not a string`},
+		{`{"move": "attack"}`, "", `JSON without an "action" key`},
+		{"```json\n{\"action\": \"eat\"}\n```\n```json\n{\"action\": \"flee\"}\n```", "", "names 2 actions (eat, flee)"},
+		// Reasoning first.
+		{"<think>\nACTION: wait? No.\n</think>\n{\"action\": \"explore\"}", "explore", ""},
+		{"<think>Maybe flee.</think>\nConsidering each action: flee is cowardly, so ACTION: attack", "attack", ""},
+	} {
+		got, err := ParseAction(tc.reply)
+		switch {
+		case tc.want != "" && (err != nil || ActionNames[got] != tc.want):
+			t.Errorf("ParseAction(%q) = %v, %v; want %s", tc.reply, got, err, tc.want)
+		case tc.want == "" && (err == nil || !strings.Contains(err.Error(), tc.err)):
+			t.Errorf("ParseAction(%q) = %v, %v; want an error with %q", tc.reply, got, err, tc.err)
+		}
+	}
+}
+
+// FuzzParse: the parser never panics, is deterministic, returns an
+// index of Names when it accepts, and a reply ending in the line
+// "ACTION: NAME" is read as NAME or refused as ambiguous, never as
+// another action (replies with "<" are left out: an unclosed reasoning
+// tag hides what follows it).
+func FuzzParse(f *testing.F) {
+	for _, s := range []string{"", "explore", "each action: wait is pointless, so", `{"action": "eat"}`, "```json\n{\"action\":\"flee\"}\n```",
+		"ACTION:\n", "```\n", "{\"arguments\": \"{\\\"action\\\": 1}\"}", "ACTION: pray"} {
+		f.Add(s, uint8(3))
+	}
+	p := DungeonParser(nil)
+	f.Fuzz(func(t *testing.T, s string, k uint8) {
+		i, err := p.Parse(s)
+		j, err2 := p.Parse(s)
+		if i != j || (err == nil) != (err2 == nil) {
+			t.Fatalf("Parse(%q) is not deterministic", s)
+		}
+		if err == nil && (i < 0 || i >= len(ActionNames)) {
+			t.Fatalf("Parse(%q) = %d, outside the names", s, i)
+		}
+		if strings.Contains(s, "<") {
+			return
+		}
+		name := ActionNames[int(k)%len(ActionNames)]
+		if i, err := p.Parse(s + "\nACTION: " + name); err == nil && ActionNames[i] != name {
+			t.Fatalf("Parse(%q + ACTION: %s) = %s", s, name, ActionNames[i])
+		}
+	})
+}
+
+// stripReference is StripReasoning as the plain loop that states it:
+// while a close comes before every open, drop up to it; else drop the
+// first open…close block, or cut an unclosed open to the end. It is
+// quadratic, and right only for ASCII (ToLower keeps the offsets).
+func stripReference(reply string, tags []string) string {
+	for _, tag := range append(append([]string(nil), DefaultReasoningTags...), tags...) {
+		open, close := "<"+strings.ToLower(tag)+">", "</"+strings.ToLower(tag)+">"
+		for {
+			low := strings.ToLower(reply)
+			i, j := strings.Index(low, open), strings.Index(low, close)
+			switch {
+			case j >= 0 && (i < 0 || j < i):
+				reply = reply[j+len(close):]
+				continue
+			case i >= 0 && j < 0:
+				reply = reply[:i]
+			case i >= 0:
+				reply = reply[:i] + reply[j+len(close):]
+				continue
+			}
+			break
+		}
+	}
+	return strings.TrimSpace(reply)
+}
+
+// FuzzStripReasoning: the one-pass StripReasoning removes what the plain
+// loop removes (on ASCII replies), and never panics on any reply.
+func FuzzStripReasoning(f *testing.F) {
+	for _, s := range []string{"<think>a</think>b", "x<think>a</think>b</think>c", "a</THINK>b<think>", "<thinking><think></think></thinking>d", "İ</think>x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got := StripReasoning(s, []string{"scratch"})
+		for _, c := range []byte(s) {
+			if c >= 0x80 {
+				return
+			}
+		}
+		if want := stripReference(s, []string{"scratch"}); got != want {
+			t.Fatalf("StripReasoning(%q) = %q, want %q", s, got, want)
+		}
+	})
+}
+
+// BenchmarkParse reads the four llmtest styles of a reply and a JSON
+// reply: the parser's cost per turn.
+func BenchmarkParse(b *testing.B) {
+	replies := []string{`{"action": "attack"}`}
+	for k := 0; k < llmtest.NumStyles; k++ {
+		replies = append(replies, llmtest.Style(k, "attack"))
+	}
+	p := DungeonParser(nil)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		if _, err := p.Parse(replies[i%len(replies)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestStripReasoningOffsets: letters whose lower case is longer in
+// UTF-8 (İ) do not shift what is cut.
+func TestStripReasoningOffsets(t *testing.T) {
+	for in, want := range map[string]string{"İ</think>x": "x", "İİİİ<think>a</think>bc": "İİİİbc", "<THINK>İ</THINK>ok": "ok"} {
+		if got := StripReasoning(in, nil); got != want {
+			t.Errorf("StripReasoning(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

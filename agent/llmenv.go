@@ -2,6 +2,7 @@ package agent
 
 import (
 	"context"
+	"encoding/json"
 
 	"evolve/envs"
 	"evolve/envs/dungeon"
@@ -18,20 +19,54 @@ type LLMModel struct{ Client *llm.Client }
 // with Unusable set to its kind (llm.UnusableKind), for the turn to
 // count and correct.
 func (m LLMModel) Chat(ctx context.Context, messages []ChatMessage) (ChatReply, error) {
+	msgs := chatMessages(messages)
+	return m.reply(m.Client.Complete(ctx, msgs))
+}
+
+// ChatActions implements ActionModel: Chat with ActionTool(actions)
+// offered (llm.Client.CompleteTools).
+func (m LLMModel) ChatActions(ctx context.Context, messages []ChatMessage, actions []string) (ChatReply, error) {
+	return m.reply(m.Client.CompleteTools(ctx, chatMessages(messages), ActionTool(actions)))
+}
+
+// chatMessages converts messages to the client's.
+func chatMessages(messages []ChatMessage) []llm.Message {
 	msgs := make([]llm.Message, len(messages))
 	for i, x := range messages {
 		msgs[i] = llm.Message{Role: x.Role, Content: x.Content}
 	}
-	r, err := m.Client.Complete(ctx, msgs)
+	return msgs
+}
+
+// reply converts the client's answer: an unusable reply (after the
+// client's reply_retries) is the turn's to count, not an error.
+func (m LLMModel) reply(r llm.Reply, err error) (ChatReply, error) {
 	if k := llm.UnusableKind(err); k != "" {
-		// After the client's reply_retries: the turn's to count.
-		return ChatReply{Unusable: k}, nil
+		return ChatReply{Unusable: k, Seen: llm.UnusableSeen(err)}, nil
 	}
 	if err != nil {
 		return ChatReply{}, err
 	}
 	return ChatReply{Content: r.Content, PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens,
 		Requests: r.Requests, Cached: r.Cached, Latency: r.Latency}, nil
+}
+
+// ActionToolName is the name of the function ActionTool declares.
+const ActionToolName = "take_action"
+
+// ActionTool is the action set as the one function a model may call
+// (function calling): "take_action" with one required argument,
+// "action", a string whose enum is names (in order). The model's call
+// then has the arguments {"action": NAME}, read by Parser.Parse.
+func ActionTool(names []string) []llm.Tool {
+	enum, err := json.Marshal(names)
+	if err != nil {
+		panic("agent: encoding action names: " + err.Error()) // strings always encode
+	}
+	params := `{"type":"object","properties":{"action":{"type":"string","enum":` + string(enum) +
+		`,"description":"The action to take this turn."}},"required":["action"],"additionalProperties":false}`
+	return []llm.Tool{{Type: "function", Function: llm.ToolFunction{Name: ActionToolName,
+		Description: "Take one action this turn.", Parameters: json.RawMessage(params)}}}
 }
 
 // UseLLM makes the dungeon's players ask model for every turn's action

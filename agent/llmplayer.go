@@ -26,7 +26,11 @@ type ChatReply struct {
 	// llm.KindNoChoices, llm.KindEmpty, llm.KindCut): the turn counts it
 	// and goes on as for a reply it cannot parse (a correction, then the
 	// fallback), never ending the episode.
-	Unusable                       string
+	Unusable string
+	// Seen, with Unusable, says what the reply held instead of content
+	// when the client could tell ("reasoning_content with empty
+	// content", "tool_calls but no tools were offered (…)"); "" if not.
+	Seen                           string
 	PromptTokens, CompletionTokens int
 	Requests                       int           // HTTP requests made (0 on a cache hit)
 	Cached                         bool          // replayed from the response cache
@@ -38,6 +42,16 @@ type ChatReply struct {
 // cache) is the real one.
 type ChatModel interface {
 	Chat(ctx context.Context, messages []ChatMessage) (ChatReply, error)
+}
+
+// ActionModel is a ChatModel that can also offer the turn's actions as
+// a function to call (LLMOptions.FunctionCalling): ChatActions asks the
+// model to call ActionTool(actions), and returns the call's arguments
+// (a JSON object {"action": NAME}) as the reply's Content, which the
+// parser reads as any JSON reply.
+type ActionModel interface {
+	ChatModel
+	ChatActions(ctx context.Context, messages []ChatMessage, actions []string) (ChatReply, error)
 }
 
 // LLMOptions configure an LLM agent's episodes.
@@ -76,6 +90,17 @@ type LLMOptions struct {
 	// Tally, if not nil, counts every reply that named no action (see
 	// Session.UnusableReplies), over all the episodes that share it.
 	Tally *ReplyTally
+	// FunctionCalling offers the actions to the model as one function,
+	// ActionTool(Actions), which it is asked to call (the model must be
+	// an ActionModel; another model is asked in text). The reply's
+	// arguments are parsed like a JSON reply; a model that answers in
+	// text instead is read as always. Default false.
+	FunctionCalling bool
+	// Actions are the action names offered with FunctionCalling, in
+	// index order. The players set them (the dungeon's ActionNames, a
+	// process environment's declared actions, NetHack's), not the
+	// config.
+	Actions []string
 }
 
 // LLMMetrics are the metric columns an LLM agent adds to the
@@ -193,7 +218,7 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 		for i, m := range out.Messages {
 			msgs[i] = ChatMessage{Role: m.Role, Content: m.Content}
 		}
-		r, err := s.model.Chat(ctx, msgs)
+		r, err := s.chat(ctx, msgs)
 		if err != nil {
 			return 0, false, fmt.Errorf("turn %d: %w", turn, err)
 		}
@@ -208,8 +233,11 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 				s.n[i]++
 			}
 			reply = ""
-			s.note("(" + r.Unusable + " reply)")
+			s.note(unusableNote(r))
 			perr = fmt.Errorf("the reply was unusable (%s)", strings.ReplaceAll(r.Unusable, "_", " "))
+			if r.Seen != "" {
+				perr = fmt.Errorf("the reply was unusable (%s: %s)", strings.ReplaceAll(r.Unusable, "_", " "), r.Seen)
+			}
 		} else {
 			reply = r.Content
 			if a, perr = parse(r.Content); perr == nil {
@@ -221,7 +249,7 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 		}
 		noted := reply
 		if r.Unusable != "" {
-			noted = "(" + r.Unusable + " reply)"
+			noted = unusableNote(r)
 		}
 		s.noteTry(turn, msgs, noted, perr)
 		rt.Observation = correction(perr) + "\n\n" + obs
@@ -229,6 +257,24 @@ func (s *Session) Choose(ctx context.Context, turn int, obs string, parse func(s
 	s.n[metricFallbacks]++
 	s.remember(first, reply)
 	return 0, false, nil
+}
+
+// chat asks the model: with opt.FunctionCalling and an ActionModel, as
+// a call of ActionTool(opt.Actions); else in text.
+func (s *Session) chat(ctx context.Context, msgs []ChatMessage) (ChatReply, error) {
+	if am, ok := s.model.(ActionModel); ok && s.opt.FunctionCalling && len(s.opt.Actions) > 0 {
+		return am.ChatActions(ctx, msgs, s.opt.Actions)
+	}
+	return s.model.Chat(ctx, msgs)
+}
+
+// unusableNote is how an unusable reply is noted: "(KIND reply)", or
+// "(KIND reply: SEEN)" when the client said what it held.
+func unusableNote(r ChatReply) string {
+	if r.Seen != "" {
+		return "(" + r.Unusable + " reply: " + r.Seen + ")"
+	}
+	return "(" + r.Unusable + " reply)"
 }
 
 // maxNoted bounds the distinct unusable replies a Session keeps for
@@ -325,6 +371,7 @@ func llmEpisode(ctx context.Context, ep dungeon.Episode, model ChatModel, rd *re
 	if !ok {
 		return envs.Outcome{}, fmt.Errorf("agent: the episode has no text view")
 	}
+	opt.Actions = ActionNames
 	s := NewSession(model, rd, opt)
 	p := DungeonParser(opt.ReasoningTags)
 	parse := func(reply string) (int, error) { return p.Parse(reply) }

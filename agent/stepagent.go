@@ -47,6 +47,7 @@ func (t *StepTurns) Begin(p *envs.Prompt, actions []string, record bool) error {
 	}
 	opt := t.agent.Options
 	opt.Record = record
+	opt.Actions = actions
 	t.s = NewSession(t.agent.Model, rd, opt)
 	t.actions = actions
 	return nil

@@ -76,6 +76,14 @@ type AgentConfig struct {
 	// fallback action, not the model. The error names the version, the
 	// rate and the three most common unusable replies. 1 never stops.
 	MaxFallbackRate float64 `yaml:"max_fallback_rate"`
+	// FunctionCalling, for AgentLLM only, offers the actions to the
+	// model as one function, "take_action" with an "action" argument
+	// whose enum is the action set (agent.ActionTool), and asks it to
+	// call it (tool_choice "required"); the call's arguments are the
+	// reply. The server must support tools (vLLM needs
+	// --enable-auto-tool-choice and a --tool-call-parser). A model that
+	// answers in text is still read. Default false: the reply is text.
+	FunctionCalling bool `yaml:"function_calling"`
 }
 
 // agentOut is the part of AgentConfig that shapes results (not the cache).
@@ -87,8 +95,9 @@ type agentOut struct {
 	Radius   int        `yaml:"radius"`
 	History  int        `yaml:"history"`
 	MaxPT    int        `yaml:"max_prompt_tokens"`
-	Propose  bool       `yaml:"propose_rules,omitempty"`  // omitted when off: run IDs of earlier configs keep
-	Tags     []string   `yaml:"reasoning_tags,omitempty"` // omitted when none
+	Propose  bool       `yaml:"propose_rules,omitempty"`    // omitted when off: run IDs of earlier configs keep
+	Tags     []string   `yaml:"reasoning_tags,omitempty"`   // omitted when none
+	Tools    bool       `yaml:"function_calling,omitempty"` // omitted when off
 }
 
 // out returns the part of a that shapes results. With forID the llm
@@ -103,7 +112,7 @@ func (a AgentConfig) out(forID bool) *agentOut {
 		l = llm.Config{Model: l.Model, Temperature: l.Temperature, Seed: l.Seed, MaxTokens: l.MaxTokens}
 	}
 	return &agentOut{Kind: a.Kind, LLM: l, MaxTurns: a.MaxTurns, MaxTries: a.MaxTries, Radius: a.Radius,
-		History: a.History, MaxPT: a.MaxPromptTokens, Propose: a.ProposeRules, Tags: a.ReasoningTags}
+		History: a.History, MaxPT: a.MaxPromptTokens, Propose: a.ProposeRules, Tags: a.ReasoningTags, Tools: a.FunctionCalling}
 }
 
 // defaultAgent returns the agent section's defaults.
@@ -118,6 +127,9 @@ func (a AgentConfig) validate() error {
 	case "", AgentScripted:
 		if a.ProposeRules {
 			return fmt.Errorf("propose_rules: true needs kind: llm (the rule proposer asks the agent's language model)")
+		}
+		if a.FunctionCalling {
+			return fmt.Errorf("function_calling: true needs kind: llm (it offers the actions to the language model as a function)")
 		}
 		return nil
 	case AgentLLM:
@@ -215,7 +227,8 @@ func (c *Config) attachAgent(env envs.Environment, client *llm.Client, tally *ag
 	}
 	model := agent.LLMModel{Client: client}
 	opt := agent.LLMOptions{Radius: c.Agent.Radius, MaxTries: c.Agent.MaxTries, MaxTurns: c.Agent.MaxTurns,
-		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens, ReasoningTags: c.Agent.ReasoningTags, Tally: tally}
+		History: c.Agent.History, MaxPromptTokens: c.Agent.MaxPromptTokens, ReasoningTags: c.Agent.ReasoningTags, Tally: tally,
+		FunctionCalling: c.Agent.FunctionCalling}
 	switch e := env.(type) {
 	case interface {
 		UseLLM(agent.ChatModel, agent.LLMOptions)
@@ -244,7 +257,8 @@ func (a stepAgent) NewTurns() process.Turns { return a.StepAgent.NewTurns() }
 // outcomes (cache.Key.Agent): "" for the scripted agent (the environment
 // plays its own), else "llm sha256:HEX", the SHA-256 of the YAML of the
 // agent settings that shape an episode (kind, llm, max_turns, max_tries,
-// radius, history, max_prompt_tokens, propose_rules; never the cache
+// radius, history, max_prompt_tokens, propose_rules, reasoning_tags,
+// function_calling (the last three only when set); never the cache
 // mode, its directory or the API key's value).
 func (c *Config) AgentIdentity() string {
 	if c.Agent.Kind != AgentLLM {

@@ -129,6 +129,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:4: agent.max_prompt_tokens: -5 is out of range, allowed [0, 10000000] (0: no limit)`},
 		{"propose_rules without a model", "agent:\n  propose_rules: true\n",
 			`exp.yaml:2: agent.propose_rules: true needs kind: llm (the rule proposer asks the agent's language model)`},
+		{"function_calling without a model", "agent:\n  function_calling: true\n",
+			`exp.yaml:2: agent.function_calling: true needs kind: llm (it offers the actions to the language model as a function)`},
 		{"infinite workers", "workers: -.inf\n",
 			`exp.yaml:1: workers: "-.inf" is not an integer`},
 		{"alpha spending", "acceptance:\n  alpha_spending: lord\n",
@@ -339,6 +341,27 @@ func TestRunIDIgnoresLocation(t *testing.T) {
 	}
 	if id, _ := contentID(c, in.Seeds, in.Base); id != "default-1275011f00" {
 		t.Errorf("default run ID %s, want default-1275011f00 (README)", id)
+	}
+}
+
+// agent.function_calling changes the requests, so it is part of the
+// agent's identity (and the run ID); off, it adds nothing, so the IDs of
+// earlier configs keep.
+func TestFunctionCallingIdentity(t *testing.T) {
+	const llmAgent = "agent:\n  kind: llm\n  llm: {base_url: http://127.0.0.1:1, model: m}\n"
+	ids := map[string]string{}
+	for name, extra := range map[string]string{"unset": "", "off": "  function_calling: false\n", "on": "  function_calling: true\n"} {
+		c, err := Parse("exp.yaml", []byte(llmAgent+extra))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids[name] = c.AgentIdentity()
+		if name == "on" && !c.Agent.FunctionCalling {
+			t.Error("function_calling: true was not read")
+		}
+	}
+	if ids["unset"] != ids["off"] || ids["on"] == ids["off"] {
+		t.Errorf("identities %v: want off = unset, on different", ids)
 	}
 }
 

@@ -173,6 +173,9 @@ func (r *run) playCandidates(ctx context.Context, g int, cands []draft) ([][]env
 func (r *run) playPool(ctx context.Context, g int, split string, cands []draft, seedList []uint64) ([][]envs.Outcome, error) {
 	obs := r.opt.Observer
 	start := time.Now()
+	if r.llm != nil {
+		r.llm.ResetLogged() // each kind of unusable reply's body is logged once per phase
+	}
 	jobs := make([]evaluate.Job, len(cands))
 	names := make([]string, len(cands))
 	for i, c := range cands {

@@ -259,6 +259,9 @@ func (r *run) prepare() error {
 	if r.llm, err = r.cfg.useAgent(r.env, r.tally); err != nil {
 		return err
 	}
+	if r.llm != nil && r.opt.Logger != nil {
+		r.llm.SetLogger(r.opt.Logger) // the body of each kind of unusable reply, once per phase (playRaw)
+	}
 	if r.llm != nil && r.opt.Workers <= 0 {
 		workers = r.cfg.Agent.LLM.Concurrency // episodes wait on the model, not on the CPU
 	}
@@ -601,6 +604,9 @@ func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt,
 func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prompt, seedList []uint64) ([]envs.Outcome, error) {
 	obs := r.opt.Observer
 	start := time.Now()
+	if r.llm != nil {
+		r.llm.ResetLogged() // each kind of unusable reply's body is logged once per phase
+	}
 	ph, err := r.phase(gen, split, p)
 	if err != nil {
 		return nil, err

@@ -354,6 +354,10 @@ func role(v string) bool {
 		fmt.Println(srv.URL)
 		io.Copy(io.Discard, os.Stdin)
 		srv.Close()
+	case "jitter":
+		var waits []time.Duration
+		waits, err = jitterWaits()
+		fmt.Println(waits)
 	default:
 		err = fmt.Errorf("unknown role %q", v)
 	}

@@ -3,10 +3,13 @@ package llm
 import (
 	"bytes"
 	"context"
+	cryptorand "crypto/rand"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"os"
@@ -41,6 +44,13 @@ var (
 	// finish_reason is "length": the model spent max_tokens before it
 	// answered (a reasoning model thinking at length).
 	ErrCutReply = fmt.Errorf("%w: reply cut by max_tokens before any content", ErrUnusableReply)
+	// ErrServerFault: the server answered 200 with an "error" object
+	// and no choices (a gateway or server passing on its upstream's
+	// failure). It is the server's fault, not the model's reply: it is
+	// retried as a 5xx is (counted in Stats.ServerErrors, its body
+	// logged), unless its code is a 4xx status that is not retried
+	// (400, 401, 403, 404, 422, ...), which is returned at once.
+	ErrServerFault = errors.New("server error in a 200 reply")
 	// ErrTimeout: an HTTP attempt took longer than Config.Timeout.
 	ErrTimeout = errors.New("request timed out")
 	// ErrRetriesExhausted: the attempts failed with retryable errors
@@ -156,9 +166,9 @@ type Options struct {
 	// Mode is how the cache is used; the zero value is ModeOff.
 	Mode Mode
 	// Jitter is the random source of backoff waits, used under a lock.
-	// nil means a PCG seeded (0, 0): deterministic, but processes that
-	// share a server should pass different seeds so that their retries
-	// spread out. The draws' order follows the callers' timing, so jitter
+	// nil means a PCG seeded per process and per client (see
+	// jitterSource), so that processes sharing a server spread their
+	// retries out. The draws' order follows the callers' timing, so jitter
 	// changes only when requests are sent, never a reply.
 	Jitter rand.Source
 	// Clock times latencies and waits; nil means SystemClock.
@@ -195,6 +205,10 @@ type Stats struct {
 	// Unusable counts HTTP attempts answered 200 with no usable reply
 	// (ErrUnusableReply), retried ones included.
 	Unusable int64
+	// ServerErrors counts HTTP attempts answered 200 with an "error"
+	// object (ErrServerFault), retried ones included; they are not
+	// counted in Unusable.
+	ServerErrors int64
 	// Outages counts the times the endpoint was marked down (DownAfter
 	// failed attempts in a row), and Waited sums the time calls spent in
 	// backoff waits, in nanoseconds over all callers.
@@ -213,7 +227,7 @@ func (s Stats) Add(o Stats) Stats {
 		Calls: s.Calls + o.Calls, Requests: s.Requests + o.Requests, Retries: s.Retries + o.Retries,
 		CacheHits: s.CacheHits + o.CacheHits, CacheMisses: s.CacheMisses + o.CacheMisses, Errors: s.Errors + o.Errors,
 		PromptTokens: s.PromptTokens + o.PromptTokens, CompletionTokens: s.CompletionTokens + o.CompletionTokens,
-		MaxInFlight: max(s.MaxInFlight, o.MaxInFlight), Unusable: s.Unusable + o.Unusable, Outages: s.Outages + o.Outages,
+		MaxInFlight: max(s.MaxInFlight, o.MaxInFlight), Unusable: s.Unusable + o.Unusable, ServerErrors: s.ServerErrors + o.ServerErrors, Outages: s.Outages + o.Outages,
 		Waited: s.Waited + o.Waited, CacheStored: s.CacheStored + o.CacheStored, CacheBytes: s.CacheBytes + o.CacheBytes,
 	}
 }
@@ -235,9 +249,13 @@ type Client struct {
 
 	calls, requests, retries, hits, misses, errs, promptTok, complTok atomic.Int64
 	inFlight, maxInFlight, unusable, outages, waited                  atomic.Int64
-	stored, storedBytes                                               atomic.Int64
+	stored, storedBytes, serverErrs                                   atomic.Int64
 
 	health health
+
+	logger atomic.Pointer[slog.Logger] // SetLogger's; nil logs nothing
+	logMu  sync.Mutex
+	logged map[string]bool // the kinds whose body was logged since ResetLogged
 }
 
 // New returns a Client for cfg. It returns cfg.Validate's error; an error
@@ -269,7 +287,7 @@ func New(cfg Config, opts Options) (*Client, error) {
 	}
 	src := opts.Jitter
 	if src == nil {
-		src = rand.NewPCG(0, 0)
+		src = jitterSource()
 	}
 	clock := opts.Clock
 	if clock == nil {
@@ -307,7 +325,7 @@ func (c *Client) Stats() Stats {
 		Calls: c.calls.Load(), Requests: c.requests.Load(), Retries: c.retries.Load(),
 		CacheHits: c.hits.Load(), CacheMisses: c.misses.Load(), Errors: c.errs.Load(),
 		PromptTokens: c.promptTok.Load(), CompletionTokens: c.complTok.Load(),
-		MaxInFlight: c.maxInFlight.Load(), Unusable: c.unusable.Load(), Outages: c.outages.Load(),
+		MaxInFlight: c.maxInFlight.Load(), Unusable: c.unusable.Load(), ServerErrors: c.serverErrs.Load(), Outages: c.outages.Load(),
 		Waited: time.Duration(c.waited.Load()), CacheStored: c.stored.Load(), CacheBytes: c.storedBytes.Load(),
 	}
 }
@@ -318,29 +336,54 @@ func (c *Client) Request(messages []Message) Request {
 	return Request{Model: c.cfg.Model, Messages: messages, Temperature: c.cfg.Temperature, Seed: c.cfg.Seed, MaxTokens: c.cfg.MaxTokens}
 }
 
+// ToolRequest returns the request CompleteTools sends for messages and
+// tools: Request's, with Tools and ToolChoice "required" (none: the
+// same as Request).
+func (c *Client) ToolRequest(messages []Message, tools []Tool) Request {
+	r := c.Request(messages)
+	if len(tools) > 0 {
+		r.Tools, r.ToolChoice = tools, "required"
+	}
+	return r
+}
+
 // Complete returns the model's reply to messages (oldest first).
 //
 // With a cache (ModeRead, ModeReadWrite) it first looks the request up;
 // a hit returns the stored reply with Cached true. In ModeRead a miss is
 // an error wrapping ErrNotCached. Otherwise it posts the request, waiting
-// for one of the Config.Concurrency slots, and retries up to
-// Config.MaxRetries times after a 408, 429 or 5xx status, an attempt that
-// took longer than Config.Timeout (ErrTimeout) or a network error: it
-// waits as the Retry-After header says (seconds or an HTTP date, at most
-// MaxRetryAfter), else a full-jitter backoff (BackoffBase, BackoffCap).
-// In ModeReadWrite it stores the reply before returning it; a failed
-// store is an error.
+// for one of the Config.Concurrency slots, and retries after a 408, 429
+// or 5xx status, a 200 with an "error" object (ErrServerFault), an
+// attempt that took longer than Config.Timeout (ErrTimeout) or a network
+// error, until Config.RetryFor has passed since the first attempt (the
+// last wait is cut so that the last attempt is made when it ends) or
+// Config.MaxRetries retries were made: it waits as the Retry-After
+// header says (seconds or an HTTP date, at most MaxRetryAfter), else a
+// full-jitter backoff (BackoffBase, BackoffCap). In ModeReadWrite it
+// stores the reply before returning it; a failed store is an error.
 //
 // Errors, each naming the request (hash prefix, model, message count):
 // ErrNoMessages; ErrNotCached; a *StatusError for another status,
-// returned at once; ErrMalformedReply, ErrNoChoices or ErrEmptyContent
-// for a 200 that carries no reply (not retried: a deterministic server
-// would answer the same); ErrRetriesExhausted wrapping the last
-// retryable error; ctx's error (context.Canceled, DeadlineExceeded or its
-// cause) as soon as ctx is done, which aborts the request in flight.
+// returned at once, and ErrServerFault for a 200 whose error's code is
+// such a status; ErrMalformedReply, ErrNoChoices, ErrEmptyContent or
+// ErrCutReply for a 200 that carries no reply, after
+// Config.ReplyRetries more attempts (UnusableKind names the kind,
+// UnusableSeen what the body held instead); ErrRetriesExhausted wrapping
+// the last retryable error; ctx's error (context.Canceled,
+// DeadlineExceeded or its cause) as soon as ctx is done, which aborts
+// the request in flight.
 func (c *Client) Complete(ctx context.Context, messages []Message) (Reply, error) {
+	return c.CompleteTools(ctx, messages, nil)
+}
+
+// CompleteTools is Complete with tools offered to the model (function
+// calling; ToolRequest): the model is asked to call one of them, and the
+// reply's Content is then the first call's arguments, a JSON object
+// (see Reply.Content). With no tools it is Complete. A tool's Parameters
+// that are not JSON are an error naming the tool; nothing is sent.
+func (c *Client) CompleteTools(ctx context.Context, messages []Message, tools []Tool) (Reply, error) {
 	c.calls.Add(1)
-	r, err := c.complete(ctx, messages)
+	r, err := c.complete(ctx, c.ToolRequest(messages, tools))
 	if err != nil {
 		c.errs.Add(1)
 	}
@@ -352,13 +395,17 @@ func reqError(h string, req Request, err error) error {
 	return fmt.Errorf("llm request %s (model %q, %d messages): %w", h[:12], req.Model, len(req.Messages), err)
 }
 
-func (c *Client) complete(ctx context.Context, messages []Message) (Reply, error) {
-	req := c.Request(messages)
+func (c *Client) complete(ctx context.Context, req Request) (Reply, error) {
+	for _, t := range req.Tools {
+		if !json.Valid(t.Function.Parameters) {
+			return Reply{}, fmt.Errorf("llm: tool %q: parameters are not JSON", t.Function.Name)
+		}
+	}
 	h := req.Hash()
-	if len(messages) == 0 {
+	if len(req.Messages) == 0 {
 		return Reply{}, reqError(h, req, ErrNoMessages)
 	}
-	for _, m := range messages {
+	for _, m := range req.Messages {
 		if m.Role == "" {
 			return Reply{}, reqError(h, req, ErrNoMessages)
 		}
@@ -381,7 +428,7 @@ func (c *Client) complete(ctx context.Context, messages []Message) (Reply, error
 	if err != nil {
 		return Reply{}, reqError(h, req, err)
 	}
-	r, err := c.fetch(ctx, body)
+	r, err := c.fetch(ctx, body, len(req.Tools) > 0)
 	if err != nil {
 		return Reply{}, reqError(h, req, err)
 	}
@@ -402,7 +449,7 @@ func (c *Client) complete(ctx context.Context, messages []Message) (Reply, error
 // fetch posts body until it gets a reply, a final error, or runs out of
 // time (Config.RetryFor since its first attempt) or retries. The errors
 // name no request (the caller wraps them).
-func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
+func (c *Client) fetch(ctx context.Context, body []byte, tools bool) (Reply, error) {
 	start := c.clock.Now()
 	var last error
 	prober, unusable := false, 0
@@ -425,7 +472,7 @@ func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
 			}
 			prober = p
 		}
-		r, wait, err := c.attempt(ctx, body)
+		r, wait, err := c.attempt(ctx, body, tools)
 		if err == nil {
 			c.health.up()
 			r.Requests = attempt + 1
@@ -444,6 +491,12 @@ func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
 			if unusable++; unusable > c.cfg.ReplyRetries {
 				return Reply{}, fmt.Errorf("%w (%d attempts gave no usable reply)", err, unusable)
 			}
+		} else if errors.Is(err, ErrServerFault) {
+			// The server is up but failing, as with a 5xx.
+			c.serverErrs.Add(1)
+			if c.health.down(c.clock.Now(), err) {
+				c.outages.Add(1)
+			}
 		} else if c.health.down(c.clock.Now(), err) {
 			c.outages.Add(1)
 		}
@@ -454,9 +507,16 @@ func (c *Client) fetch(ctx context.Context, body []byte) (Reply, error) {
 		if wait == 0 {
 			wait = c.backoff(attempt)
 		}
-		if spent := c.clock.Now().Sub(start); c.cfg.RetryFor > 0 && spent+wait > time.Duration(c.cfg.RetryFor) {
-			return Reply{}, fmt.Errorf("%w after %d attempts in %v (retry_for %v): %w", ErrRetriesExhausted, attempt+1,
-				spent.Round(time.Second), c.cfg.RetryFor, last)
+		if c.cfg.RetryFor > 0 {
+			// Retry until retry_for has passed: a wait past it is cut so
+			// that the last attempt is made when it ends.
+			spent := c.clock.Now().Sub(start)
+			left := time.Duration(c.cfg.RetryFor) - spent
+			if left <= 0 {
+				return Reply{}, fmt.Errorf("%w after %d attempts in %v (retry_for %v): %w", ErrRetriesExhausted, attempt+1,
+					spent.Round(time.Second), c.cfg.RetryFor, last)
+			}
+			wait = min(wait, left)
 		}
 		c.waited.Add(int64(wait))
 		if err := c.clock.Sleep(ctx, wait); err != nil {
@@ -496,7 +556,7 @@ const maxBody = 16 << 20
 
 // attempt makes one HTTP attempt. On failure wait is -1 if the error is
 // final, 0 to back off, and > 0 to wait that long (Retry-After).
-func (c *Client) attempt(ctx context.Context, body []byte) (r Reply, wait time.Duration, err error) {
+func (c *Client) attempt(ctx context.Context, body []byte, tools bool) (r Reply, wait time.Duration, err error) {
 	select {
 	case c.sem <- struct{}{}:
 	case <-ctx.Done():
@@ -543,10 +603,20 @@ func (c *Client) attempt(ctx context.Context, body []byte) (r Reply, wait time.D
 		return Reply{}, retryAfter(resp.Header.Get("Retry-After"), c.clock.Now()), serr
 	}
 	if len(data) > maxBody {
-		return Reply{}, 0, fmt.Errorf("%w: body longer than %d bytes", ErrMalformedReply, maxBody)
+		err := fmt.Errorf("%w: body longer than %d bytes", ErrMalformedReply, maxBody)
+		c.logBody(KindMalformed, err, data)
+		return Reply{}, 0, err
 	}
-	r, err = parseReply(data)
+	r, err = parseReply(data, tools)
 	if err != nil {
+		if fe := (*faultError)(nil); errors.As(err, &fe) && fe.final {
+			return Reply{}, -1, fmt.Errorf("%w (body %q)", err, c.snippet(data[:min(len(data), 256)]))
+		}
+		kind := UnusableKind(err)
+		if kind == "" {
+			kind = KindServerError
+		}
+		c.logBody(kind, err, data)
 		return Reply{}, 0, fmt.Errorf("%w (body %q)", err, c.snippet(data[:min(len(data), 64)]))
 	}
 	r.Latency = latency
@@ -613,7 +683,20 @@ func retryAfter(v string, now time.Time) time.Duration {
 type wireReply struct {
 	Choices []struct {
 		Message *struct {
-			Content *string `json:"content"`
+			// Content is a string, null, or an array of content parts
+			// ({"type": "text", "text": "…"}).
+			Content          json.RawMessage `json:"content"`
+			ReasoningContent *string         `json:"reasoning_content"` // DeepSeek, vLLM's reasoning parsers
+			Reasoning        *string         `json:"reasoning"`         // Ollama, OpenRouter
+			Refusal          *string         `json:"refusal"`
+			ToolCalls        []struct {
+				Function struct {
+					Name string `json:"name"`
+					// Arguments is a JSON string holding an object
+					// (OpenAI), or the object itself (Ollama).
+					Arguments json.RawMessage `json:"arguments"`
+				} `json:"function"`
+			} `json:"tool_calls"`
 		} `json:"message"`
 		FinishReason string `json:"finish_reason"`
 	} `json:"choices"`
@@ -621,36 +704,171 @@ type wireReply struct {
 		PromptTokens     int `json:"prompt_tokens"`
 		CompletionTokens int `json:"completion_tokens"`
 	} `json:"usage"`
-	Error *struct {
-		Message string `json:"message"`
-	} `json:"error"`
+	// Error is an error object ({"message", "type", "code"}) or a string.
+	Error json.RawMessage `json:"error"`
 }
 
-// parseReply reads a chat completion body: choices[0].message.content
-// (ErrMalformedReply if the body is not such JSON, ErrNoChoices without
-// choices, ErrCutReply for an empty or null content with finish_reason
-// "length", ErrEmptyContent for another empty or null content),
-// finish_reason and usage (0 tokens without usage; negative counts are
-// malformed).
-func parseReply(data []byte) (Reply, error) {
+// seenError is an unusable reply's error with what the body held
+// instead of content ("reasoning_content with empty content").
+type seenError struct {
+	err  error
+	seen string
+}
+
+func (e *seenError) Error() string { return e.err.Error() + " (" + e.seen + ")" }
+func (e *seenError) Unwrap() error { return e.err }
+
+// UnusableSeen returns what an unusable reply held instead of content,
+// for a message that names it: "reasoning_content with empty content",
+// "tool_calls but no tools were offered", "a refusal", ...; "" when
+// the error says no more than its kind.
+func UnusableSeen(err error) string {
+	var se *seenError
+	if errors.As(err, &se) {
+		return se.seen
+	}
+	return ""
+}
+
+// faultError is ErrServerFault with the server's message and code.
+type faultError struct {
+	msg, code string
+	final     bool // the code is a 4xx status that is not retried
+}
+
+func (e *faultError) Error() string {
+	s := ErrServerFault.Error() + ": " + strconv.Quote(e.msg)
+	if e.code != "" {
+		s += " (code " + e.code + ")"
+	}
+	return s
+}
+func (e *faultError) Unwrap() error { return ErrServerFault }
+
+// serverFault reads a 200's "error" value: an object with message and
+// code (a number or a string), or a string.
+func serverFault(raw json.RawMessage) *faultError {
+	var text string
+	if json.Unmarshal(raw, &text) == nil {
+		return &faultError{msg: text}
+	}
+	var obj struct {
+		Message string          `json:"message"`
+		Type    string          `json:"type"`
+		Code    json.RawMessage `json:"code"`
+	}
+	if json.Unmarshal(raw, &obj) != nil {
+		return &faultError{msg: string(raw)}
+	}
+	fe := &faultError{msg: obj.Message}
+	if fe.msg == "" {
+		fe.msg = obj.Type
+	}
+	var code string
+	if json.Unmarshal(obj.Code, &code) != nil {
+		code = string(obj.Code) // a number
+	}
+	if code != "null" {
+		fe.code = code
+	}
+	if n, err := strconv.Atoi(code); err == nil && n >= 400 && n < 500 && !retryable(n) {
+		fe.final = true
+	}
+	return fe
+}
+
+// contentText reads a message's content: a string, null (""), or an
+// array of content parts whose "text" parts are joined by newlines
+// (other parts, such as images, are skipped). ok is false for any other
+// JSON value.
+func contentText(raw json.RawMessage) (text string, ok bool) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return "", true
+	}
+	if json.Unmarshal(raw, &text) == nil {
+		return text, true
+	}
+	var parts []struct {
+		Type string  `json:"type"`
+		Text *string `json:"text"`
+	}
+	if json.Unmarshal(raw, &parts) != nil {
+		return "", false
+	}
+	var texts []string
+	for _, p := range parts {
+		if p.Text != nil && (p.Type == "" || p.Type == "text" || p.Type == "output_text") {
+			texts = append(texts, *p.Text)
+		}
+	}
+	return strings.Join(texts, "\n"), true
+}
+
+// parseReply reads a chat completion body, whose request offered tools
+// if tools is set:
+//
+//   - choices[0].message.content, a string or an array of text parts
+//     (contentText); when it is empty and the message has tool_calls,
+//     the content is the first call's arguments (a JSON object, as
+//     text), whether or not tools were offered;
+//   - finish_reason, and usage (0 tokens without usage; negative counts
+//     are malformed).
+//
+// Errors: ErrMalformedReply if the body is not such JSON; a *faultError
+// (ErrServerFault) for an "error" value and no choices; ErrNoChoices
+// without choices; ErrCutReply for an empty or null content with
+// finish_reason "length", else ErrEmptyContent; the last two say what
+// the message held instead (UnusableSeen): reasoning_content, tool
+// calls without arguments, a refusal.
+func parseReply(data []byte, tools bool) (Reply, error) {
 	var w wireReply
 	if err := json.Unmarshal(data, &w); err != nil {
 		return Reply{}, fmt.Errorf("%w: %v", ErrMalformedReply, err)
 	}
 	if len(w.Choices) == 0 {
-		if w.Error != nil && w.Error.Message != "" {
-			return Reply{}, fmt.Errorf("%w (server error %q)", ErrNoChoices, w.Error.Message)
+		if len(w.Error) > 0 && string(w.Error) != "null" {
+			return Reply{}, serverFault(w.Error)
 		}
 		return Reply{}, ErrNoChoices
 	}
 	ch := w.Choices[0]
-	if ch.Message == nil || ch.Message.Content == nil || strings.TrimSpace(*ch.Message.Content) == "" {
-		if ch.FinishReason == "length" {
-			return Reply{}, ErrCutReply
+	content, seen := "", ""
+	if m := ch.Message; m != nil {
+		var ok bool
+		if content, ok = contentText(m.Content); !ok {
+			return Reply{}, fmt.Errorf("%w: content is neither a string nor an array of text parts", ErrMalformedReply)
 		}
-		return Reply{}, ErrEmptyContent
+		if strings.TrimSpace(content) == "" {
+			switch {
+			case len(m.ToolCalls) > 0:
+				args := toolArguments(m.ToolCalls[0].Function.Arguments)
+				if a := strings.TrimSpace(args); a != "" && a != "{}" && a != "null" {
+					content = args
+				} else if tools {
+					seen = fmt.Sprintf("tool_calls of %q without arguments", m.ToolCalls[0].Function.Name)
+				} else {
+					seen = fmt.Sprintf("tool_calls but no tools were offered (%q without arguments)", m.ToolCalls[0].Function.Name)
+				}
+			case m.ReasoningContent != nil && strings.TrimSpace(*m.ReasoningContent) != "":
+				seen = "reasoning_content with empty content"
+			case m.Reasoning != nil && strings.TrimSpace(*m.Reasoning) != "":
+				seen = "reasoning with empty content"
+			case m.Refusal != nil && strings.TrimSpace(*m.Refusal) != "":
+				seen = "a refusal: " + strconv.Quote(*m.Refusal)
+			}
+		}
 	}
-	r := Reply{Content: *ch.Message.Content, FinishReason: ch.FinishReason}
+	if strings.TrimSpace(content) == "" {
+		err := ErrEmptyContent
+		if ch.FinishReason == "length" {
+			err = ErrCutReply
+		}
+		if seen != "" {
+			return Reply{}, &seenError{err, seen}
+		}
+		return Reply{}, err
+	}
+	r := Reply{Content: content, FinishReason: ch.FinishReason}
 	if w.Usage != nil {
 		if w.Usage.PromptTokens < 0 || w.Usage.CompletionTokens < 0 {
 			return Reply{}, fmt.Errorf("%w: negative usage", ErrMalformedReply)
@@ -658,4 +876,87 @@ func parseReply(data []byte) (Reply, error) {
 		r.PromptTokens, r.CompletionTokens = w.Usage.PromptTokens, w.Usage.CompletionTokens
 	}
 	return r, nil
+}
+
+// toolArguments returns a tool call's arguments as text: the string a
+// JSON string holds, else the raw JSON (an object).
+func toolArguments(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	return string(raw)
+}
+
+// LogBodyBytes is how much of a body SetLogger's log shows.
+const LogBodyBytes = 2 << 10
+
+// SetLogger makes the client log, at level Warn, the body of the first
+// reply of each kind that it could not use (KindMalformed,
+// KindNoChoices, KindEmpty, KindCut, and KindServerError for a 200 with
+// an "error") since the last ResetLogged: its first LogBodyBytes bytes,
+// the API key redacted, with the error. nil logs nothing (the default).
+// Safe to call at any time.
+func (c *Client) SetLogger(l *slog.Logger) { c.logger.Store(l) }
+
+// ResetLogged forgets which kinds were logged, so that the next body of
+// each kind is logged again: a run calls it as each phase starts, to log
+// each kind's body once per phase.
+func (c *Client) ResetLogged() {
+	c.logMu.Lock()
+	c.logged = nil
+	c.logMu.Unlock()
+}
+
+// logBody logs data, the body of an attempt that failed with err, if
+// it is the first of its kind since ResetLogged.
+func (c *Client) logBody(kind string, err error, data []byte) {
+	l := c.logger.Load()
+	if l == nil {
+		return
+	}
+	c.logMu.Lock()
+	first := !c.logged[kind]
+	if first {
+		if c.logged == nil {
+			c.logged = map[string]bool{}
+		}
+		c.logged[kind] = true
+	}
+	c.logMu.Unlock()
+	if !first {
+		return
+	}
+	body := string(data[:min(len(data), LogBodyBytes)])
+	if c.key != "" {
+		body = strings.ReplaceAll(body, c.key, "[REDACTED]")
+	}
+	body = strings.ToValidUTF8(body, "\uFFFD")
+	l.Warn("model server reply not used; its body follows (first of its kind this phase)",
+		"kind", kind, "error", err.Error(), "bytes", len(data), "body", body)
+}
+
+// jitterSeq numbers the clients of this process that draw their own
+// jitter, so that two clients of one process draw differently too.
+var jitterSeq atomic.Uint64
+
+// jitterSeed is this process's seed of backoff jitter: 8 bytes of
+// crypto/rand, or the process ID and the start time if it fails.
+var jitterSeed = func() uint64 {
+	var b [8]byte
+	if _, err := cryptorand.Read(b[:]); err == nil {
+		return binary.LittleEndian.Uint64(b[:])
+	}
+	return uint64(os.Getpid())<<32 ^ uint64(time.Now().UnixNano())
+}()
+
+// jitterSource returns the random source of a client's backoff waits
+// when Options.Jitter is nil: a PCG seeded by (the process's jitterSeed,
+// the client's number). Processes that share a server must not draw the
+// same waits, or their retries arrive together; this randomness is not
+// seeded from the experiment's seeds on purpose. It decides only how
+// long a retry waits, never which request is sent or what is recorded:
+// results stay byte-identical whatever it draws.
+func jitterSource() rand.Source {
+	return rand.NewPCG(jitterSeed, jitterSeq.Add(1))
 }

@@ -15,17 +15,29 @@
 //  3. waits for one of Config.Concurrency slots and posts the request,
 //     with "Authorization: Bearer KEY" if Config.APIKeyEnv names a key,
 //     each attempt bounded by Config.Timeout;
-//  4. on 408, 429, 5xx, a timeout or a network error, frees its slot,
-//     waits as Retry-After says (delay-seconds or an HTTP date, at most
-//     [MaxRetryAfter]) or else a full-jitter backoff, and retries until
-//     Config.RetryFor has passed since the first attempt (or
-//     Config.MaxRetries retries); while [DownAfter] attempts in a row have
-//     failed, one call probes and the others wait ([Client.Waiting]);
-//  5. reads choices[0].message.content, finish_reason and usage; a 200
-//     with no usable reply ([ErrUnusableReply]: malformed, no choices,
-//     empty or null content, cut by max_tokens) is sent again
-//     Config.ReplyRetries times, then returned ([UnusableKind] names it);
+//  4. on 408, 429, 5xx, a 200 with an "error" object and no choices
+//     ([ErrServerFault], counted in Stats.ServerErrors), a timeout or a
+//     network error, frees its slot, waits as Retry-After says
+//     (delay-seconds or an HTTP date, at most [MaxRetryAfter]) or else a
+//     full-jitter backoff (its random source seeded per process), and
+//     retries until Config.RetryFor has passed since the first attempt
+//     (or Config.MaxRetries retries); while [DownAfter] attempts in a row
+//     have failed, one call probes and the others wait
+//     ([Client.Waiting]);
+//  5. reads choices[0].message.content (a string, or an array of text
+//     parts joined by newlines; when it is empty, the first tool call's
+//     arguments), finish_reason and usage; a 200 with no usable reply
+//     ([ErrUnusableReply]: malformed, no choices, empty or null content,
+//     cut by max_tokens) is sent again Config.ReplyRetries times, then
+//     returned ([UnusableKind] names it, [UnusableSeen] what the body
+//     held instead: reasoning_content, tool calls without arguments, a
+//     refusal); with a logger ([Client.SetLogger]) the first body of
+//     each kind is logged, its first [LogBodyBytes];
 //  6. in ModeReadWrite stores the reply, then returns it.
+//
+// [Client.CompleteTools] offers tools (function calling): the request
+// also carries "tools" and "tool_choice": "required", which its hash
+// covers (a request without tools keeps the hash it always had).
 //
 // Cancelling the context aborts the request in flight at once (the
 // connection is closed) and any wait. [Client.Stats] counts calls, HTTP

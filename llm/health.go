@@ -117,6 +117,10 @@ const (
 	KindNoChoices = "no_choices" // ErrNoChoices
 	KindEmpty     = "empty"      // ErrEmptyContent
 	KindCut       = "cut"        // ErrCutReply
+	// KindServerError names, in the client's log (SetLogger), a 200
+	// with an "error" object (ErrServerFault); it is not an unusable
+	// reply and UnusableKind never returns it.
+	KindServerError = "server_error"
 )
 
 // UnusableKind names the kind of an error wrapping ErrUnusableReply

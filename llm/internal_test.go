@@ -130,17 +130,64 @@ func TestParseReply(t *testing.T) {
 		{"choices-not-list", `{"choices":{}}`, Reply{}, ErrMalformedReply},
 		{"negative-usage", `{"choices":[{"message":{"content":"hi"}}],"usage":{"prompt_tokens":-1}}`, Reply{}, ErrMalformedReply},
 		{"no-choices", `{"choices":[]}`, Reply{}, ErrNoChoices},
-		{"error-200", `{"error":{"message":"model overloaded"}}`, Reply{}, ErrNoChoices},
+		{"error-200", `{"error":{"message":"model overloaded"}}`, Reply{}, ErrServerFault},
 		{"null-content", `{"choices":[{"message":{"content":null}}]}`, Reply{}, ErrEmptyContent},
 		{"empty-content", `{"choices":[{"message":{"content":""}}]}`, Reply{}, ErrEmptyContent},
 		{"no-message", `{"choices":[{"finish_reason":"stop"}]}`, Reply{}, ErrEmptyContent},
+		// Structured replies: content parts, a tool call with empty
+		// content (arguments a JSON string, or an object as Ollama
+		// sends), and what is seen instead of content.
+		{"content-parts", `{"choices":[{"message":{"content":[{"type":"text","text":"I am hungry."},{"type":"image_url","image_url":{"url":"x"}},{"type":"text","text":"ACTION: eat"}]},"finish_reason":"stop"}]}`,
+			Reply{Content: "I am hungry.\nACTION: eat", FinishReason: "stop"}, nil},
+		{"content-number", `{"choices":[{"message":{"content":3}}]}`, Reply{}, ErrMalformedReply},
+		{"tool-call", `{"choices":[{"message":{"role":"assistant","content":null,"tool_calls":[{"id":"c1","type":"function","function":{"name":"take_action","arguments":"{\"action\": \"attack\"}"}}]},"finish_reason":"tool_calls"}],"usage":{"prompt_tokens":5,"completion_tokens":7}}`,
+			Reply{Content: `{"action": "attack"}`, FinishReason: "tool_calls", PromptTokens: 5, CompletionTokens: 7}, nil},
+		{"tool-call-empty-content", `{"choices":[{"message":{"content":"","tool_calls":[{"function":{"name":"take_action","arguments":{"action":"flee"}}}]}}]}`,
+			Reply{Content: `{"action":"flee"}`}, nil},
+		{"tool-call-no-args", `{"choices":[{"message":{"content":null,"tool_calls":[{"function":{"name":"search","arguments":"{}"}}]}}]}`, Reply{}, ErrEmptyContent},
+		{"reasoning-only", `{"choices":[{"message":{"content":null,"reasoning_content":"The goblin is weak, so"},"finish_reason":"length"}]}`, Reply{}, ErrCutReply},
+		{"error-string", `{"error":"upstream timed out"}`, Reply{}, ErrServerFault},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r, err := parseReply([]byte(tc.body))
+			r, err := parseReply([]byte(tc.body), false)
 			if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) || r != tc.want {
 				t.Fatalf("parseReply = %+v, %v; want %+v, %v", r, err, tc.want, tc.err)
 			}
 		})
+	}
+	// Errors name what was seen instead of content.
+	for _, tc := range []struct {
+		body  string
+		tools bool
+		seen  string
+	}{
+		{`{"choices":[{"message":{"content":null,"tool_calls":[{"function":{"name":"search","arguments":"{}"}}]}}]}`, false, `tool_calls but no tools were offered ("search" without arguments)`},
+		{`{"choices":[{"message":{"content":null,"tool_calls":[{"function":{"name":"take_action","arguments":""}}]}}]}`, true, `tool_calls of "take_action" without arguments`},
+		{`{"choices":[{"message":{"content":"","reasoning_content":"Let me think"}}]}`, false, "reasoning_content with empty content"},
+		{`{"choices":[{"message":{"content":"","reasoning":"Let me think"}}]}`, false, "reasoning with empty content"},
+		{`{"choices":[{"message":{"content":null,"refusal":"I can't help with that."}}]}`, false, `a refusal: "I can't help with that."`},
+	} {
+		_, err := parseReply([]byte(tc.body), tc.tools)
+		if got := UnusableSeen(err); got != tc.seen || !strings.Contains(err.Error(), tc.seen) || UnusableKind(err) == "" {
+			t.Errorf("parseReply(%s): %v, seen %q; want an unusable reply that names %q", tc.body, err, got, tc.seen)
+		}
+	}
+	// A 200 with an error object: the server's fault, with its message
+	// and code; a 4xx code that is not retried is final.
+	for _, tc := range []struct {
+		body, text string
+		final      bool
+	}{
+		{`{"error":{"message":"model overloaded","type":"server_error","code":503}}`, `server error in a 200 reply: "model overloaded" (code 503)`, false},
+		{`{"error":{"message":"context length exceeded","code":"400"}}`, `"context length exceeded" (code 400)`, true},
+		{`{"error":{"message":"slow down","code":429}}`, `"slow down" (code 429)`, false},
+		{`{"error":{"type":"upstream_error"},"choices":[]}`, `"upstream_error"`, false},
+	} {
+		_, err := parseReply([]byte(tc.body), false)
+		var fe *faultError
+		if !errors.As(err, &fe) || !errors.Is(err, ErrServerFault) || UnusableKind(err) != "" || !strings.Contains(err.Error(), tc.text) || fe.final != tc.final {
+			t.Errorf("parseReply(%s) = %v; want a server fault %q, final %v", tc.body, err, tc.text, tc.final)
+		}
 	}
 }
 
@@ -271,10 +318,13 @@ func FuzzParseReply(f *testing.F) {
 	f.Add([]byte(`{"choices":[]}`))
 	f.Add([]byte(`{"choices":[{"message":{"content":null}}]}`))
 	f.Add([]byte(`{`))
+	f.Add([]byte(`{"error":{"message":"overloaded","code":503}}`))
+	f.Add([]byte(`{"choices":[{"message":{"content":[{"type":"text","text":"eat"}]}}]}`))
+	f.Add([]byte(`{"choices":[{"message":{"content":null,"tool_calls":[{"function":{"name":"act","arguments":"{\"action\":\"eat\"}"}}]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
-		r, err := parseReply(b)
+		r, err := parseReply(b, len(b)%2 == 0)
 		if err != nil {
-			if !errors.Is(err, ErrMalformedReply) && !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrEmptyContent) {
+			if !errors.Is(err, ErrMalformedReply) && !errors.Is(err, ErrNoChoices) && !errors.Is(err, ErrEmptyContent) && !errors.Is(err, ErrServerFault) {
 				t.Fatalf("error %v is none of the sentinels", err)
 			}
 			return

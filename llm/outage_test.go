@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
@@ -31,9 +32,10 @@ func (c *stepClock) Sleep(ctx context.Context, d time.Duration) error {
 }
 
 // TestRetryFor: an endpoint that stays down (503, Retry-After 7) is
-// retried as Retry-After says until retry_for (1m) would pass, then the
-// call fails with ErrRetriesExhausted naming the budget; once it is up
-// again the client answers at once.
+// retried as Retry-After says until retry_for (1m) has passed, the last
+// wait cut so that the last attempt is made at 1m; then the call fails
+// with ErrRetriesExhausted naming the budget; once it is up again the
+// client answers at once.
 func TestRetryFor(t *testing.T) {
 	clock := &stepClock{now: time.Unix(1e9, 0)}
 	st := newSetup(t, func(c *llm.Config, o *llm.Options) {
@@ -47,17 +49,16 @@ func TestRetryFor(t *testing.T) {
 	if !errors.Is(err, llm.ErrRetriesExhausted) || !strings.Contains(err.Error(), "retry_for 1m0s") || !strings.Contains(err.Error(), "HTTP 503") {
 		t.Fatalf("err = %v, want ErrRetriesExhausted after retry_for 1m0s with the last HTTP 503", err)
 	}
-	// 0, 7, ..., 56 s: 9 attempts; the 10th would start at 63 s.
-	if n := st.srv.Requests(); n != 9 {
-		t.Errorf("%d requests, want 9 (one per Retry-After of 7 s within 1 min)", n)
+	// 0, 7, ..., 56 s, then 60 s: 10 attempts.
+	if n := st.srv.Requests(); n != 10 {
+		t.Errorf("%d requests, want 10 (one per Retry-After of 7 s within 1 min, and one at 1 min)", n)
 	}
-	for _, w := range clock.waits {
-		if w != 7*time.Second {
-			t.Fatalf("waits %v, want 7s each (Retry-After)", clock.waits)
-		}
+	want := []time.Duration{7 * time.Second, 7 * time.Second, 7 * time.Second, 7 * time.Second, 7 * time.Second, 7 * time.Second, 7 * time.Second, 7 * time.Second, 4 * time.Second}
+	if fmt.Sprint(clock.waits) != fmt.Sprint(want) {
+		t.Fatalf("waits %v, want %v (Retry-After, the last cut to end at retry_for)", clock.waits, want)
 	}
-	if d, last, ok := st.cl.Waiting(); !ok || d != 28*time.Second || !strings.Contains(last, "503") {
-		t.Errorf("Waiting() = %v, %q, %v; want down for 28s (since the 5th failure) after HTTP 503", d, last, ok)
+	if d, last, ok := st.cl.Waiting(); !ok || d != 32*time.Second || !strings.Contains(last, "503") {
+		t.Errorf("Waiting() = %v, %q, %v; want down for 32s (since the 5th failure, at 28 s, to the last at 60 s) after HTTP 503", d, last, ok)
 	}
 	st.srv.Down(llmtest.OK)
 	if r, err := st.cl.Complete(context.Background(), msgs); err != nil || r.Requests != 1 {
@@ -65,6 +66,33 @@ func TestRetryFor(t *testing.T) {
 	}
 	if _, _, ok := st.cl.Waiting(); ok {
 		t.Error("Waiting() still reports the endpoint down after an answer")
+	}
+}
+
+// TestRetryForBackoff: with backoff waits (500 without Retry-After),
+// a call keeps trying until retry_for (20s) has passed, whatever the
+// jitter draws: its attempts span exactly 20 s, the last one at 20 s.
+func TestRetryForBackoff(t *testing.T) {
+	for seed := uint64(0); seed < 20; seed++ {
+		clock := &stepClock{now: time.Unix(1e9, 0)}
+		st := newSetup(t, func(c *llm.Config, o *llm.Options) {
+			c.MaxRetries = 1000
+			c.RetryFor = llm.Duration(20 * time.Second)
+			o.Clock = clock
+			o.Jitter = rand.NewPCG(seed, 1)
+		})
+		st.srv.Down(llmtest.ServerError)
+		_, err := st.cl.Complete(context.Background(), msgs)
+		if !errors.Is(err, llm.ErrRetriesExhausted) || !strings.Contains(err.Error(), "retry_for 20s") {
+			t.Fatalf("jitter seed %d: err = %v, want ErrRetriesExhausted after retry_for 20s", seed, err)
+		}
+		var spent time.Duration
+		for _, w := range clock.waits {
+			spent += w
+		}
+		if spent != 20*time.Second {
+			t.Errorf("jitter seed %d: the attempts span %v (%d requests, waits %v), want 20s", seed, spent, st.srv.Requests(), clock.waits)
+		}
 	}
 }
 
@@ -148,5 +176,56 @@ func TestFailFirstAttempts(t *testing.T) {
 	}
 	if s := st.srv.Stats(); s.Faults[llmtest.Truncated] != 1 {
 		t.Errorf("server faults %v, want 1 truncated", s.Faults)
+	}
+}
+
+// jitterWaits returns the backoff waits of a client with the default
+// jitter source (Options.Jitter nil) whose first 5 attempts get a 500.
+func jitterWaits() ([]time.Duration, error) {
+	srv := llmtest.New(policy)
+	defer srv.Close()
+	srv.Down(llmtest.ServerError)
+	cfg := llm.DefaultConfig()
+	cfg.BaseURL, cfg.Model, cfg.MaxRetries = srv.URL, "m", 4
+	clock := &stepClock{now: time.Unix(1e9, 0)}
+	cl, err := llm.New(cfg, llm.Options{Clock: clock})
+	if err != nil {
+		return nil, err
+	}
+	defer cl.Close()
+	if _, err := cl.Complete(context.Background(), msgs); !errors.Is(err, llm.ErrRetriesExhausted) {
+		return nil, fmt.Errorf("want ErrRetriesExhausted, got %v", err)
+	}
+	return clock.waits, nil
+}
+
+// TestJitterPerProcess: the default backoff jitter differs between two
+// processes and between two clients of one process, so that processes
+// sharing a server do not retry in step.
+func TestJitterPerProcess(t *testing.T) {
+	var out [2]string
+	for i := range out {
+		b, err := subprocess(t, "jitter").Output()
+		if err != nil {
+			t.Fatalf("subprocess: %v", err)
+		}
+		out[i] = strings.TrimSpace(string(b))
+	}
+	if out[0] == out[1] {
+		t.Errorf("two processes drew the same waits %s", out[0])
+	}
+	a, err := jitterWaits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := jitterWaits()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(a) == fmt.Sprint(b) {
+		t.Errorf("two clients of one process drew the same waits %v", a)
+	}
+	if len(a) != 4 {
+		t.Errorf("waits %v, want 4 (max_retries 4)", a)
 	}
 }

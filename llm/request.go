@@ -1,8 +1,10 @@
 package llm
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"strconv"
 	"time"
 )
@@ -37,6 +39,32 @@ type Request struct {
 	Seed *int64 `json:"seed,omitempty"`
 	// MaxTokens is Config.MaxTokens; 0 is not sent.
 	MaxTokens int `json:"max_tokens,omitempty"`
+	// Tools are the functions offered to the model (function calling,
+	// Client.CompleteTools); none is not sent.
+	Tools []Tool `json:"tools,omitempty"`
+	// ToolChoice is "required" when Tools are offered (the model must
+	// call one), "" (not sent) otherwise.
+	ToolChoice string `json:"tool_choice,omitempty"`
+}
+
+// Tool is one function offered to the model: an entry of the request's
+// "tools" array (OpenAI's chat completions API, type "function").
+type Tool struct {
+	// Type is "function".
+	Type string `json:"type"`
+	// Function declares the function.
+	Function ToolFunction `json:"function"`
+}
+
+// ToolFunction is a Tool's function: its name, what it does, and its
+// arguments as a JSON Schema object.
+type ToolFunction struct {
+	// Name is the function's name: letters, digits, "_" and "-".
+	Name string `json:"name"`
+	// Description tells the model what the function does.
+	Description string `json:"description,omitempty"`
+	// Parameters is the JSON Schema of the arguments object.
+	Parameters json.RawMessage `json:"parameters"`
 }
 
 // requestTag starts the canonical encoding of a Request. Changing the
@@ -55,6 +83,8 @@ const requestTag = "evolve llm request v1\n"
 //	messages <len(Messages)>\n
 //	role <len>:<Role>\n            (these two lines per message, in order)
 //	content <len>:<Content>\n
+//	tools <len>:<JSON of Tools>\n  (these two lines only when Tools are offered)
+//	tool_choice <len>:<ToolChoice>\n
 //
 // where each <len> is the string's length in bytes, integers are decimal
 // and Temperature is strconv.FormatFloat(t, 'g', -1, 64) (the shortest
@@ -103,6 +133,16 @@ func (r Request) encode() []byte {
 		str("role", m.Role)
 		str("content", m.Content)
 	}
+	if len(r.Tools) > 0 {
+		// Absent without tools, so that every request without them keeps
+		// its hash (and its cache entry).
+		tools, err := marshal(r.Tools)
+		if err != nil {
+			panic("llm: encoding tools: " + err.Error()) // plain structs and valid RawMessage always encode
+		}
+		str("tools", string(tools))
+		str("tool_choice", r.ToolChoice)
+	}
 	return b
 }
 
@@ -110,8 +150,15 @@ func (r Request) encode() []byte {
 func (r Request) equal(o Request) bool {
 	if r.Model != o.Model || r.Temperature != o.Temperature || r.MaxTokens != o.MaxTokens ||
 		(r.Seed == nil) != (o.Seed == nil) || (r.Seed != nil && *r.Seed != *o.Seed) ||
-		len(r.Messages) != len(o.Messages) {
+		len(r.Messages) != len(o.Messages) || r.ToolChoice != o.ToolChoice || len(r.Tools) != len(o.Tools) {
 		return false
+	}
+	if len(r.Tools) > 0 {
+		a, _ := marshal(r.Tools)
+		b, _ := marshal(o.Tools)
+		if !bytes.Equal(a, b) {
+			return false
+		}
 	}
 	for i := range r.Messages {
 		if r.Messages[i] != o.Messages[i] {
@@ -123,7 +170,10 @@ func (r Request) equal(o Request) bool {
 
 // Reply is the answer to one Complete call.
 type Reply struct {
-	// Content is choices[0].message.content, never empty.
+	// Content is choices[0].message.content, never empty: the string, or
+	// the "text" parts of an array of content parts joined by newlines;
+	// when that is empty and the message has tool_calls, the first
+	// call's arguments (a JSON object as text, e.g. {"action":"eat"}).
 	Content string
 	// FinishReason is choices[0].finish_reason as the server sent it
 	// ("stop", "length" when max_tokens cut the reply, ...); "" if absent.

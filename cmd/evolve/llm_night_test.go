@@ -369,3 +369,36 @@ agent:
 		t.Fatalf("exit %d, want %d\n%s", code, exitFailure, all)
 	}
 }
+
+// A server whose 200 replies are not chat completions is never silent:
+// the run's log shows the body (its first 2 KB) once per phase, beside
+// the phase's line of replies that named no action.
+func TestLLMBodyLogged(t *testing.T) {
+	srv := llmtest.New(llmtest.Rules("ACTION: explore"))
+	defer srv.Close()
+	srv.FailFraction(llmtest.HTML, 1, 1)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "body.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`name: body
+seeds: %s
+max_generations: 1
+mutation: {candidates: 1}
+agent:
+  kind: llm
+  llm: {base_url: %q, model: m, max_tokens: 8, concurrency: 2, reply_retries: 0}
+  cache: off
+  max_turns: 2
+  max_tries: 1
+  max_fallback_rate: 1
+`, llmSeeds(t, dir, 2, 2, 2), srv.URL)), 0o644)
+	code, stdout, stderr := evolve(t, "run", "--config", cfg, "--out", t.TempDir())
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	bodies := strings.Count(stderr, "model server reply not used")
+	phases := strings.Count(stderr, `msg="phase done"`)
+	if bodies < 2 || bodies != phases || strings.Count(stderr, "kind=malformed") != bodies ||
+		strings.Count(stderr, "<title>502 Bad Gateway</title>") != bodies {
+		t.Errorf("%d bodies logged over %d phases, want one malformed body per phase:\n%s", bodies, phases, stderr)
+	}
+}

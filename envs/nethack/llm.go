@@ -85,7 +85,9 @@ func (l *llmSetup) newPolicy(ep envs.Episode, rc *agent.RendererCache) (policy, 
 	if agent.Schema.Validate(p) != nil {
 		p = agent.BaseParameters()
 	}
-	return &llmPolicy{s: agent.NewSession(l.model, rd, l.opt), fb: NewScripted(p), names: ActionNames()}, nil
+	opt := l.opt
+	opt.Actions = ActionNames()
+	return &llmPolicy{s: agent.NewSession(l.model, rd, opt), fb: NewScripted(p), names: opt.Actions}, nil
 }
 
 // llmPolicy asks the model through an agent.Session.

@@ -98,7 +98,39 @@ const (
 	// Authorization header, as a careless server might, to test that the
 	// client redacts the key.
 	Unauthorized Fault = "401"
+	// ErrorObject answers 200 with an OpenAI-style error object and no
+	// choices, as gateways do that pass on an upstream's failure:
+	// {"error": {"message": ErrorObjectMessage, "type": "server_error",
+	// "code": 503}}.
+	ErrorObject Fault = "200-error"
+	// ReasoningOnly answers 200 with null content and the policy's reply
+	// as reasoning_content, finish_reason "length": a reasoning model
+	// whose server parses the thinking out and that spent max_tokens
+	// thinking.
+	ReasoningOnly Fault = "reasoning-only"
+	// ToolCallNoArgs answers 200 with empty content and a tool call of
+	// a function "search" with arguments "{}".
+	ToolCallNoArgs Fault = "tool-call-no-args"
 )
+
+// Reply shapes: well-formed answers written as other servers write
+// them. They are set like faults (FailNth, FailFraction, ...) and
+// counted in Stats.Faults, but they carry the policy's reply.
+const (
+	// ContentParts answers with content as an array of two text parts:
+	// "Here is my answer." and the policy's reply.
+	ContentParts Fault = "content-parts"
+	// ToolCall answers with null content and one tool call of the
+	// function "take_action" whose arguments are the JSON string
+	// {"action": NAME}, NAME the policy's action (its "ACTION: NAME"
+	// line, else its reply trimmed), as a model that calls a function
+	// does. A request that offers tools with tool_choice "required" is
+	// answered so without being told (the first tool's name).
+	ToolCall Fault = "tool-call"
+)
+
+// ErrorObjectMessage is the message of ErrorObject's error.
+const ErrorObjectMessage = "The upstream model is overloaded; please retry"
 
 // StatsPath is where the server serves its Stats as JSON (GET).
 const StatsPath = "/llmtest/stats"
@@ -262,6 +294,13 @@ func (s *Server) firstFault(body []byte) Fault {
 		return OK
 	}
 	return s.firstF[r.IntN(len(s.firstF))]
+}
+
+// SetPolicy makes the server answer with policy from now on.
+func (s *Server) SetPolicy(policy Policy) {
+	s.mu.Lock()
+	s.policy = policy
+	s.mu.Unlock()
 }
 
 // SetRetryAfter sets the Retry-After header value of TooManyRetryAfter
@@ -446,7 +485,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
-	content := s.policy(req.Messages)
+	s.mu.Lock()
+	policy := s.policy
+	s.mu.Unlock()
+	content := policy(req.Messages)
 	if r.Context().Err() != nil {
 		aborted = true
 		return
@@ -473,8 +515,38 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	case EmptyChoices:
 		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`)
 		return
+	case ErrorObject:
+		fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error","param":null,"code":503}}`, ErrorObjectMessage)
+		return
 	case EmptyContent:
 		content = ""
+	}
+	if f == OK && len(req.Tools) > 0 && req.ToolChoice == "required" {
+		f = ToolCall
+	}
+	message := map[string]any{"role": "assistant", "content": content}
+	finish := "stop"
+	switch f {
+	case ContentParts:
+		message["content"] = []any{map[string]any{"type": "text", "text": "Here is my answer."}, map[string]any{"type": "text", "text": content}}
+	case ToolCall, ToolCallNoArgs:
+		name, args := "take_action", "{}"
+		if f == ToolCall {
+			if len(req.Tools) > 0 {
+				name = req.Tools[0].Function.Name
+			}
+			a, _ := json.Marshal(map[string]string{"action": ActionName(content)})
+			args = string(a)
+		} else {
+			name = "search"
+		}
+		message["content"] = nil
+		message["tool_calls"] = []any{map[string]any{"id": "call_1", "type": "function", "function": map[string]any{"name": name, "arguments": args}}}
+		finish = "tool_calls"
+	case ReasoningOnly:
+		message["content"] = nil
+		message["reasoning_content"] = content
+		finish = "length"
 	}
 	prompt := 0
 	for _, m := range req.Messages {
@@ -488,8 +560,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		"model":   req.Model,
 		"choices": []any{map[string]any{
 			"index":         0,
-			"message":       map[string]any{"role": "assistant", "content": content},
-			"finish_reason": "stop",
+			"message":       message,
+			"finish_reason": finish,
 		}},
 		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": compl, "total_tokens": prompt + compl},
 	}

@@ -45,6 +45,15 @@ func Styles(next Policy) Policy {
 	}
 }
 
+// ActionName is the action a reply names: its "ACTION: NAME" line's
+// name, else the reply trimmed.
+func ActionName(reply string) string {
+	if m := actionRe.FindStringSubmatch(reply); m != nil {
+		return m[1]
+	}
+	return strings.TrimSpace(reply)
+}
+
 // Style writes the action name in style k (StyleBare ... StyleThink).
 func Style(k int, name string) string {
 	switch k {
