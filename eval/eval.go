@@ -24,6 +24,7 @@ import (
 	"evolve/evaluate"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
+	"evolve/internal/inputfile"
 	"evolve/llm"
 	"evolve/prompt"
 	"evolve/results"
@@ -92,7 +93,8 @@ type Options struct {
 	// default), "val" or "train"; ignored with SeedsFile.
 	Split string
 	// SeedsFile, if set, is a seed file (one seed per line, as the seed
-	// sets' files) to play instead of a split; its SHA-256 is recorded.
+	// sets' files; "-" for standard input) to play instead of a split,
+	// read under inputfile.DefaultLimits; its SHA-256 is recorded.
 	SeedsFile string
 	// Repeats plays each seed this many times (>= 1; default 1), repeat r
 	// from EpisodeSeed(seed, r).
@@ -284,7 +286,7 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 	}
 	seedsSHA := ""
 	if opt.SeedsFile != "" {
-		data, err := os.ReadFile(opt.SeedsFile)
+		data, err := inputfile.Read(opt.SeedsFile, inputfile.DefaultLimits)
 		if err != nil {
 			return nil, fmt.Errorf("--seeds: %w", err)
 		}

@@ -5,10 +5,11 @@ import (
 	"encoding/csv"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"evolve/internal/inputfile"
 )
 
 // Group is the sample of one key value of a keyed file (LoadKeyed).
@@ -26,19 +27,19 @@ type Group struct {
 // finite numbers; seeds, when given, must not repeat within a key. Errors
 // name the file, the line and the bad value.
 func LoadKeyed(path, key string) ([]Group, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
 	if !strings.EqualFold(filepath.Ext(path), ".csv") {
 		return nil, fmt.Errorf("%s: --key reads CSV files (a header row with the key, score and optionally seed columns)", path)
+	}
+	data, err := inputfile.Read(path, Limits)
+	if err != nil {
+		return nil, err
 	}
 	return ParseKeyed(path, data, key)
 }
 
 // ParseKeyed is LoadKeyed of data, the contents of the CSV file path.
 func ParseKeyed(path string, data []byte, key string) ([]Group, error) {
-	r := csv.NewReader(bytes.NewReader(data))
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
 	if err == io.EOF {

@@ -30,6 +30,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"evolve/internal/inputfile"
 	"evolve/results"
 )
 
@@ -56,19 +57,27 @@ var ErrNoScores = errors.New("no scores")
 // Load reads the sample named by arg: RUN_DIR:VERSION when arg contains a
 // colon and the part before it is a directory (the version's episodes of
 // split in RUN_DIR/episodes.parquet), else a file: *.parquet as Parquet,
-// *.csv as CSV, anything else as one number per line. Errors name the
-// file and, for text, the line.
+// *.csv as CSV, anything else (and "-", standard input) as one number
+// per line. A file is read as inputfile.Read reads it, under Limits: a
+// regular file or a pipe, never a device, with a cap on its size and on
+// a line (none on a line for Parquet). Errors name the file and, for
+// text, the line.
 func Load(arg, split string) (*Sample, error) {
 	if dir, version, ok := strings.Cut(arg, ":"); ok {
 		if st, err := os.Stat(dir); err == nil && st.IsDir() {
 			return FromRun(dir, version, split)
 		}
 	}
-	data, err := os.ReadFile(arg)
+	ext := strings.ToLower(filepath.Ext(arg))
+	lim := Limits
+	if ext == ".parquet" {
+		lim.MaxLine = 0
+	}
+	data, err := inputfile.Read(arg, lim)
 	if err != nil {
 		return nil, err
 	}
-	switch strings.ToLower(filepath.Ext(arg)) {
+	switch ext {
 	case ".parquet":
 		return ParseParquet(arg, data)
 	case ".csv":
@@ -77,9 +86,18 @@ func Load(arg, split string) (*Sample, error) {
 	return ParseLines(arg, data)
 }
 
+// Limits are the caps on a score file's size and on its longest line
+// (Load, LoadKeyed): inputfile.DefaultLimits, 256 MiB and 1 MiB.
+var Limits = inputfile.DefaultLimits
+
+// utf8BOM is the byte-order mark some editors and spreadsheets write at
+// the start of a UTF-8 file; the parsers drop it.
+var utf8BOM = []byte("\xef\xbb\xbf")
+
 // ParseLines reads one number per line; blank lines and lines starting
 // with '#' are skipped. The error names name, the line and the bad text.
 func ParseLines(name string, data []byte) (*Sample, error) {
+	data = bytes.TrimPrefix(data, utf8BOM)
 	s := &Sample{Source: name}
 	for i, line := range strings.Split(string(data), "\n") {
 		line = strings.TrimSpace(line)
@@ -115,7 +133,7 @@ func number(text string) (float64, error) {
 // columns are ignored; a cause is "none" or a failure cause, never
 // empty). Errors name name, the line and the bad value.
 func ParseCSV(name string, data []byte) (*Sample, error) {
-	r := csv.NewReader(bytes.NewReader(data))
+	r := csv.NewReader(bytes.NewReader(bytes.TrimPrefix(data, utf8BOM)))
 	r.FieldsPerRecord = -1
 	head, err := r.Read()
 	if err == io.EOF {

@@ -211,3 +211,21 @@ func TestFromRun(t *testing.T) {
 		t.Errorf("Load(episodes file) = %+v, %v", s, err)
 	}
 }
+
+// TestByteOrderMark: a UTF-8 byte-order mark at the start of a file is
+// not part of its first column's name (CSV, keyed CSV) or first number.
+func TestByteOrderMark(t *testing.T) {
+	const bom = "\xef\xbb\xbf"
+	s, err := ParseCSV("f.csv", []byte(bom+"seed,score\n1,2\n2,3\n"))
+	if err != nil || len(s.Seeds) != 2 || s.Seeds[1] != 2 {
+		t.Errorf("ParseCSV with a byte-order mark: %+v, %v; want seeds [1 2]", s, err)
+	}
+	g, err := ParseKeyed("f.csv", []byte(bom+"task,score\na,1\nb,2\n"), "task")
+	if err != nil || len(g) != 2 || g[0].Key != "a" {
+		t.Errorf("ParseKeyed with a byte-order mark: %+v, %v", g, err)
+	}
+	l, err := ParseLines("f.txt", []byte(bom+"1.5\n2\n"))
+	if err != nil || len(l.Scores) != 2 || l.Scores[0] != 1.5 {
+		t.Errorf("ParseLines with a byte-order mark: %+v, %v", l, err)
+	}
+}

@@ -5,11 +5,14 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
 	"strconv"
 	"strings"
+
+	"evolve/internal/inputfile"
 )
 
 // Split names a seed split.
@@ -66,13 +69,17 @@ func Embedded() (*Set, error) { return load(embedded, "embedded", "seeds/") }
 // test.txt and SHA256SUMS. Every problem is an error naming the file (and
 // line): a hash that differs from SHA256SUMS, a line that is not an
 // unsigned 64-bit integer, a duplicate seed, a seed in two splits, an
-// empty split, a missing file.
+// empty split, a missing file, a file that is not a regular file or is
+// beyond the caps of inputfile.DefaultLimits (256 MiB, lines of 1 MiB).
 func Load(dir string) (*Set, error) { return load(os.DirFS(dir), dir, dir+"/") }
 
 func load(fsys fs.FS, dir, prefix string) (*Set, error) {
-	sums, err := fs.ReadFile(fsys, SumsFile)
+	sums, err := readCapped(fsys, SumsFile, prefix+SumsFile)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("%w (a seed set records each split's sha256 there)", err)
+	}
 	if err != nil {
-		return nil, fmt.Errorf("%s%s: %w (a seed set records each split's sha256 there)", prefix, SumsFile, err)
+		return nil, err
 	}
 	want, err := parseSums(prefix+SumsFile, sums)
 	if err != nil {
@@ -82,9 +89,9 @@ func load(fsys fs.FS, dir, prefix string) (*Set, error) {
 	owner := map[uint64]Split{}
 	for _, sp := range Splits {
 		name := prefix + sp.File()
-		data, err := fs.ReadFile(fsys, sp.File())
+		data, err := readCapped(fsys, sp.File(), name)
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
+			return nil, err
 		}
 		sum := sha256.Sum256(data)
 		got := hex.EncodeToString(sum[:])
@@ -117,6 +124,13 @@ func load(fsys fs.FS, dir, prefix string) (*Set, error) {
 		}
 	}
 	return set, nil
+}
+
+// readCapped reads name of fsys under inputfile.DefaultLimits, so that a
+// seed set's file cannot be a device or grow without bound. Errors start
+// with display, the file's name as the user knows it.
+func readCapped(fsys fs.FS, name, display string) ([]byte, error) {
+	return inputfile.ReadFS(fsys, name, display, inputfile.DefaultLimits)
 }
 
 // quoteShort quotes s, cut to its first 40 characters with the length

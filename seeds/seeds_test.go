@@ -160,6 +160,8 @@ func TestLoadErrors(t *testing.T) {
 		{"edited", good, h("1\n2\n") + "  train.txt\n" + h("3\n") + "  val.txt\n" + strings.Repeat("0", 64) + "  test.txt\n",
 			"DIR/test.txt: sha256 is " + h("4\n") + ", SHA256SUMS records " + strings.Repeat("0", 64) + ": seed files are frozen; restore the file or create a new seed set"},
 		{"no entry", good, h("1\n2\n") + "  train.txt\n" + h("3\n") + "  val.txt\n", "DIR/SHA256SUMS: no entry for test.txt"},
+		{"line beyond the cap", with("val.txt", "3\n"+strings.Repeat("9", 1<<20+1)+"\n"), "",
+			"DIR/val.txt:2: a line longer than 1 MiB (the cap on a line of an input file)"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -172,6 +174,15 @@ func TestLoadErrors(t *testing.T) {
 				t.Errorf("error\n got %s\nwant %s", got, tt.want)
 			}
 		})
+	}
+	// A split file that is a device is refused before it is read.
+	dev := writeSet(t, good, "")
+	os.Remove(filepath.Join(dev, "test.txt"))
+	if err := os.Symlink("/dev/zero", filepath.Join(dev, "test.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dev); err == nil || err.Error() != dev+"/test.txt: not a regular file or a pipe: a character device" {
+		t.Errorf("test.txt -> /dev/zero: err = %v", err)
 	}
 	if _, err := Load(filepath.Join(t.TempDir(), "nope")); err == nil || !strings.Contains(err.Error(), "nope") {
 		t.Errorf("missing dir: err = %v", err)

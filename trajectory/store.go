@@ -30,6 +30,11 @@ const Dir = "trajectories"
 // and the episode's page says it has no trajectory.
 const MaxBytes = 16 << 20
 
+// ErrTooLarge is wrapped by the error of Read for an archive entry
+// larger than MaxBytes, which Write never stores: the archive was written
+// by something else, or altered.
+var ErrTooLarge = errors.New("larger than a trajectory may be")
+
 // ErrNotFound is returned (wrapped, naming the episode) by Read for an
 // episode whose trajectory was not stored.
 var ErrNotFound = errors.New("no trajectory stored")
@@ -300,8 +305,10 @@ func List(dir string, ph Phase) ([]Info, error) {
 
 // Read returns the trajectory of the episode (seed, repeat) of phase ph
 // under dir. It returns an error wrapping ErrNotFound if the phase has no
-// archive or the archive no such entry, an error naming the archive if it
-// cannot be read, and a bad phase name's error (Phase.Rel).
+// archive or the archive no such entry, an error wrapping ErrTooLarge
+// (naming the entry, its size and the cap) for an entry larger than
+// MaxBytes, which is not read, an error naming the archive if it cannot
+// be read, and a bad phase name's error (Phase.Rel).
 func Read(dir string, ph Phase, seed uint64, repeat int) (Entry, error) {
 	rel, err := ph.Rel()
 	if err != nil {
@@ -322,10 +329,20 @@ func Read(dir string, ph Phase, seed uint64, repeat int) (Entry, error) {
 		if err != nil {
 			continue
 		}
+		tooLarge := func(size int64) error {
+			return fmt.Errorf("reading %s from %s: %d bytes: %w (the cap is %d MiB, trajectory.MaxBytes)", e.Name(), path, size, ErrTooLarge, MaxBytes>>20)
+		}
+		if st, err := f.Stat(); err == nil && st.Size() > MaxBytes {
+			f.Close()
+			return Entry{}, tooLarge(st.Size())
+		}
 		e.Data, err = io.ReadAll(io.LimitReader(f, MaxBytes+1))
 		f.Close()
 		if err != nil {
 			return Entry{}, fmt.Errorf("reading %s from %s: %w", e.Name(), path, err)
+		}
+		if len(e.Data) > MaxBytes {
+			return Entry{}, tooLarge(int64(len(e.Data)))
 		}
 		return e, nil
 	}

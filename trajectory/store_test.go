@@ -4,9 +4,11 @@ import (
 	"archive/zip"
 	"bytes"
 	"errors"
+	"io"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -213,4 +215,61 @@ func TestWriteMatchesZipWriter(t *testing.T) {
 	if !bytes.Equal(got, want.Bytes()) {
 		t.Fatalf("Write's archive (%d bytes) differs from zip.Writer's (%d bytes)", len(got), want.Len())
 	}
+}
+
+// TestReadTooLarge: an archive entry beyond MaxBytes (one just past it,
+// one whose header says 2 GiB) is refused naming its size and the cap,
+// not cut to MaxBytes+1 bytes that then fail to parse.
+func TestReadTooLarge(t *testing.T) {
+	dir := t.TempDir()
+	ph := Phase{Split: "test", Version: "v1"}
+	rel, err := ph.Rel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, rel)
+	os.MkdirAll(filepath.Dir(path), 0o755)
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, _ := zw.Create("1.json")
+	w.Write(bytes.Repeat([]byte(" "), MaxBytes))
+	w.Write([]byte("1"))
+	// A header that claims 2 GiB over a few bytes of data.
+	var small bytes.Buffer
+	sw := zip.NewWriter(&small)
+	sf, _ := sw.Create("x")
+	sf.Write([]byte("[]"))
+	sw.Close()
+	zr, _ := zip.NewReader(bytes.NewReader(small.Bytes()), int64(small.Len()))
+	raw, _ := zr.File[0].OpenRaw()
+	rw, err := zw.CreateRaw(&zip.FileHeader{Name: "2.json", Method: zip.Deflate, CRC32: zr.File[0].CRC32,
+		CompressedSize64: zr.File[0].CompressedSize64, UncompressedSize64: 2 << 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rw.Write(mustRead(t, raw)); err != nil {
+		t.Fatal(err)
+	}
+	zw.Close()
+	os.WriteFile(path, buf.Bytes(), 0o644)
+
+	for seed, size := range map[uint64]int64{1: MaxBytes + 1, 2: 2 << 30} {
+		_, err := Read(dir, ph, seed, 0)
+		want := "bytes: larger than a trajectory may be (the cap is 16 MiB, trajectory.MaxBytes)"
+		if err == nil || !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), strconv.FormatInt(size, 10)+" bytes") {
+			t.Errorf("seed %d: %v, want an error naming %d bytes and the cap", seed, err, size)
+		}
+		if !errors.Is(err, ErrTooLarge) {
+			t.Errorf("seed %d: %v does not wrap ErrTooLarge", seed, err)
+		}
+	}
+}
+
+func mustRead(t *testing.T, r io.Reader) []byte {
+	t.Helper()
+	b, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -326,6 +326,8 @@ func (s *Server) apiEpisode(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case errors.Is(err, trajectory.ErrNotFound):
 		d.Note = "no trajectory is stored for this episode (the run's trajectories policy keeps failed episodes by default; see trajectories: in the config)"
+	case errors.Is(err, trajectory.ErrTooLarge):
+		d.Note = "the stored trajectory cannot be shown: " + err.Error()
 	case err != nil:
 		httpError(w, err, http.StatusInternalServerError)
 		return

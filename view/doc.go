@@ -20,8 +20,13 @@
 // reached only through its listed key, a phase's trajectory archive only
 // by a name package trajectory accepts, and a run's file only by a name
 // on an allowlist. A server on a non-loopback address needs a token
-// (Config.Token): given as ?token=T once (it is then kept in a cookie)
-// or as "Authorization: Bearer T".
+// (Config.Token, at least 16 characters and no white space, as evolve
+// serve's: httpguard.CheckToken): given as ?token=T once (it is then
+// kept in a cookie) or as "Authorization: Bearer T". With or without a
+// token, a Host header that is not an IP address, localhost, the
+// machine's name, the host of Config.Addr or one of Config.AllowedHosts
+// gets 403 (package httpguard), so that a web page cannot rebind its own
+// DNS name to a loopback server and read it.
 //
 // Episodes are read once per run (episodes.parquet, reloaded when it
 // changes) and kept in memory, about 200 bytes per episode (18 MB for

@@ -19,6 +19,7 @@ import (
 	"sync"
 	"time"
 
+	"evolve/internal/httpguard"
 	"evolve/rundir"
 )
 
@@ -31,9 +32,19 @@ type Config struct {
 	// (rundir.List); at least one.
 	Roots []string
 	// Token, if not "", is required of every request: ?token=T (then
-	// kept in an HttpOnly cookie) or "Authorization: Bearer T". The
-	// command requires one for a non-loopback address.
+	// kept in an HttpOnly cookie) or "Authorization: Bearer T". It must
+	// pass httpguard.CheckToken (at least 16 characters, no white space),
+	// as evolve serve's. The command requires one for a non-loopback
+	// address.
 	Token string
+	// Addr is the address the server listens on (HOST:PORT); a host name
+	// in it is one the Host header may carry. "" for none.
+	Addr string
+	// AllowedHosts are further names the Host header may carry; IP
+	// addresses, localhost and the machine's name are always answered,
+	// other names get 403 so that a web page cannot rebind its own name
+	// to the server and read it (see package httpguard).
+	AllowedHosts []string
 	// ListTTL is how long a listing of the roots is reused before the
 	// directories are walked again; 0 means one second.
 	ListTTL time.Duration
@@ -41,8 +52,9 @@ type Config struct {
 
 // Server is evolve view's HTTP handler. It is safe for concurrent use.
 type Server struct {
-	cfg Config
-	mux *http.ServeMux
+	cfg   Config
+	mux   *http.ServeMux
+	guard *httpguard.Guard
 
 	mu     sync.Mutex
 	listed time.Time
@@ -60,7 +72,9 @@ const MaxLoadedRuns = 8
 var ErrNoRoots = errors.New("view: no directory to show")
 
 // New returns a server over cfg.Roots. It returns ErrNoRoots without a
-// root, and an error naming a root that is not a readable directory.
+// root, an error naming a root that is not a readable directory, an
+// error wrapping httpguard.ErrWeakToken for a weak cfg.Token and an
+// error naming an allowed host that is not a host name.
 func New(cfg Config) (*Server, error) {
 	if len(cfg.Roots) == 0 {
 		return nil, ErrNoRoots
@@ -74,10 +88,19 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("view: %s is not a directory", r)
 		}
 	}
+	if cfg.Token != "" {
+		if err := httpguard.CheckToken(cfg.Token); err != nil {
+			return nil, fmt.Errorf("view: %w", err)
+		}
+	}
+	guard, err := httpguard.New(httpguard.Config{Addr: cfg.Addr, Hosts: cfg.AllowedHosts, Flag: "--allowed-host"})
+	if err != nil {
+		return nil, fmt.Errorf("view: allowed hosts: %w", err)
+	}
 	if cfg.ListTTL == 0 {
 		cfg.ListTTL = time.Second
 	}
-	s := &Server{cfg: cfg, runs: map[string]*run{}}
+	s := &Server{cfg: cfg, runs: map[string]*run{}, guard: guard}
 	m := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	m.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
@@ -96,7 +119,8 @@ func New(cfg Config) (*Server, error) {
 	return s, nil
 }
 
-// ServeHTTP implements http.Handler: the token check, GET and HEAD only,
+// ServeHTTP implements http.Handler: GET and HEAD only, the Host check of
+// package httpguard (no rebound names), the token check,
 // and headers that keep the pages to this server (no framing, no
 // scripts or connections elsewhere).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -107,6 +131,10 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.Method != http.MethodGet && r.Method != http.MethodHead {
 		h.Set("Allow", "GET, HEAD")
 		http.Error(w, "evolve view is read-only: only GET and HEAD", http.StatusMethodNotAllowed)
+		return
+	}
+	if code, msg := s.guard.Check(r); code != 0 {
+		http.Error(w, msg, code)
 		return
 	}
 	if s.cfg.Token != "" && !s.authorized(w, r) {

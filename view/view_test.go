@@ -2,6 +2,7 @@ package view
 
 import (
 	"encoding/json"
+	"errors"
 	"io"
 	"math"
 	"net/http"
@@ -12,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"evolve/internal/httpguard"
 	"evolve/rundir"
 )
 
@@ -214,7 +216,7 @@ func TestSecurity(t *testing.T) {
 		}
 	}
 
-	tts, _ := newTestServer(t, "s3cret")
+	tts, _ := newTestServer(t, "s3cret-s3cret-s3cret")
 	tc := tts.Client()
 	tc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if code := get(t, tc, tts.URL+"/api/runs", nil); code != 401 {
@@ -223,12 +225,12 @@ func TestSecurity(t *testing.T) {
 	if code := get(t, tc, tts.URL+"/api/runs?token=wrong", nil); code != 401 {
 		t.Errorf("wrong token: %d, want 401", code)
 	}
-	resp, err := tc.Get(tts.URL + "/?token=s3cret")
+	resp, err := tc.Get(tts.URL + "/?token=s3cret-s3cret-s3cret")
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || strings.Contains(resp.Header.Get("Location"), "s3cret") {
+	if resp.StatusCode != http.StatusSeeOther || len(resp.Cookies()) != 1 || strings.Contains(resp.Header.Get("Location"), "s3cret-s3cret-s3cret") {
 		t.Fatalf("?token: %d, cookies %v, location %q", resp.StatusCode, resp.Cookies(), resp.Header.Get("Location"))
 	}
 	req, _ := http.NewRequest("GET", tts.URL+"/api/runs", nil)
@@ -237,7 +239,7 @@ func TestSecurity(t *testing.T) {
 		t.Fatalf("with the cookie: %v %v", r2.StatusCode, err)
 	}
 	req, _ = http.NewRequest("GET", tts.URL+"/api/runs", nil)
-	req.Header.Set("Authorization", "Bearer s3cret")
+	req.Header.Set("Authorization", "Bearer s3cret-s3cret-s3cret")
 	if r2, err := tc.Do(req); err != nil || r2.StatusCode != 200 {
 		t.Fatalf("with the bearer token: %v %v", r2.StatusCode, err)
 	}
@@ -269,5 +271,53 @@ func TestWriteJSONNaN(t *testing.T) {
 	writeJSON(rec, v)
 	if got, want := strings.TrimSpace(rec.Body.String()), `[{"Inner":{"X":[1,null]},"Mean":null,"name":"a","p":null}]`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestOtherHosts: a tokenless server on loopback answers only Host
+// headers it knows, so that a web page whose DNS name was rebound to
+// 127.0.0.1 cannot read it; and a weak token is refused.
+func TestOtherHosts(t *testing.T) {
+	f := getFixture(t)
+	s, err := New(Config{Roots: []string{f.root}, AllowedHosts: []string{"runs.example.org"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	t.Cleanup(ts.Close)
+	port := ts.URL[strings.LastIndex(ts.URL, ":")+1:]
+	for _, tt := range []struct {
+		host string
+		want int
+	}{
+		{"attacker.example:" + port, 403},
+		{"attacker.example", 403},
+		{"127.0.0.1.attacker.example", 403},
+		{"127.0.0.1:" + port, 200},
+		{"localhost:" + port, 200},
+		{"[::1]:" + port, 200},
+		{"runs.example.org", 200},
+	} {
+		for _, path := range []string{"/api/runs", "/", "/assets/app.js"} {
+			req, _ := http.NewRequest("GET", ts.URL+path, nil)
+			req.Host = tt.host
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			body, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != tt.want {
+				t.Errorf("Host %s, GET %s: %d %.100s, want %d", tt.host, path, resp.StatusCode, body, tt.want)
+			}
+			if tt.want == 403 && (strings.Contains(string(body), "run_id") || strings.Contains(string(body), "<html")) {
+				t.Errorf("Host %s, GET %s: a refusal shows content: %.200s", tt.host, path, body)
+			}
+		}
+	}
+	for _, tok := range []string{" ", "short", "sixteen chars ok"} {
+		if _, err := New(Config{Roots: []string{f.root}, Token: tok}); !errors.Is(err, httpguard.ErrWeakToken) {
+			t.Errorf("New with token %q: %v, want ErrWeakToken", tok, err)
+		}
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -32,6 +33,12 @@ BASELINE and CANDIDATE are each:
 	FILE.csv                   a header row with a "score" column, optionally "seed"
 	FILE.parquet               a "score" column (integer or float), optionally "seed"
 	RUN_DIR:VERSION            the version's episodes of --split in RUN_DIR/episodes.parquet
+	-                          standard input, one number per line (for one sample only)
+
+A file is a regular file or a pipe (a device such as /dev/zero is
+refused) of at most 256 MiB, with lines of at most 1 MiB; an input past a
+cap is an error naming the file, the line and the cap. A CSV file's UTF-8
+byte-order mark is dropped.
 
 Many rows, as benchstat: with several CANDIDATE files, or with --key
 COLUMN (CSV files with a key column: a task, an environment, a config),
@@ -147,6 +154,9 @@ Examples:
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				if len(args) < 2 {
 					return usagef("want BASELINE and CANDIDATE, got %s", plural(len(args), "argument", "arguments"))
+				}
+				if err := stdinOnce(args); err != nil {
+					return err
 				}
 				corr, err := stats.ParseCorrection(*correction)
 				if err != nil {
@@ -300,4 +310,13 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PLess)
 	}
 	fmt.Fprintln(w)
+}
+
+// stdinOnce returns a usage error if more than one of the sample
+// arguments is "-": standard input can be read once.
+func stdinOnce(args []string) error {
+	if n := slices.Index(args, "-"); n >= 0 && slices.Contains(args[n+1:], "-") {
+		return usagef("- (standard input) can be given for one sample only")
+	}
+	return nil
 }

@@ -40,7 +40,9 @@ with variant and repeat), summary.parquet (n, mean, std, median, IQM and
 with the baseline: both one-sided p-values, effect sizes, the verdict),
 report.md, report.html, results.tex (a booktabs table for a paper) and
 plots/ (a box plot of the scores, PNG, SVG and PDF). A seed file (--seeds) is recorded
-as split test, with its path and hash in the manifest.
+as split test, with its path and hash in the manifest; it is a regular
+file, a pipe or - (standard input) of at most 256 MiB, with lines of at
+most 1 MiB.
 
 A PROMPT is a prompt YAML file ("embedded" for the embedded base prompt),
 RUN_DIR:VERSION (a version of a run's prompt store), or, with --store DIR,
@@ -157,7 +159,7 @@ Examples:
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			config := fs.String("config", "", "experiment config `FILE`: environment, variants, seed sets, workers (default: the embedded default)")
 			split := fs.String("split", "test", "the seed `SPLIT` to play: test, val or train")
-			seedsFile := fs.String("seeds", "", "play the seeds of `FILE` (one per line) instead of a split")
+			seedsFile := fs.String("seeds", "", "play the seeds of `FILE` (one per line; - for standard input) instead of a split")
 			repeats := fs.Int("repeats", 1, "play each seed `N` times, repeat r from a seed derived from (seed, r)")
 			var sets listFlag
 			fs.Var(&sets, "set", "a variant parameter `environment.params.KEY=V1,V2,...` (repeatable; every combination is a variant)")

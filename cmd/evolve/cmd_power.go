@@ -46,8 +46,10 @@ The pilot:
 
 	BASELINE CANDIDATE   two samples, as 'evolve compare' reads them
 	                     (FILE.txt, FILE.csv, FILE.parquet, RUN_DIR:VERSION
-	                     or EVAL_DIR:VERSION, split --split); paired by seed
-	                     when both have seeds and the same seeds
+	                     or EVAL_DIR:VERSION, split --split, or - for
+	                     standard input; files of at most 256 MiB, lines
+	                     of at most 1 MiB); paired by seed when both have
+	                     seeds and the same seeds
 	BASELINE             one sample and a target effect: the candidate is
 	                     the baseline moved by --shift S (score units;
 	                     negative is worse)
@@ -104,6 +106,8 @@ Examples:
 					return usagef("--sd must be > 0, got %v", *sd)
 				case len(args) > 2:
 					return usagef("want at most BASELINE and CANDIDATE, got %d arguments", len(args))
+				case stdinOnce(args) != nil:
+					return stdinOnce(args)
 				case len(args) == 2 && (given["a12"] || given["shift"]):
 					return usagef("--a12 and --shift set a target effect; a two-sample pilot has its own")
 				case len(args) == 1 && !given["shift"]:

@@ -7,6 +7,7 @@ import (
 	iofs "io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"evolve/eval"
 	"evolve/internal/atomicfile"
@@ -44,7 +45,10 @@ Examples:
 				if len(args) != 1 {
 					return usagef("want one FILE, got %s", plural(len(args), "argument", "arguments"))
 				}
-				file := args[0]
+				file, err := newFilePath(args[0])
+				if err != nil {
+					return err
+				}
 				if _, err := os.Stat(file); err == nil && !*force {
 					return fmt.Errorf("%s exists: evolve prompt new does not overwrite a file without --force", file)
 				} else if err != nil && !errors.Is(err, iofs.ErrNotExist) {
@@ -73,4 +77,25 @@ Examples:
 			}
 		},
 	})
+}
+
+// newFilePath returns file cleaned (filepath.Clean), or a usage error if
+// a ".." in it follows a directory name ("a/../../x.yaml"): such a path
+// leaves a directory it names, which the kernel resolves through that
+// directory (a symbolic link, say) while creating the missing ones would
+// make it first. Leading ".." elements are kept.
+func newFilePath(file string) (string, error) {
+	depth := 0
+	for _, el := range strings.Split(filepath.ToSlash(file), "/") {
+		switch el {
+		case "", ".":
+		case "..":
+			if depth > 0 {
+				return "", usagef("%s: a \"..\" after a directory name; write the path without it (%s)", file, filepath.Clean(file))
+			}
+		default:
+			depth++
+		}
+	}
+	return filepath.Clean(file), nil
 }

@@ -29,6 +29,14 @@ func TestRunsAndViewCLI(t *testing.T) {
 	if code, _, _ := evolve(t, "runs", filepath.Join(dir, "missing")); code != exitFailure {
 		t.Errorf("a missing directory: exit %d, want %d", code, exitFailure)
 	}
+	// A file is not a directory of runs: an error, not an empty table.
+	file := filepath.Join(run, "checkpoint.json")
+	for _, args := range [][]string{{"runs", file}, {"runs", "--json", file}, {"runs", filepath.Join(dir, "runs"), file}} {
+		code, out, errs := evolve(t, args...)
+		if want := "evolve runs: " + file + " is not a directory: give the directories that hold runs and evals (e.g. runs, evals)\n"; code != exitFailure || out != "" || errs != want {
+			t.Errorf("evolve %s: exit %d, stdout %q, stderr %q; want exit 1 and %q", strings.Join(args, " "), code, out, errs, want)
+		}
+	}
 	if code, _, errs := evolve(t, "view", "--addr", "0.0.0.0:0", dir); code != exitUsage || !strings.Contains(errs, "token") {
 		t.Errorf("view on 0.0.0.0 without a token: exit %d: %s", code, errs)
 	}

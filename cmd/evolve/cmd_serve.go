@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"evolve/internal/httpguard"
 	"evolve/online"
 	"evolve/online/serve"
 )
@@ -19,7 +20,7 @@ func init() {
 	register(&command{
 		name:     "serve",
 		synopsis: "serve online selection over a prompt store: select, observe, weights, auto-rollback (HTTP JSON)",
-		usage:    "[--store DIR] [--addr HOST:PORT] [--token-file FILE | --token TOKEN] [--public-read] [--epsilon E] [--seed S] [flags]",
+		usage:    "[--store DIR] [--addr HOST:PORT] [--token-file FILE | --token TOKEN] [--public-read] [--allowed-host NAME] [--epsilon E] [--seed S] [flags]",
 		help: `
 Serve a prompt store over HTTP for online selection. Per request, a client
 asks which version of a prompt to use under its context signals; after the
@@ -27,7 +28,8 @@ interaction it reports an observation (sentiment, corrections, task
 success). Each observation moves the version's weight, and a version whose
 observations fall below its own baseline is rolled back automatically.
 
-Endpoints (JSON bodies of at most --max-body bytes, decoded strictly: see Input):
+Endpoints (JSON bodies of at most --max-body bytes, sent as
+Content-Type: application/json and decoded strictly: see Input):
 
 	POST /v1/select   {"prompt": "agent", "signals": {"task_coding": 1}, "request_id": "42"}
 	                  optional: "branch" or "branches" (only their HEADs), "versions" (["v1.0.2", ...])
@@ -92,6 +94,14 @@ needs "Authorization: Bearer TOKEN" (the scheme in any case; 401
 otherwise): selections carry the prompts' full texts. --public-read
 leaves select, weights and metrics open and guards only observe.
 
+Other origins: with or without a token, the server answers only requests
+whose Host header is an IP address, localhost, this machine's name, the
+host of --addr or a name given with --allowed-host (403 otherwise: a web
+page cannot rebind its own DNS name to the server and read it). A POST
+from another origin (a browser's Origin or Sec-Fetch-Site header) is
+refused with 403, and a POST whose Content-Type is not application/json
+with 415, so that no web page can send observations.
+
 Input: bodies over --max-body get 413, bodies not read within
 --read-timeout 408. Bodies are decoded strictly: invalid UTF-8, a key
 twice, a key in another case ("Prompt"), an unknown key, null for any
@@ -119,14 +129,16 @@ Examples:
 
 	evolve serve --store prompts
 	evolve serve --store prompts --addr 0.0.0.0:8080 --token-file /run/secrets/evolve
-	curl -s localhost:8080/v1/select -d '{"prompt": "agent", "signals": {"task_coding": 1}}'
-	curl -s localhost:8080/v1/observe -d '{"prompt": "agent", "version": "v1.0.1", "sentiment": 0.9, "success": "success"}'`,
+	curl -s localhost:8080/v1/select -H 'Content-Type: application/json' -d '{"prompt": "agent", "signals": {"task_coding": 1}}'
+	curl -s localhost:8080/v1/observe -H 'Content-Type: application/json' -d '{"prompt": "agent", "version": "v1.0.1", "sentiment": 0.9, "success": "success"}'`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
 			storeDir := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
 			addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port, printed on stderr)")
 			token := fs.String("token", "", "bearer `TOKEN` (shows in ps: prefer --token-file or $"+tokenEnv+")")
 			tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (first line; preferred)")
 			publicRead := fs.Bool("public-read", false, "with a token, leave select, weights and metrics open: only observe needs it")
+			var allowedHosts listFlag
+			fs.Var(&allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
 			timeouts := serve.DefaultTimeouts()
 			readHeaderTimeout := fs.Duration("read-header-timeout", timeouts.ReadHeader, "the most `TIME` to read a request's headers")
 			readTimeout := fs.Duration("read-timeout", timeouts.Read, "the most `TIME` to read a whole request, body included (408 after)")
@@ -190,6 +202,9 @@ Examples:
 				if !loop && tok == "" {
 					return usagef("--addr %s is not a loopback address: give --token-file FILE (or $%s) so that requests need a bearer token", *addr, tokenEnv)
 				}
+				if err := checkHosts(allowedHosts); err != nil {
+					return err
+				}
 				dir := *storeDir
 				if dir == "" {
 					dir = defaultStoreDir()
@@ -238,6 +253,7 @@ Examples:
 					cfg = have
 				}
 				srv, err := serve.New(serve.Config{Store: s, Weights: cfg, Epsilon: *eps, Seed: *seed, Token: tok, PublicRead: *publicRead, Signals: signals,
+					Addr: *addr, AllowedHosts: allowedHosts,
 					MaxBody: *maxBody, MaxBatch: *maxBatch, IdempotencyWindow: *idemWindow, Log: env.stderr})
 				if err != nil {
 					return err
@@ -293,6 +309,17 @@ func serveToken(flagTok, file string, getenv func(string) string) (string, strin
 		return tok, "$" + tokenEnv, nil
 	}
 	return "", "", nil
+}
+
+// checkHosts returns a usage error naming the first --allowed-host value
+// that is not a host name.
+func checkHosts(hosts []string) error {
+	for _, h := range hosts {
+		if err := httpguard.ValidHost(h); err != nil {
+			return usagef("--allowed-host: %v", err)
+		}
+	}
+	return nil
 }
 
 // loopbackAddr reports whether HOST:PORT names only loopback: an IP

@@ -105,6 +105,7 @@ func startServe(t *testing.T, args ...string) (string, *syncBuffer, func() int) 
 func post(t *testing.T, url, token, body string) (int, map[string]any) {
 	t.Helper()
 	req, _ := http.NewRequest("POST", url, strings.NewReader(body))
+	req.Header.Set("Content-Type", "application/json")
 	if token != "" {
 		if !strings.Contains(token, " ") {
 			token = "Bearer " + token

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"evolve/internal/httpguard"
 	"evolve/view"
 )
 
@@ -18,7 +19,7 @@ func init() {
 	register(&command{
 		name:     "view",
 		synopsis: "browse runs, evals, episodes and their trajectories in a local web app",
-		usage:    "[--addr HOST:PORT] [--token TOKEN | --token-file FILE] [DIR...]",
+		usage:    "[--addr HOST:PORT] [--token TOKEN | --token-file FILE] [--allowed-host NAME] [DIR...]",
 		help: `
 Serve a read-only web app over the runs and evals under each DIR (default:
 runs and evals, those that exist) and print its URL. Open it in a browser:
@@ -55,7 +56,14 @@ no CDN, no network. Nothing is written to the directories.
 The server listens on loopback (127.0.0.1:8090) unless --addr says
 otherwise; another address needs --token or --token-file, and then every
 request needs the token (open the printed URL, which carries it once, or
-send "Authorization: Bearer TOKEN"). Port 0 picks a free port.
+send "Authorization: Bearer TOKEN"). A token has at least 16 characters
+and no white space (e.g. openssl rand -hex 32), as evolve serve's. Port 0
+picks a free port.
+
+With or without a token, the server answers only requests whose Host
+header is an IP address, localhost, this machine's name, the host of
+--addr or a name given with --allowed-host (403 otherwise), so that a web
+page cannot rebind its own DNS name to the server and read it.
 
 Exit status: 0 after Ctrl-C, 1 the address cannot be listened on, 2 usage.
 
@@ -68,13 +76,16 @@ Examples:
 			addr := fs.String("addr", "127.0.0.1:8090", "listen on `HOST:PORT` (port 0: any free port)")
 			token := fs.String("token", "", "`TOKEN` every request must carry (required for a non-loopback address)")
 			tokenFile := fs.String("token-file", "", "read the token from `FILE` (first line)")
+			var allowedHosts listFlag
+			fs.Var(&allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
 				roots, err := viewRoots(args)
 				if err != nil {
 					return err
 				}
-				tok := *token
+				tok, source := *token, "--token"
 				if *tokenFile != "" {
+					source = "--token-file " + *tokenFile
 					if tok != "" {
 						return usagef("give --token or --token-file, not both")
 					}
@@ -87,6 +98,11 @@ Examples:
 						return fmt.Errorf("--token-file %s: empty", *tokenFile)
 					}
 				}
+				if tok != "" {
+					if err := httpguard.CheckToken(tok); err != nil {
+						return usagef("%s: %v", source, err)
+					}
+				}
 				loop, err := loopbackAddr(*addr)
 				if err != nil {
 					return usagef("--addr: %v", err)
@@ -94,7 +110,10 @@ Examples:
 				if !loop && tok == "" {
 					return usagef("--addr %s is not a loopback address: give --token or --token-file", *addr)
 				}
-				srv, err := view.New(view.Config{Roots: roots, Token: tok})
+				if err := checkHosts(allowedHosts); err != nil {
+					return err
+				}
+				srv, err := view.New(view.Config{Roots: roots, Token: tok, Addr: *addr, AllowedHosts: allowedHosts})
 				if err != nil {
 					return err
 				}

@@ -150,13 +150,7 @@ type signalKey struct{}
 // says what the first signal does. The returned stop function stops
 // listening.
 func signalContext(ctx context.Context, cmd string) (context.Context, func()) {
-	doing := "stopping after in-flight episodes and writing the checkpoint"
-	switch cmd {
-	case "serve":
-		doing = "finishing the requests in flight and writing their observations"
-	case "shard":
-		doing = "stopping the shard (its task writes nothing; the controller resubmits it)"
-	}
+	doing := signalDoing(cmd)
 	var got atomic.Value
 	ctx, cancel := context.WithCancelCause(context.WithValue(ctx, signalKey{}, &got))
 	ch := make(chan os.Signal, 2)
@@ -184,6 +178,27 @@ func signalContext(ctx context.Context, cmd string) (context.Context, func()) {
 		close(done)
 		cancel(nil)
 	}
+}
+
+// signalDoing says what the first SIGINT or SIGTERM makes command cmd
+// do: only the commands that write a checkpoint (run, eval) say they
+// write one.
+func signalDoing(cmd string) string {
+	switch cmd {
+	case "run", "eval":
+		return "stopping after in-flight episodes and writing the checkpoint"
+	case "serve":
+		return "finishing the requests in flight and writing their observations"
+	case "shard":
+		return "stopping the shard (its task writes nothing; the controller resubmits it)"
+	case "view":
+		return "closing the server"
+	case "bandit":
+		return "stopping the simulation (nothing is written)"
+	case "env":
+		return "stopping the episodes in flight"
+	}
+	return "stopping"
 }
 
 // signalName is "SIGINT" or "SIGTERM".

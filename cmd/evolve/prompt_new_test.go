@@ -66,3 +66,37 @@ func TestPromptNew(t *testing.T) {
 		t.Errorf("prompt show embedded: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestPromptNewDotDot: a ".." after a directory name is refused before
+// anything is created; leading ".." and plain paths are written where
+// they point, their missing directories made.
+func TestPromptNewDotDot(t *testing.T) {
+	root := t.TempDir()
+	work := filepath.Join(root, "work")
+	os.Mkdir(work, 0o755)
+	t.Chdir(work)
+	for _, bad := range []string{"a/../../x.yaml", "a/b/../../../x.yaml", "./a/../x.yaml", "q/../r/z.yaml"} {
+		code, _, stderr := evolve(t, "prompt", "new", bad)
+		want := "evolve prompt: new: " + bad + `: a ".." after a directory name; write the path without it (` + filepath.Clean(bad) + ")"
+		if code != exitUsage || !strings.HasPrefix(stderr, want) {
+			t.Errorf("prompt new %s: exit %d\n%s\nwant exit 2 and %q", bad, code, stderr, want)
+		}
+	}
+	for _, dir := range []string{root, work} {
+		if ents, _ := os.ReadDir(dir); dir == root && len(ents) != 1 || dir == work && len(ents) != 0 {
+			t.Errorf("%s holds %v after refused paths", dir, ents)
+		}
+	}
+	for _, good := range []struct{ arg, file string }{
+		{"../y.yaml", filepath.Join(root, "y.yaml")},
+		{"sub/dir/z.yaml", filepath.Join(work, "sub", "dir", "z.yaml")},
+		{".//w.yaml", filepath.Join(work, "w.yaml")},
+	} {
+		if code, _, stderr := evolve(t, "prompt", "new", good.arg); code != exitOK {
+			t.Errorf("prompt new %s: exit %d\n%s", good.arg, code, stderr)
+		}
+		if _, err := os.Stat(good.file); err != nil {
+			t.Errorf("prompt new %s: %v", good.arg, err)
+		}
+	}
+}

@@ -102,16 +102,37 @@ type Config struct {
 	// stderr that errors quote. The experiment sets it to the run
 	// directory.
 	StderrDir string `yaml:"stderr_dir,omitempty" json:"stderr_dir,omitempty"`
+	// MaxStderrLogMB caps each stderr log file under StderrDir at this
+	// many MiB of the processes' stderr; 0 means DefaultMaxStderrLogMB.
+	// Range [0, MaxMemoryMBLimit]. Past the cap, the stderr of the
+	// process writing is dropped (its tail, which errors quote, is still
+	// kept), and the log gets one line saying so, "evolve: stderr log
+	// cut at ...", and, when the process ends, how many bytes were
+	// dropped. evolve's own lines (a process started, was killed,
+	// ended) are always written. It changes no outcome.
+	MaxStderrLogMB int `yaml:"max_stderr_log_mb,omitempty" json:"max_stderr_log_mb,omitempty"`
+}
+
+// DefaultMaxStderrLogMB is the cap on a stderr log file when
+// Config.MaxStderrLogMB is 0: 64 MiB.
+const DefaultMaxStderrLogMB = 64
+
+// stderrLogCap returns the cap on a stderr log file in bytes.
+func (c *Config) stderrLogCap() int64 {
+	if c.MaxStderrLogMB == 0 {
+		return DefaultMaxStderrLogMB << 20
+	}
+	return int64(c.MaxStderrLogMB) << 20
 }
 
 // OutcomeConfig returns a copy of c without the settings that change no
-// outcome (PinCPU, Direct, StderrDir, all zeroed): what identifies the
+// outcome (PinCPU, Direct, StderrDir, MaxStderrLogMB, all zeroed): what identifies the
 // environment's results. The experiment hashes it as the environment's
 // identity (experiment.EnvVariant.Identity), the key of the outcome cache
 // and of evolve eval's fair-baseline check, so that turning direct or
 // pin_cpu on or off reuses cached outcomes.
 func (c Config) OutcomeConfig() any {
-	c.PinCPU, c.Direct, c.StderrDir = false, false, ""
+	c.PinCPU, c.Direct, c.StderrDir, c.MaxStderrLogMB = false, false, "", 0
 	return c
 }
 
@@ -131,9 +152,9 @@ const MaxMemoryMBLimit = 1 << 20
 
 // Validate returns an error naming the first invalid field: a missing or
 // empty command, an empty agent argument, a non-positive timeout, a
-// memory limit out of [0, MaxMemoryMBLimit], direct without an agent
-// command, or an environment variable with an empty name or a name
-// holding '=' or NUL.
+// memory limit or a stderr log cap out of [0, MaxMemoryMBLimit], direct
+// without an agent command, or an environment variable with an empty
+// name or a name holding '=' or NUL.
 func (c *Config) Validate() error {
 	if len(c.Command) == 0 {
 		return errors.New("command: required, e.g. command: [python3, env.py]")
@@ -167,6 +188,9 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxMemoryMB < 0 || c.MaxMemoryMB > MaxMemoryMBLimit {
 		return fmt.Errorf("max_memory_mb: %d is out of range, allowed [0, %d] (0 for no limit)", c.MaxMemoryMB, MaxMemoryMBLimit)
+	}
+	if c.MaxStderrLogMB < 0 || c.MaxStderrLogMB > MaxMemoryMBLimit {
+		return fmt.Errorf("max_stderr_log_mb: %d is out of range, allowed [0, %d] (0 for the default, %d)", c.MaxStderrLogMB, MaxMemoryMBLimit, DefaultMaxStderrLogMB)
 	}
 	return nil
 }

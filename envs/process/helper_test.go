@@ -2,6 +2,7 @@ package process
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -16,6 +17,10 @@ import (
 // The benchmarks measure the protocol's overhead with it, free of any
 // interpreter's start-up and speed.
 const helperVar = "EVOLVE_PROCESS_HELPER"
+
+// helperNoiseVar, set to N, makes an episode-mode helper write N bytes
+// of stderr (lines of 1 KiB) per episode, before its outcome.
+const helperNoiseVar = "EVOLVE_PROCESS_HELPER_NOISE"
 
 // helperSteps is the length of a helper environment's episode.
 const helperSteps = 100
@@ -96,6 +101,12 @@ func helper(role string) {
 		case "act":
 			out = append(out, `"type":"action","action":"a"}`...)
 		case "play":
+			if n, _ := strconv.Atoi(os.Getenv(helperNoiseVar)); n > 0 {
+				line := append(bytes.Repeat([]byte{'x'}, 1023), '\n')
+				for range n >> 10 {
+					os.Stderr.Write(line)
+				}
+			}
 			out = append(out, `"type":"outcome","outcome":{"score":`...)
 			out = strconv.AppendUint(out, req.Seed%100, 10)
 			out = append(out, `,"end_reason":"done","cause":"none","metrics":{"steps":1}}}`...)

@@ -44,11 +44,15 @@ type proc struct {
 
 	stderr *tail
 
-	// logMu guards log and killedFor: the stderr copier, a cancelled
-	// context and the player write to the log.
-	logMu     sync.Mutex
-	log       *os.File // the stderr log, nil if none
-	killedFor string   // why evolve killed the process, "" if it did not
+	// logMu guards log, its counts and killedFor: the stderr copier, a
+	// cancelled context and the player write to the log.
+	logMu      sync.Mutex
+	log        *os.File // the stderr log, nil if none
+	logSize    int64    // bytes in the log file
+	logCap     int64    // the cap on the stderr the log takes (Config.MaxStderrLogMB)
+	logDropped int64    // bytes of this process's stderr not logged past the cap
+	logPID     int      // the process's id once started, for the log's lines
+	killedFor  string   // why evolve killed the process, "" if it did not
 
 	done    chan struct{} // closed when the process has been waited for
 	waitErr error         // cmd.Wait's error, set before done is closed
@@ -185,8 +189,13 @@ func startProc(cfg *Config, argv []string, role, logPath string, extra ...*os.Fi
 		if err != nil {
 			return nil, fmt.Errorf("stderr log: %w", err)
 		}
-		p.log = f
-		w = io.MultiWriter(f, p.stderr)
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, fmt.Errorf("stderr log: %w", err)
+		}
+		p.log, p.logSize, p.logCap = f, st.Size(), cfg.stderrLogCap()
+		w = stderrSink{p}
 	}
 	cmd.Stderr = w
 	inR, inW, err := pipe()
@@ -222,6 +231,9 @@ func startProc(cfg *Config, argv []string, role, logPath string, extra ...*os.Fi
 		return nil, fmt.Errorf("starting %s: %w", strings.Join(argv, " "), err)
 	}
 	p.cmd, p.in, p.out, p.wakeW = cmd, inW, outR, outW
+	p.logMu.Lock()
+	p.logPID = cmd.Process.Pid
+	p.logMu.Unlock()
 	p.w = bufio.NewWriterSize(inW, 64<<10)
 	p.r = bufio.NewReaderSize(outR, 64<<10)
 	p.logf("%s process started (pid %d, held by %s): %s", role, cmd.Process.Pid, p.box.mechanism(), strings.Join(argv, " "))
@@ -264,9 +276,59 @@ func (p *proc) closeLog() {
 func (p *proc) logf(format string, args ...any) {
 	p.logMu.Lock()
 	defer p.logMu.Unlock()
+	p.logLine(format, args...)
+}
+
+// logLine writes an "evolve: " line to the stderr log, if there is one;
+// the caller holds logMu. evolve's lines are written past the cap.
+func (p *proc) logLine(format string, args ...any) {
 	if p.log != nil {
-		fmt.Fprintf(p.log, "evolve: "+format+"\n", args...)
+		n, _ := fmt.Fprintf(p.log, "evolve: "+format+"\n", args...)
+		p.logSize += int64(n)
 	}
+}
+
+// stderrSink is where a process's stderr goes when it has a log: all of
+// it to the tail errors quote, and to the log until the log file holds
+// logCap bytes. It never fails, so that the tail keeps being fed.
+type stderrSink struct{ p *proc }
+
+func (s stderrSink) Write(b []byte) (int, error) {
+	s.p.stderr.Write(b)
+	s.p.logStderr(b)
+	return len(b), nil
+}
+
+// logStderr appends b, stderr of the process, to the log while the log
+// holds fewer than logCap bytes. The write that reaches the cap is cut
+// there and followed by one line saying the log was cut; the rest of the
+// process's stderr is counted in logDropped (terminate logs the count).
+func (p *proc) logStderr(b []byte) {
+	p.logMu.Lock()
+	defer p.logMu.Unlock()
+	if p.log == nil {
+		return
+	}
+	if p.logDropped == 0 && p.logSize+int64(len(b)) <= p.logCap {
+		n, _ := p.log.Write(b)
+		p.logSize += int64(n)
+		return
+	}
+	if p.logDropped == 0 {
+		room := max(p.logCap-p.logSize, 0)
+		if room > 0 {
+			n, _ := p.log.Write(b[:room])
+			p.logSize += int64(n)
+			if b[room-1] != '\n' {
+				p.log.Write([]byte{'\n'})
+				p.logSize++
+			}
+		}
+		b = b[room:]
+		p.logLine("stderr log cut at its cap of %d MiB (max_stderr_log_mb): the rest of %s process %d's stderr is not written here",
+			p.logCap>>20, p.role, p.logPID)
+	}
+	p.logDropped += int64(len(b))
 }
 
 // kill sends SIGKILL to the process, its process group and every
@@ -298,7 +360,7 @@ func (p *proc) killFor(reason string) {
 	if p.killedFor == "" {
 		p.killedFor = reason
 		if p.log != nil && p.cmd != nil && p.cmd.Process != nil {
-			fmt.Fprintf(p.log, "evolve: killing %s process %d and its process group: %s\n", p.role, p.cmd.Process.Pid, reason)
+			p.logLine("killing %s process %d and its process group: %s", p.role, p.cmd.Process.Pid, reason)
 		}
 	}
 	p.logMu.Unlock()
@@ -345,7 +407,13 @@ func (p *proc) terminate(graceful bool, reason string) bool {
 	p.in.Close()
 	p.out.Close()
 	p.wakeW.Close()
-	p.logf("%s process %d ended: %s", p.role, p.cmd.Process.Pid, p.exitStatus())
+	p.logMu.Lock()
+	if p.logDropped > 0 {
+		p.logLine("%s process %d ended: %s; %d bytes of its stderr past the log's cap were not written here", p.role, p.cmd.Process.Pid, p.exitStatus(), p.logDropped)
+	} else {
+		p.logLine("%s process %d ended: %s", p.role, p.cmd.Process.Pid, p.exitStatus())
+	}
+	p.logMu.Unlock()
 	if err := p.box.release(); err != nil {
 		p.logf("%v", err)
 	}

@@ -2,41 +2,24 @@ package serve
 
 import (
 	"crypto/subtle"
-	"errors"
-	"fmt"
 	"net/http"
 	"strings"
-	"unicode"
-	"unicode/utf8"
+
+	"evolve/internal/httpguard"
 )
 
-// MinTokenLen is the fewest characters (Unicode code points) of a bearer
-// token: 16 random characters from the 62 letters and digits are about
-// 95 bits, beyond guessing over HTTP.
-const MinTokenLen = 16
+// MinTokenLen is the fewest characters of a bearer token
+// (httpguard.MinTokenLen, the rule evolve view follows too).
+const MinTokenLen = httpguard.MinTokenLen
 
-// ErrWeakToken is the error of CheckToken: a token too short, or holding
-// white space or control characters (which a shell, a header or a token
-// file would change).
-var ErrWeakToken = errors.New("weak bearer token")
+// ErrWeakToken is the error of CheckToken (httpguard.ErrWeakToken).
+var ErrWeakToken = httpguard.ErrWeakToken
 
 // CheckToken returns an error wrapping ErrWeakToken if tok has fewer than
 // MinTokenLen characters, is not valid UTF-8, or holds white space or a
-// control character; nil otherwise. The message never quotes the token.
-func CheckToken(tok string) error {
-	if !utf8.ValidString(tok) {
-		return fmt.Errorf("%w: not valid UTF-8", ErrWeakToken)
-	}
-	if n := utf8.RuneCountInString(tok); n < MinTokenLen {
-		return fmt.Errorf("%w: %d characters, want at least %d (e.g. openssl rand -hex 32)", ErrWeakToken, n, MinTokenLen)
-	}
-	for i, r := range tok {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return fmt.Errorf("%w: white space or a control character at byte %d", ErrWeakToken, i)
-		}
-	}
-	return nil
-}
+// control character; nil otherwise (httpguard.CheckToken). The message
+// never quotes the token.
+func CheckToken(tok string) error { return httpguard.CheckToken(tok) }
 
 // bearer returns the token of an "Authorization: Bearer TOKEN" header
 // value; the scheme is matched in any case (RFC 6750 section 2.1 and RFC

@@ -43,6 +43,15 @@
 // read-only endpoints (select, weights, metrics) and guards observe only.
 // New refuses a token CheckToken calls weak.
 //
+// Other origins: every request passes package httpguard first, with or
+// without a token. A Host header naming a host the server does not
+// answer to (not an IP address, localhost, the machine's name, the host
+// of Config.Addr or one of Config.AllowedHosts) is 403, so that a web
+// page cannot rebind its own name to a loopback server (DNS rebinding);
+// a POST from another origin (Sec-Fetch-Site or Origin) is 403, and a
+// POST whose Content-Type is not application/json is 415, so that no
+// page can post observations, not even as a no-cors text/plain request.
+//
 // Idempotency: an observation's request_id is its idempotency key. The
 // server remembers the request ids of the latest Config.IdempotencyWindow
 // observations (DefaultIdempotencyWindow; read back from the store's
@@ -59,9 +68,12 @@
 // request, answer, idle) and a shutdown bounded by Timeouts.Shutdown.
 //
 // Errors are {"error": MESSAGE, "field": FIELD}: 400 for bad input
-// (naming the field), 401 without the bearer token (Config.Token), 404
+// (naming the field), 401 without the bearer token (Config.Token), 403
+// for a Host the server does not answer to or a POST from another
+// origin, 404
 // for an unknown prompt or version, 405 for a wrong method, 408 for a
 // body not read within the read timeout, 409 when every candidate is
 // excluded or a request_id is reused for another observation, 413 for a
-// body over the limit, 503 while shutting down, 500 for a store failure.
+// body over the limit, 415 for a POST that is not application/json, 503
+// while shutting down, 500 for a store failure.
 package serve

@@ -52,6 +52,9 @@ func TestAuth(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			for i, rq := range reqs {
 				req, _ := http.NewRequest(rq.method, tt.ts()+rq.path, strings.NewReader(rq.body))
+				if rq.method == "POST" {
+					req.Header.Set("Content-Type", "application/json")
+				}
 				if tt.header != "" {
 					req.Header.Set("Authorization", tt.header)
 				}
@@ -238,7 +241,7 @@ func TestServeTimeouts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(c, "POST /v1/observe HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"prompt\":")
+		fmt.Fprintf(c, "POST /v1/observe HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"prompt\":")
 		return c
 	}
 	c := stall()
@@ -299,4 +302,85 @@ func FuzzDecodeStrict(f *testing.F) {
 			t.Fatalf("DecodeStrict(%q) = %s, encoding/json %s", data, a, b)
 		}
 	})
+}
+
+// TestOtherOrigins replays the attacks of a web page on a tokenless
+// server on loopback: no-cors text/plain POSTs of observations from
+// another origin, and reads and writes through a rebound name (DNS
+// rebinding). None reaches the store; the server's own clients still do.
+func TestOtherOrigins(t *testing.T) {
+	s := testStore(t)
+	_, ts := start(t, Config{Store: s})
+	self := ts.Listener.Addr().String()
+	observe := `{"prompt": "agent", "version": "v1.0.1", "sentiment": 0, "success": "failure"}`
+	attacks := []struct {
+		name, method, path, host string
+		header                   map[string]string
+		want                     int
+	}{
+		{"no-cors text/plain from another loopback port", "POST", "/v1/observe", self,
+			map[string]string{"Content-Type": "text/plain;charset=UTF-8", "Origin": "http://127.0.0.1:9999", "Sec-Fetch-Site": "same-site", "Sec-Fetch-Mode": "no-cors"}, 403},
+		{"no-cors text/plain, an old browser", "POST", "/v1/observe", self,
+			map[string]string{"Content-Type": "text/plain;charset=UTF-8"}, 415},
+		{"JSON from another site", "POST", "/v1/observe", self,
+			map[string]string{"Content-Type": "application/json", "Origin": "http://attacker.example", "Sec-Fetch-Site": "cross-site"}, 403},
+		{"rebound name, observe", "POST", "/v1/observe", "attacker.example:" + ts.URL[strings.LastIndex(ts.URL, ":")+1:],
+			map[string]string{"Content-Type": "application/json", "Origin": "http://attacker.example", "Sec-Fetch-Site": "same-origin"}, 403},
+		{"rebound name, select (prompt texts)", "POST", "/v1/select", "attacker.example",
+			map[string]string{"Content-Type": "application/json"}, 403},
+		{"rebound name, weights", "GET", "/v1/weights", "attacker.example", nil, 403},
+	}
+	for _, a := range attacks {
+		t.Run(a.name, func(t *testing.T) {
+			for range 20 {
+				body := observe
+				if a.path == "/v1/select" {
+					body = `{"prompt": "agent"}`
+				}
+				req, _ := http.NewRequest(a.method, ts.URL+a.path, strings.NewReader(body))
+				req.Host = a.host
+				for k, v := range a.header {
+					req.Header.Set(k, v)
+				}
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					t.Fatal(err)
+				}
+				data, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != a.want {
+					t.Fatalf("%d %s, want %d", resp.StatusCode, data, a.want)
+				}
+				if strings.Contains(string(data), "<task>") || strings.Contains(string(data), "weight") {
+					t.Fatalf("a refused request got the store's content: %s", data)
+				}
+			}
+		})
+	}
+	w, err := s.Weights()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w.Events != 0 {
+		t.Errorf("%d observations recorded from other origins, want 0", w.Events)
+	}
+	// The server's own page and programs: same-origin and plain clients.
+	for _, h := range []map[string]string{
+		{"Content-Type": "application/json"},
+		{"Content-Type": "application/json", "Origin": "http://" + self, "Sec-Fetch-Site": "same-origin"},
+	} {
+		req, _ := http.NewRequest("POST", ts.URL+"/v1/observe", strings.NewReader(observe))
+		for k, v := range h {
+			req.Header.Set(k, v)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%v: %d %s, want 200", h, resp.StatusCode, data)
+		}
+	}
 }

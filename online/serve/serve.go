@@ -20,6 +20,7 @@ import (
 	"syscall"
 	"time"
 
+	"evolve/internal/httpguard"
 	"evolve/online"
 	"evolve/prompt"
 	"evolve/render"
@@ -50,6 +51,15 @@ type Config struct {
 	// any case). It must pass CheckToken (at least MinTokenLen
 	// characters, no white space).
 	Token string
+	// Addr is the address the server listens on (HOST:PORT); a host
+	// name in it is one the Host header may carry. "" for none.
+	Addr string
+	// AllowedHosts are further names the Host header may carry (see
+	// httpguard: IP addresses, localhost and the machine's name are
+	// always answered, other names are refused with 403 so that a web
+	// page cannot rebind its own name to the server). New refuses a
+	// name with a port, a scheme or white space.
+	AllowedHosts []string
 	// PublicRead, with a Token, leaves the read-only endpoints (POST
 	// /v1/select, GET /v1/weights, GET /metrics) open: only POST
 	// /v1/observe needs the token. Without a Token it changes nothing.
@@ -86,6 +96,7 @@ type Server struct {
 	metrics *metrics
 	logMu   sync.Mutex
 	idem    *idempotency // nil: request ids are not checked
+	guard   *httpguard.Guard
 }
 
 // job is one observation waiting for the committer.
@@ -123,6 +134,11 @@ func New(cfg Config) (*Server, error) {
 			return nil, fmt.Errorf("serve: %w", err)
 		}
 	}
+	guard, err := httpguard.New(httpguard.Config{Addr: cfg.Addr, Hosts: cfg.AllowedHosts, Flag: "--allowed-host",
+		Error: func(w http.ResponseWriter, code int, msg string) { writeError(w, code, "", msg) }})
+	if err != nil {
+		return nil, fmt.Errorf("serve: allowed hosts: %w", err)
+	}
 	if cfg.IdempotencyWindow == 0 {
 		cfg.IdempotencyWindow = DefaultIdempotencyWindow
 	}
@@ -138,7 +154,7 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Server{cfg: cfg, eg: eg, queue: make(chan *job, 4*cfg.MaxBatch), done: make(chan struct{}), metrics: newMetrics()}
+	s := &Server{cfg: cfg, eg: eg, queue: make(chan *job, 4*cfg.MaxBatch), done: make(chan struct{}), metrics: newMetrics(), guard: guard}
 	if _, err := s.view(); err != nil {
 		return nil, err
 	}
@@ -384,7 +400,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "", "no such endpoint: "+r.URL.Path+" (see /v1/select, /v1/observe, /v1/weights, /healthz, /metrics)")
 	})
-	return s.metrics.wrap(s.requireToken(mux))
+	return s.metrics.wrap(s.guard.Handler(s.requireToken(mux)))
 }
 
 // apiError is the body of every error response.

@@ -87,6 +87,9 @@ func call(t *testing.T, ts *httptest.Server, method, path, token, body string, o
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}
+	if method == "POST" {
+		req.Header.Set("Content-Type", "application/json")
+	}
 	resp, err := ts.Client().Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -401,10 +404,20 @@ func TestCloseFlushes(t *testing.T) {
 	}
 	// After Close, an observation is refused with 503.
 	rec := httptest.NewRecorder()
-	srv.Handler().ServeHTTP(rec, httptest.NewRequest("POST", "/v1/observe", strings.NewReader(`{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`)))
+	srv.Handler().ServeHTTP(rec, jsonRequest("/v1/observe", `{"prompt": "agent", "version": "v1.0.1", "sentiment": 1}`))
 	if rec.Code != 503 {
 		t.Errorf("after Close: %d %s", rec.Code, rec.Body)
 	}
+}
+
+// jsonRequest is a POST of body to path as a client on loopback sends
+// it (httptest.NewRequest's Host, example.com, is not one the server
+// answers to).
+func jsonRequest(path, body string) *http.Request {
+	req := httptest.NewRequest("POST", path, strings.NewReader(body))
+	req.Host = "127.0.0.1"
+	req.Header.Set("Content-Type", "application/json")
+	return req
 }
 
 // FuzzSelectBody: no body makes /v1/select fail with a server error or
@@ -431,7 +444,7 @@ func FuzzSelectBody(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, body string) {
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, httptest.NewRequest("POST", "/v1/select", strings.NewReader(body)))
+		h.ServeHTTP(rec, jsonRequest("/v1/select", body))
 		var e apiError
 		switch {
 		case rec.Code == 200:
