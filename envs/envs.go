@@ -202,6 +202,13 @@ type Outcome struct {
 	// TrajectoryFormat names the format of Trajectory: TrajectoryJSON
 	// (also meant by "") or TrajectoryAsciicast.
 	TrajectoryFormat string
+	// Transcript is an LLM agent's transcript (agent.Transcript, kind
+	// llm-transcript/v1, one JSON value) when the episode's Trajectory is
+	// the environment's own recording (NetHack's asciicast, a process
+	// environment's trajectory), or nil. The trajectory archive stores it
+	// beside the Trajectory (SEED.json beside SEED.cast). Players fill it
+	// only when Episode.Record is set.
+	Transcript json.RawMessage
 	// Error says why an episode with Cause CauseError could not be
 	// played (the message and the tail of the process's stderr); "" for
 	// other episodes.

@@ -304,12 +304,26 @@ func List(dir string, ph Phase) ([]Info, error) {
 }
 
 // Read returns the trajectory of the episode (seed, repeat) of phase ph
-// under dir. It returns an error wrapping ErrNotFound if the phase has no
+// under dir: its asciicast recording if one is stored, else its JSON
+// trajectory (ReadFormat reads an LLM agent's transcript stored beside a
+// recording). It returns an error wrapping ErrNotFound if the phase has no
 // archive or the archive no such entry, an error wrapping ErrTooLarge
 // (naming the entry, its size and the cap) for an entry larger than
 // MaxBytes, which is not read, an error naming the archive if it cannot
 // be read, and a bad phase name's error (Phase.Rel).
 func Read(dir string, ph Phase, seed uint64, repeat int) (Entry, error) {
+	return read(dir, ph, seed, repeat, envs.TrajectoryAsciicast, envs.TrajectoryJSON)
+}
+
+// ReadFormat is Read of the entry of one format (envs.TrajectoryJSON or
+// envs.TrajectoryAsciicast) only, e.g. the transcript beside a recording;
+// its errors are Read's.
+func ReadFormat(dir string, ph Phase, seed uint64, repeat int, format string) (Entry, error) {
+	return read(dir, ph, seed, repeat, format)
+}
+
+// read returns the first of formats stored for (seed, repeat).
+func read(dir string, ph Phase, seed uint64, repeat int, formats ...string) (Entry, error) {
 	rel, err := ph.Rel()
 	if err != nil {
 		return Entry{}, err
@@ -323,7 +337,7 @@ func Read(dir string, ph Phase, seed uint64, repeat int) (Entry, error) {
 		return Entry{}, fmt.Errorf("reading trajectories %s: %w", path, err)
 	}
 	defer zr.Close()
-	for _, format := range []string{envs.TrajectoryJSON, envs.TrajectoryAsciicast} {
+	for _, format := range formats {
 		e := Entry{Seed: seed, Repeat: repeat, Format: format}
 		f, err := zr.Open(e.Name())
 		if err != nil {
@@ -350,7 +364,9 @@ func Read(dir string, ph Phase, seed uint64, repeat int) (Entry, error) {
 }
 
 // FromOutcomes returns the entries that outcomes keep under p, in their
-// order: an outcome with a trajectory whose cause p keeps. repeat, if not
+// order: an outcome with a trajectory whose cause p keeps, followed by its
+// Transcript (format envs.TrajectoryJSON, so SEED.json beside SEED.cast)
+// when it has one and its trajectory is not JSON itself. repeat, if not
 // nil, gives outcome i's repeat (an eval's); seed is outs[i].Seed unless
 // seeds is not nil.
 func FromOutcomes(p Policy, outs []envs.Outcome, seeds []uint64, repeat func(i int) int) []Entry {
@@ -371,6 +387,12 @@ func FromOutcomes(p Policy, outs []envs.Outcome, seeds []uint64, repeat func(i i
 			e.Format = envs.TrajectoryJSON
 		}
 		es = append(es, e)
+		if len(o.Transcript) > 0 && e.Format != envs.TrajectoryJSON {
+			// The agent's transcript beside the environment's recording.
+			t := e
+			t.Format, t.Data = envs.TrajectoryJSON, o.Transcript
+			es = append(es, t)
+		}
 	}
 	return es
 }

@@ -273,3 +273,45 @@ func mustRead(t *testing.T, r io.Reader) []byte {
 	}
 	return b
 }
+
+// TestTranscriptBesideRecording stores an LLM agent's transcript beside
+// an environment's asciicast recording: FromOutcomes gives both entries,
+// the archive holds SEED.cast and SEED.json, Read returns the recording
+// and ReadFormat the transcript; a JSON trajectory keeps its own name and
+// no transcript is added beside it.
+func TestTranscriptBesideRecording(t *testing.T) {
+	cast := []byte("{\"version\":2,\"width\":80,\"height\":24}\n[0.0,\"o\",\"hi\"]\n")
+	tr := []byte(`{"kind":"llm-transcript/v1","system":"s","turns":[]}`)
+	outs := []envs.Outcome{
+		{Seed: 5, Cause: "injury", Trajectory: cast, TrajectoryFormat: envs.TrajectoryAsciicast, Transcript: tr},
+		{Seed: 6, Cause: "injury", Trajectory: []byte(`{"a":1}`), Transcript: tr},
+	}
+	p, err := ParsePolicy("all")
+	if err != nil {
+		t.Fatal(err)
+	}
+	es := FromOutcomes(p, outs, nil, nil)
+	var names []string
+	for _, e := range es {
+		names = append(names, e.Name())
+	}
+	if got, want := strings.Join(names, " "), "5.cast 5.json 6.json"; got != want {
+		t.Fatalf("entries %s, want %s", got, want)
+	}
+	dir := t.TempDir()
+	ph := Phase{Split: "test", Version: "v1.0.0"}
+	if _, err := Write(dir, ph, es); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := Read(dir, ph, 5, 0)
+	if err != nil || rec.Format != envs.TrajectoryAsciicast || !bytes.Equal(rec.Data, cast) {
+		t.Fatalf("Read seed 5: %s %q %v, want the recording", rec.Format, rec.Data, err)
+	}
+	got, err := ReadFormat(dir, ph, 5, 0, envs.TrajectoryJSON)
+	if err != nil || !bytes.Equal(got.Data, tr) {
+		t.Fatalf("ReadFormat seed 5 json: %q %v, want the transcript", got.Data, err)
+	}
+	if _, err := ReadFormat(dir, ph, 6, 0, envs.TrajectoryAsciicast); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("ReadFormat seed 6 cast: %v, want ErrNotFound", err)
+	}
+}

@@ -24,7 +24,7 @@ func BenchmarkStartup(b *testing.B) {
 		resetPlayground(dir)
 		b.StartTimer()
 		t0 := time.Now()
-		g, err := startGame(ctx, e.in, dir, uint64(i), 10*time.Second, nil)
+		g, err := startGame(ctx, e.in, dir, uint64(i), gameOptions(DefaultConfig().Character()), 10*time.Second, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func BenchmarkActions(b *testing.B) {
 			g.kill()
 		}
 		resetPlayground(dir)
-		g, err = startGame(ctx, e.in, dir, seed, 10*time.Second, nil)
+		g, err = startGame(ctx, e.in, dir, seed, gameOptions(DefaultConfig().Character()), 10*time.Second, nil)
 		if err != nil {
 			b.Fatal(err)
 		}

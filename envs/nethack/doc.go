@@ -16,8 +16,15 @@
 // decides each episode's failure cause from the game's own evidence (an
 // Evidence: the death text and its "while", the hunger state, how the
 // episode ended, the last screen and messages), and the column
-// cause_evidence says what it read. Playgrounds left by a process killed
-// with SIGKILL are swept, by owner pid, by the next process.
+// cause_evidence says what it read; nle_score is NLE's score (NLEScore).
+// Config.UntilDeath plays every game to its end with NLE's step caps, and
+// Config's Role, Race, Gender and Alignment choose the character
+// (Character; Random is NLE's "@"). The LLM agent reads a View each
+// action: the turn's messages with every --More-- page, a message
+// history, the inventory (read with i when it may have changed, at no
+// game time) and the hero's position; its transcript is stored beside the
+// asciicast. Playgrounds left by a process killed with SIGKILL are swept,
+// by owner pid, by the next process.
 //
 // See docs/nethack.md for what is fixed, the character, the taxonomy,
 // the parameters' mapping, speed and the licence.

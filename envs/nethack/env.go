@@ -35,15 +35,54 @@ type Config struct {
 	// StallSeconds makes a game that neither writes nor asks for a key for
 	// this long an episode error carrying its last screen, in [1, 600].
 	StallSeconds float64 `yaml:"stall_seconds" json:"stall_seconds"`
+	// UntilDeath plays every game until the game ends itself (a death, or
+	// the hero escapes), as NLE's NetHackChallenge does: max_turns and the
+	// stall detector's no_progress_turns then end nothing, and max_steps
+	// bounds the episode. The one stall that still ends a game (end reason
+	// stuck, quit true) is a stopped clock: clock_stop_steps agent actions
+	// in a row that took no game time, after which nothing in the game
+	// can change (the hero can neither die nor starve).
+	UntilDeath bool `yaml:"until_death" json:"until_death"`
+	// ClockStopSteps is, with until_death, how many agent actions in a row
+	// without the game's turn counter moving end the episode (end reason
+	// stuck), in [10, 10000000] (max_steps ends the episode first if it is
+	// smaller). The default, 10000, is NLE's
+	// NetHackChallenge no_progress_timeout (its _check_abort).
+	ClockStopSteps int `yaml:"clock_stop_steps" json:"clock_stop_steps"`
+	// MaxSteps ends an episode (end reason action_cap, quit true) after
+	// this many agent actions (commands; the --More--, menu and prompt
+	// answers of the play loop are not counted), in [10, 10000000]. The
+	// default, 1000000, is NLE's NetHackChallenge max_episode_steps.
+	MaxSteps int `yaml:"max_steps" json:"max_steps"`
+	// Role, Race, Gender and Alignment choose the character: a value of
+	// RoleNames (or its three-letter code, e.g. "val"), human, elf, dwarf,
+	// gnome or orc, male or female, lawful, neutral or chaotic; or Random
+	// ("random", or "@" as NLE writes it) for the game's own seeded
+	// choice among the values the other fields allow. NLE's
+	// NetHackChallenge is all four random.
+	Role      string `yaml:"role" json:"role"`
+	Race      string `yaml:"race" json:"race"`
+	Gender    string `yaml:"gender" json:"gender"`
+	Alignment string `yaml:"alignment" json:"alignment"`
 }
 
 // DefaultConfig returns the defaults: 5000 turns, 500 turns without
-// progress, 10 s stall timeout, Debian's binary.
+// progress, 10 s stall timeout, Debian's binary, not until death,
+// 1000000 steps (10000 with a stopped clock), and a neutral human female
+// Valkyrie.
 func DefaultConfig() Config {
-	return Config{Binary: DefaultBinary, MaxTurns: 5000, NoProgressTurns: 500, StallSeconds: 10}
+	return Config{Binary: DefaultBinary, MaxTurns: 5000, NoProgressTurns: 500, StallSeconds: 10,
+		MaxSteps: 1000000, ClockStopSteps: 10000, Role: "valkyrie", Race: "human", Gender: "female", Alignment: "neutral"}
 }
 
-// Validate returns an error naming the first field out of range.
+// Character returns the character the config chooses.
+func (c Config) Character() Character {
+	return Character{Role: c.Role, Race: c.Race, Gender: c.Gender, Alignment: c.Alignment}
+}
+
+// Validate returns an error naming the first field out of range, or the
+// character's (Character.Validate: an unknown role, race, gender or
+// alignment, or values no character combines).
 func (c Config) Validate() error {
 	switch {
 	case c.Binary == "":
@@ -54,8 +93,12 @@ func (c Config) Validate() error {
 		return fmt.Errorf("no_progress_turns: %d is out of range, allowed [10, max_turns=%d]", c.NoProgressTurns, c.MaxTurns)
 	case !(c.StallSeconds >= 1 && c.StallSeconds <= 600):
 		return fmt.Errorf("stall_seconds: %v is out of range, allowed [1, 600]", c.StallSeconds)
+	case c.MaxSteps < 10 || c.MaxSteps > 10000000:
+		return fmt.Errorf("max_steps: %d is out of range, allowed [10, 10000000]", c.MaxSteps)
+	case c.ClockStopSteps < 10 || c.ClockStopSteps > 10000000:
+		return fmt.Errorf("clock_stop_steps: %d is out of range, allowed [10, 10000000]", c.ClockStopSteps)
 	}
-	return nil
+	return c.Character().Validate()
 }
 
 // End reasons of an episode: how it ended. The game ends itself with
@@ -101,6 +144,29 @@ var Metrics = []envs.Metric{
 	{Name: "keys", Type: envs.Int, Unit: "keys", Description: "keys sent to the game"},
 	{Name: "quit", Type: envs.Bool, Description: "true when evolve ended the game with #quit (end reasons stuck, turn_cap, action_cap), false when the game ended itself (a death, or escaped)"},
 	{Name: "cause_evidence", Type: envs.String, Description: "the evidence the cause was decided on, e.g. \"death: killed by a jackal, while fainted from lack of food\" or \"prompt: Call a white potion:\""},
+	{Name: "nle_score", Type: envs.Int, Unit: "points", Description: "NLE's score: the in-game bottom-line score botl_score() when the game ended, the sum of NLE's rewards; the xlogfile points plus the tenth of the net gold gain a death takes off (NLEScore)"},
+	{Name: "character", Type: envs.String, Description: "the hero as the game's record gives it, role-race-alignment-gender, e.g. \"Val-Hum-Neu-Fem\" (the xlogfile's role, race, align and gender)"},
+}
+
+// NLEScore returns NLE's score of a game that ended with how (the
+// xlogfile's death: "quit", "escaped", or a death text) and points (the
+// xlogfile's points), carrying gold gold at the end after starting with
+// gold0: NetHack's botl_score() at the last step, which is what NLE's
+// reward (the change of botl_score, nle/env/base.py) sums to.
+//
+// NetHack 3.6's really_done (end.c) adds the net gold gain to the score
+// (u.urexp) less a tenth of it on a death (how < PANICKED); botl_score
+// (botl.c) counts it whole. Both add 50 × (deepest level − 1) and the
+// deep-level bonus. So on a death botl_score = points + (gold − gold0)/10
+// (integer division, a negative gain counting 0), and on a quit or an
+// escape it equals points. Gold in containers the hero carries (which
+// both count) is not seen by evolve; an ascension (which doubles points)
+// is not handled.
+func NLEScore(how string, points, gold, gold0 int) int {
+	if how == "quit" || how == "escaped" || how == "ascended" {
+		return points
+	}
+	return points + max(gold-gold0, 0)/10
 }
 
 // Rules is the rule library of text mutations for the LLM agent, by cause.
@@ -228,7 +294,7 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 		rec = newRecorder()
 	}
 	stall := time.Duration(p.env.cfg.StallSeconds * float64(time.Second))
-	g, err := startGame(ctx, p.env.in, p.dir, ep.Seed, stall, rec)
+	g, err := startGame(ctx, p.env.in, p.dir, ep.Seed, gameOptions(p.env.cfg.Character()), stall, rec)
 	if err != nil {
 		resetPlayground(p.dir) // startGame killed the game: remove its lock
 		return envs.Outcome{}, seedErr(ep.Seed, err)
@@ -266,6 +332,9 @@ func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error
 		return envs.Outcome{}, fmt.Errorf("nethack: seed %d: the game wrote no score: %w; last screen:\n%s", ep.Seed, err, g.screenText())
 	}
 	out.Metrics = append(out.Metrics, pl.metrics()...)
+	if lp, ok := pl.(*llmPolicy); ok && ep.Record {
+		out.Transcript = lp.s.Transcript() // stored beside the .cast
+	}
 	return out, nil
 }
 
@@ -314,6 +383,16 @@ type run struct {
 	pet       string // the pet's letter, from the first screen acted on
 	promptRun int    // consecutive actions taken while the game waited on an answer
 	lostRun   int    // consecutive actions taken while the hero was not shown
+	clockA    int    // action index when the game's turn counter last changed
+	started   bool   // a status line was parsed
+	startGold int    // the gold on the first status line (NetHack's u.umoney0)
+	// What a viewer policy reads (see): reads is true for one.
+	reads    bool
+	pages    []string // the --More-- pages answered since the last action
+	inv      []string // the inventory as last read
+	invT     int      // the game turn it was read at
+	invRead  bool     // the inventory was read once
+	invStale bool     // it may have changed since
 }
 
 // maxInterrupts bounds the --More--, menu and prompt screens answered
@@ -326,6 +405,7 @@ const maxInterrupts = 50
 // Outcome.EndReason (died and starved are decided by finish).
 func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 	r.seen, r.known = map[[3]int]bool{}, map[int]int{}
+	_, r.reads = r.pol.(viewer)
 	r.lastFight = -1
 	interrupts := 0
 	for !r.g.exited {
@@ -334,6 +414,9 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 			r.trap, r.trapT, r.trapDlvl = m, r.last.T, r.last.Dlvl
 		}
 		if k, ok := interruptKey(s); ok {
+			if r.reads {
+				r.pages = append(r.pages, moreText(s)...)
+			}
 			if sp, isScripted := r.pol.(scriptedPolicy); isScripted && strings.Contains(s.Row(0), "Really attack") {
 				sp.a.notePeaceful()
 			}
@@ -352,18 +435,30 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 		interrupts = 0
 		st := s.Status()
 		if st.OK {
+			if !r.started {
+				r.started, r.startGold = true, st.Gold
+			}
+			if st.T != r.last.T {
+				r.clockA = r.actions
+			}
 			r.last = st
 			r.progress(s, st)
-			if st.T >= r.cfg.MaxTurns {
+			switch {
+			case r.cfg.UntilDeath: // only a stopped clock ends a game played until death
+			case st.T >= r.cfg.MaxTurns:
 				r.end = EndTurnCap
-			} else if st.T-r.progressT > r.cfg.NoProgressTurns {
+			case st.T-r.progressT > r.cfg.NoProgressTurns:
 				r.end = EndStuck
 			}
 		}
-		if r.end == "" && r.actions-r.progressA > 2*r.cfg.NoProgressTurns {
+		stalled := r.actions-r.progressA > 2*r.cfg.NoProgressTurns
+		if r.cfg.UntilDeath {
+			stalled = r.actions-r.clockA >= r.cfg.ClockStopSteps
+		}
+		if r.end == "" && stalled {
 			r.end, r.byActions = EndStuck, true
 		}
-		if r.end == "" && r.budget > 0 && r.actions >= r.budget {
+		if r.end == "" && (r.budget > 0 && r.actions >= r.budget || r.actions >= r.cfg.MaxSteps) {
 			r.end = EndActionCap
 		}
 		if r.end != "" {
@@ -374,9 +469,18 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 		}
 		r.screen = s
 		r.promptRun, r.lostRun = run1(r.promptRun, waitsForAnswer(s)), run1(r.lostRun, heroHidden(s))
+		if v, ok := r.pol.(viewer); ok {
+			if err := r.see(ctx, v, s, st); err != nil {
+				return envs.Outcome{}, err
+			}
+		}
 		d, err := r.pol.act(ctx, s, st)
 		if err != nil {
 			return envs.Outcome{}, err
+		}
+		if r.reads {
+			r.invStale = r.invStale || d.item != 0
+			r.pages = nil
 		}
 		r.actions++
 		if d.fight {
@@ -615,6 +719,8 @@ func (r *run) finish(out *envs.Outcome, x xlog) Evidence {
 	out.Metrics = []envs.MetricValue{
 		num(max(x.int("maxlvl"), r.maxDlvl)), num(r.last.XL), num(x.int("turns")), num(r.last.Gold),
 		{Str: hunger}, {Str: killedBy}, num(r.actions), num(r.g.keys), num(quit), {Str: evidence},
+		num(NLEScore(death, x.int("points"), r.last.Gold, r.startGold)),
+		{Str: x["role"] + "-" + x["race"] + "-" + x["align"] + "-" + x["gender"]},
 	}
 	return ev
 }

@@ -27,14 +27,19 @@ const (
 // the stream before parsing and recording.
 var waitMarker = []byte("\x1b]7717;w\a")
 
-// options are the game options of every episode (NETHACKOPTIONS): the
-// fixed character, no bones, legacy, news, mail or autopickup, plain ASCII
-// without colour, no output delays, the turn counter and experience points
-// on the status line, and no pauses at the end of a game.
-const options = "name:agent,role:Valkyrie,race:human,gender:female,align:neutral," +
-	"autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_delay,!color,!hilite_pet,!sparkle," +
+// options are the game options of every episode (NETHACKOPTIONS) after
+// the name and the character (gameOptions): no bones, legacy, news, mail
+// or autopickup, plain ASCII without colour, no output delays, the turn
+// counter and experience points on the status line, and no pauses at the
+// end of a game.
+const options = "autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_delay,!color,!hilite_pet,!sparkle," +
 	"time,showexp,showscore,!verbose,symset:plain,disclose:-i -a -v -g -c -o,runmode:teleport," +
 	"pickup_burden:unencumbered,suppress_alert:3.4.3,!checkpoint,!rest_on_space,number_pad:0"
+
+// gameOptions returns NETHACKOPTIONS for character c (valid): the name
+// agent, the character, then options. The default character gives
+// "name:agent,role:Valkyrie,race:human,gender:female,align:neutral,...".
+func gameOptions(c Character) string { return "name:agent," + c.options() + "," + options }
 
 // FixedTime is the clock every game reads, in seconds since the Unix
 // epoch: 2024-01-17 12:00:00 UTC, a Wednesday at noon in the moon's first
@@ -67,14 +72,15 @@ type game struct {
 	keys   int // keys sent
 }
 
-// startGame starts the game of in with seed in playground dir and waits
-// until it asks for its first key. rec, if not nil, records the output.
-func startGame(ctx context.Context, in *install, dir string, seed uint64, stall time.Duration, rec *recorder) (*game, error) {
+// startGame starts the game of in with seed and NETHACKOPTIONS opts
+// (gameOptions) in playground dir and waits until it asks for its first
+// key. rec, if not nil, records the output.
+func startGame(ctx context.Context, in *install, dir string, seed uint64, opts string, stall time.Duration, rec *recorder) (*game, error) {
 	cmd := exec.Command(in.binary, "-d", dir)
 	cmd.Dir = dir
 	cmd.Env = []string{
 		"TERM=xterm", "LINES=24", "COLUMNS=80", "TZ=UTC", "LANG=C", "HOME=" + dir, "USER=agent", "LOGNAME=agent",
-		"PATH=/usr/bin:/bin", "HACKDIR=" + dir, "NETHACKOPTIONS=" + options,
+		"PATH=/usr/bin:/bin", "HACKDIR=" + dir, "NETHACKOPTIONS=" + opts,
 		"LD_PRELOAD=" + in.shim,
 		"EVOLVE_NH_SEED=" + strconv.FormatUint(seed, 10),
 		"EVOLVE_NH_TIME=" + strconv.FormatInt(FixedTime, 10),

@@ -87,8 +87,13 @@ func (l *llmSetup) newPolicy(ep envs.Episode, rc *agent.RendererCache) (policy, 
 	}
 	opt := l.opt
 	opt.Actions = ActionNames()
+	opt.Record = ep.Record
 	return &llmPolicy{s: agent.NewSession(l.model, rd, opt), fb: NewScripted(p), names: opt.Actions}, nil
 }
+
+// MessageHistory is how many earlier messages the LLM agent's observation
+// shows (View.History), the most recent ones.
+const MessageHistory = 12
 
 // llmPolicy asks the model through an agent.Session.
 type llmPolicy struct {
@@ -96,20 +101,36 @@ type llmPolicy struct {
 	fb    *Scripted // the fallback, and the explore action's step
 	names []string
 	turn  int
+	view  View     // what the play loop gathered for this action (see)
+	hist  []string // earlier messages, "T:n message", at most MessageHistory
 }
+
+// see implements viewer.
+func (p *llmPolicy) see(v View) { p.view = v }
 
 func (p *llmPolicy) act(ctx context.Context, s *Screen, st Status) (decision, error) {
 	p.turn++
 	fb := p.fb.act(s, st) // keeps the scripted agent's level memory current
 	parse := func(reply string) (int, error) { return agent.ParseChoice(reply, p.names) }
 	correct := func(err error) string { return agent.CorrectionFor(err, p.names) }
-	i, ok, err := p.s.Choose(ctx, p.turn, ObservationText(s), parse, correct)
+	v := p.view
+	v.History = p.hist
+	obs := ObservationText(s, v)
+	for _, m := range v.Messages {
+		p.hist = append(p.hist, fmt.Sprintf("T:%d %s", st.T, m))
+	}
+	if n := len(p.hist); n > MessageHistory {
+		p.hist = append(p.hist[:0:0], p.hist[n-MessageHistory:]...)
+	}
+	i, ok, err := p.s.Choose(ctx, p.turn, obs, parse, correct)
 	if err != nil {
 		return decision{}, err
 	}
 	if !ok {
+		p.s.NoteAction(p.turn, fb.skill, true)
 		return fb, nil
 	}
+	p.s.NoteAction(p.turn, Actions[i].Name, false)
 	d := Actions[i].d
 	if Actions[i].Name == "explore" {
 		hx, hy, found := s.Hero()
@@ -123,18 +144,52 @@ func (p *llmPolicy) act(ctx context.Context, s *Screen, st Status) (decision, er
 
 func (p *llmPolicy) metrics() []envs.MetricValue { return p.s.Metrics() }
 
-// ObservationText is what the model reads each action: the message line,
-// the map rows that show anything (with their row numbers; the hero is
-// '@'), the two status lines, and the action set with what each does.
-func ObservationText(s *Screen) string {
+// ObservationText is what the model reads each action: every message
+// since its last action (the --More-- pages included), the earlier
+// messages of v.History with their game turns, the map rows that show
+// anything (with their row numbers; the hero is '@'), the hero's
+// position, the two status lines, the inventory, and the action set with
+// what each does.
+func ObservationText(s *Screen, v View) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Message: %s\n\nMap:\n", s.Message())
+	b.WriteString("Messages since your last action:\n")
+	if len(v.Messages) == 0 {
+		b.WriteString("(none)\n")
+	}
+	for _, m := range v.Messages {
+		fmt.Fprintf(&b, "- %s\n", m)
+	}
+	if len(v.History) > 0 {
+		b.WriteString("\nEarlier messages (oldest first):\n")
+		for _, m := range v.History {
+			fmt.Fprintf(&b, "- %s\n", m)
+		}
+	}
+	b.WriteString("\nMap (y|row; x counts characters after the |, from 0):\n")
 	for y := 0; y < MapRows; y++ {
 		if r := strings.TrimRight(string(s.Grid[y+1][:]), " "); r != "" {
 			fmt.Fprintf(&b, "%2d|%s\n", y, r)
 		}
 	}
-	fmt.Fprintf(&b, "\nStatus:\n%s\n%s\n\nActions:\n", s.Row(22), s.Row(23))
+	switch {
+	case !v.HeroOK:
+		b.WriteString("\nYou: not found on the map\n")
+	case v.HeroByCursor:
+		fmt.Fprintf(&b, "\nYou: x=%d, y=%d (shown as %q, not @: you may be polymorphed, invisible or hallucinating)\n", v.HeroX, v.HeroY, s.MapCell(v.HeroX, v.HeroY))
+	default:
+		fmt.Fprintf(&b, "\nYou: @ at x=%d, y=%d\n", v.HeroX, v.HeroY)
+	}
+	fmt.Fprintf(&b, "\nStatus:\n%s\n%s\n", s.Row(22), s.Row(23))
+	if v.Inventory != nil || v.InventoryT > 0 {
+		fmt.Fprintf(&b, "\nInventory (as of turn %d):\n", v.InventoryT)
+		if len(v.Inventory) == 0 {
+			b.WriteString("(nothing)\n")
+		}
+		for _, l := range v.Inventory {
+			fmt.Fprintf(&b, "%s\n", l)
+		}
+	}
+	b.WriteString("\nActions:\n")
 	for _, a := range Actions {
 		fmt.Fprintf(&b, "- %s: %s\n", a.Name, a.Doc)
 	}

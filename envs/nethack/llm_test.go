@@ -2,13 +2,20 @@ package nethack
 
 import (
 	"context"
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"evolve/agent"
 	"evolve/envs"
+	"evolve/llm"
+	"evolve/llm/llmtest"
 )
 
 // ruleModel answers from the observation it reads: it eats when the
@@ -28,7 +35,7 @@ func (m *ruleModel) Chat(_ context.Context, msgs []agent.ChatMessage) (agent.Cha
 		r = "Let me think about the kitten."
 	case strings.Contains(obs, "Hungry"):
 		r = "ACTION: eat"
-	case strings.Contains(obs, ">") && strings.Contains(obs, "Map:"):
+	case strings.Contains(obs, ">") && strings.Contains(obs, "Map ("):
 		r = "ACTION: travel_downstairs"
 	}
 	return agent.ChatReply{Content: r, PromptTokens: len(obs) / 4, CompletionTokens: 4, Requests: 1}, nil
@@ -76,13 +83,124 @@ func TestLLMAgent(t *testing.T) {
 	}
 }
 
+var update = flag.Bool("update", false, "rewrite the golden files under testdata")
+
+// TestObservationText renders the LLM agent's observation of a screen
+// with a View (two --More-- pages and the message line, history,
+// inventory, position) and compares it with the golden file
+// testdata/observation.golden (go test -run TestObservationText -update
+// rewrites it); the table checks the parts a model relies on.
 func TestObservationText(t *testing.T) {
 	s := screenOf("You see here a dagger.", "", "   |..@.|")
-	copy(s.Grid[23][:], []rune("Dlvl:1 $:0 HP:16(16) Pw:2(2) AC:6 Xp:1/0 T:1"))
-	txt := ObservationText(s)
-	for _, want := range []string{"Message: You see here a dagger.", " 1|   |..@.|", "HP:16(16)", "- travel_downstairs:", "ACTION: <name>"} {
+	copy(s.Grid[23][:], []rune("Dlvl:1 $:0 HP:16(16) Pw:2(2) AC:6 Xp:1/0 T:7"))
+	v := View{
+		Messages:   []string{"You kill the newt!", "Welcome to experience level 2.", "You see here a dagger."},
+		History:    []string{"T:3 You hear a door open."},
+		Inventory:  []string{"Weapons", "a - a +1 long sword (weapon in hand)", "Comestibles", "d - an uncursed food ration"},
+		InventoryT: 1, HeroX: 6, HeroY: 1, HeroOK: true,
+	}
+	txt := ObservationText(s, v)
+	for _, want := range []string{
+		"- You kill the newt!\n- Welcome to experience level 2.\n- You see here a dagger.\n",
+		"Earlier messages (oldest first):\n- T:3 You hear a door open.\n",
+		" 1|   |..@.|", "You: @ at x=6, y=1\n", "HP:16(16)",
+		"Inventory (as of turn 1):\nWeapons\na - a +1 long sword (weapon in hand)\n",
+		"- travel_downstairs:", "ACTION: <name>",
+	} {
 		if !strings.Contains(txt, want) {
 			t.Errorf("observation lacks %q:\n%s", want, txt)
 		}
+	}
+	golden := filepath.Join("testdata", "observation.golden")
+	if *update {
+		if err := os.WriteFile(golden, []byte(txt), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(golden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if txt != string(want) {
+		t.Errorf("observation differs from %s (-update rewrites it):\n%s", golden, txt)
+	}
+	// A hero not shown as '@' is placed by the cursor; no messages, no
+	// inventory read yet.
+	s.Grid[2][6], s.CursorX, s.CursorY = 'r', 6, 2
+	txt = ObservationText(s, View{HeroX: 6, HeroY: 1, HeroOK: true, HeroByCursor: true})
+	for _, want := range []string{"Messages since your last action:\n(none)\n", "You: x=6, y=1 (shown as 'r', not @"} {
+		if !strings.Contains(txt, want) {
+			t.Errorf("observation lacks %q:\n%s", want, txt)
+		}
+	}
+	if strings.Contains(txt, "Inventory") || strings.Contains(txt, "Earlier messages") {
+		t.Errorf("an empty view shows an inventory or history:\n%s", txt)
+	}
+}
+
+// TestLLMTranscript plays real NetHack with a model behind the loopback
+// OpenAI-compatible server (llmtest): recorded, the outcome carries the
+// asciicast and, beside it, the llm-transcript/v1 transcript, whose first
+// request shows the starting inventory, the hero's position and the
+// welcome message; later ones the message history. Recording changes
+// nothing else.
+func TestLLMTranscript(t *testing.T) {
+	srv := llmtest.New(llmtest.Rules("ACTION: explore", llmtest.Rule{Contains: "Hungry", Reply: "ACTION: eat"}))
+	defer srv.Close()
+	client, err := llm.New(llm.Config{BaseURL: srv.URL, Model: "nethack-bot", Temperature: 0, MaxTokens: 16,
+		Timeout: llm.Duration(30 * time.Second), MaxRetries: 0, Concurrency: 1}, llm.Options{Mode: llm.ModeOff})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newTestEnv(t, shortConfig())
+	e.UseLLM(agent.LLMModel{Client: client}, agent.LLMOptions{MaxTurns: 40, MaxTries: 2})
+	pl, err := e.NewPlayer(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pl.Close()
+	prompt := &envs.Prompt{Slug: "nethack-agent", Version: "v1.0.0", Text: "You are an expert NetHack player."}
+	play := func(record bool) envs.Outcome {
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: 5, Params: agent.BaseParameters(), Prompt: prompt, Record: record})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	plain, rec := play(false), play(true)
+	if plain.Transcript != nil || plain.Trajectory != nil {
+		t.Fatalf("unrecorded: transcript %d bytes, trajectory %d bytes", len(plain.Transcript), len(plain.Trajectory))
+	}
+	if rec.TrajectoryFormat != envs.TrajectoryAsciicast || len(rec.Trajectory) == 0 {
+		t.Fatalf("recorded: trajectory format %q, %d bytes", rec.TrajectoryFormat, len(rec.Trajectory))
+	}
+	var tr agent.Transcript
+	if err := json.Unmarshal(rec.Transcript, &tr); err != nil {
+		t.Fatalf("transcript: %v\n%s", err, rec.Transcript)
+	}
+	if tr.Kind != agent.TranscriptKind || tr.System != prompt.Text || len(tr.Turns) != 40 {
+		t.Fatalf("transcript kind %q, system %q, %d turns; want %s, the prompt, 40 turns", tr.Kind, tr.System, len(tr.Turns), agent.TranscriptKind)
+	}
+	first := tr.Turns[0].Tries[0].Messages[0].Content
+	for _, want := range []string{"welcome to NetHack!", "Inventory (as of turn 1):", "a - a +1 long sword (weapon in hand)", "You: @ at x="} {
+		if !strings.Contains(first, want) {
+			t.Errorf("the first observation lacks %q:\n%s", want, first)
+		}
+	}
+	history := 0
+	for _, turn := range tr.Turns {
+		if turn.Action == "" {
+			t.Errorf("turn %d: no action recorded", turn.Turn)
+		}
+		if strings.Contains(turn.Tries[0].Messages[len(turn.Tries[0].Messages)-1].Content, "Earlier messages (oldest first):\n- T:1 ") {
+			history++
+		}
+	}
+	if history == 0 {
+		t.Error("no observation shows the message history")
+	}
+	rec.Trajectory, rec.TrajectoryFormat, rec.Transcript = nil, "", nil
+	if !reflect.DeepEqual(plain, rec) {
+		t.Errorf("recording changed the outcome:\n%+v\n%+v", plain, rec)
 	}
 }

@@ -261,6 +261,13 @@ func TestConfigValidate(t *testing.T) {
 		{func(c *Config) { c.MaxTurns = 5 }, "max_turns: 5"},
 		{func(c *Config) { c.NoProgressTurns = 6000 }, "no_progress_turns: 6000"},
 		{func(c *Config) { c.StallSeconds = 0 }, "stall_seconds: 0"},
+		{func(c *Config) { c.UntilDeath = true }, ""},
+		{func(c *Config) { c.MaxSteps = 5 }, "max_steps: 5 is out of range, allowed [10, 10000000]"},
+		{func(c *Config) { c.MaxSteps = 20000000 }, "max_steps: 20000000 is out of range"},
+		{func(c *Config) { c.ClockStopSteps = 5 }, "clock_stop_steps: 5 is out of range, allowed [10, 10000000]"},
+		{func(c *Config) { c.MaxSteps, c.ClockStopSteps = 100, 200 }, ""},
+		{func(c *Config) { c.Role = "ninja" }, `role: "ninja" is not a NetHack role`},
+		{func(c *Config) { c.Gender = "male" }, `role "valkyrie" and gender "male"`},
 	} {
 		c := DefaultConfig()
 		tc.edit(&c)
