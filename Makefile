@@ -95,7 +95,7 @@ define with_slurm
 	$(1)
 endef
 
-## test-slurm: the Slurm tests alone (go test -run Slurm) on the dev cluster of scripts/slurm-dev-cluster (needs root or sudo; installs Debian's slurm-wlm and munge if missing); a site's cluster: go test -count=1 -run Slurm ./...
+## test-slurm: the Slurm tests alone (go test -run Slurm) on the dev cluster of scripts/slurm-dev-cluster (needs root or sudo; installs Debian's slurm-wlm and munge if missing); a site's cluster only with the opt-in EVOLVE_SLURM_SITE=1 go test -count=1 -run Slurm ./...
 test-slurm:
 	$(call with_slurm,$(GO) test -count=1 -run Slurm $(PKGS))
 

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -136,6 +137,14 @@ type Options struct {
 	// for this process (how the model is reached is not part of the
 	// eval's identity: an eval resumes against a moved endpoint with it).
 	LLMBaseURL string
+	// Executor, if not "", overrides the kind of the config's executor
+	// (on Resume, of the executor the eval started with): "local" or
+	// "slurm". Where episodes are played never changes a result, so it
+	// is not part of the eval's identity.
+	Executor string
+	// Logger receives the Slurm executor's events (jobs submitted,
+	// re-attached, resubmitted, cancelled); nil means none.
+	Logger *slog.Logger
 }
 
 // Result is what an eval wrote.
@@ -206,6 +215,16 @@ type checkpoint struct {
 	// resolved config), so that a resume keeps the same episodes'
 	// trajectories; "" for the default.
 	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
+	// Settings are the config's settings the resolved config leaves out
+	// (workers, trajectories, max_error_rate, agent.cache,
+	// agent.cache_dir, agent.max_fallback_rate), as the eval started
+	// with them, so that a resume stops, sends and stores as the eval
+	// began; nil in checkpoints of evolve versions before they were
+	// recorded.
+	Settings *experiment.Settings `json:"settings,omitempty"`
+	// Executor is the executor the eval plays its phases on (nil: this
+	// machine), so that a resume goes on there unless told otherwise.
+	Executor *experiment.ExecutorConfig `json:"executor,omitempty"`
 }
 
 type checkpointEntry struct {
@@ -333,6 +352,11 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 			return nil, err
 		}
 	}
+	e.ck.Settings = experiment.SettingsOf(e.cfg)
+	e.ck.Settings.LLMCacheDir = e.ck.LLMCacheDir
+	if err := e.useExecutor(e.cfg.Executor); err != nil {
+		return nil, err
+	}
 	h := sha256.New()
 	fmt.Fprintf(h, "eval %d\nsplit %s\nseeds %s\nrepeats %d\n", SemanticsVersion, e.opt.Split, seedsSHA, opt.Repeats)
 	for _, v := range e.variants {
@@ -391,6 +415,23 @@ func (e *eval) useAgent() error {
 		}
 	}
 	e.llm, e.agent = client, e.cfg.AgentIdentity()
+	return nil
+}
+
+// useExecutor records in the checkpoint where the eval plays: ec with its
+// kind overridden by Options.Executor (nil for this machine).
+func (e *eval) useExecutor(ec experiment.ExecutorConfig) error {
+	switch e.opt.Executor {
+	case "":
+	case experiment.ExecutorLocal, experiment.ExecutorSlurm:
+		ec.Kind = e.opt.Executor
+	default:
+		return fmt.Errorf("--executor: %q is not local or slurm", e.opt.Executor)
+	}
+	e.ck.Executor = nil
+	if ec.Kind == experiment.ExecutorSlurm {
+		e.ck.Executor = &ec
+	}
 	return nil
 }
 
@@ -558,12 +599,25 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 		if l, ok := v.Env.(interface{ SetLogDir(string) }); ok {
 			l.SetLogDir(e.dir)
 		}
+		var exec evaluate.Executor // nil: the runner plays here
+		if x := e.ck.Executor; x != nil {
+			var err error
+			if exec, err = e.cfg.VariantExecutor(v, *x, e.ck.ID, e.dir, e.opt.LLMCache, e.opt.Logger); err != nil {
+				return nil, err
+			}
+		}
+		closeAll := func() {
+			runner.Close()
+			if exec != nil {
+				exec.Close() // cancels the jobs still queued, if any
+			}
+		}
 		for _, ver := range e.versions {
 			if slices.Contains(e.ck.Done, phaseKey(v.Name, ver.Label)) {
 				continue
 			}
-			if err := e.phase(ctx, runner, v, ver); err != nil {
-				runner.Close()
+			if err := e.phase(ctx, runner, exec, v, ver); err != nil {
+				closeAll()
 				if ctx.Err() != nil {
 					return nil, &InterruptedError{Dir: e.dir, Phases: len(e.ck.Done), Cause: err}
 				}
@@ -571,11 +625,11 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 			}
 			e.ck.Done = append(e.ck.Done, phaseKey(v.Name, ver.Label))
 			if err := e.save(); err != nil {
-				runner.Close()
+				closeAll()
 				return nil, err
 			}
 		}
-		runner.Close()
+		closeAll()
 	}
 	if e.llm != nil {
 		st := e.llm.Stats()
@@ -588,8 +642,11 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 }
 
 // phase plays one version on one variant: every (seed, repeat), from the
-// cache where it can.
-func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.EnvVariant, ver Version) error {
+// cache where it can, on runner, or on exec when it is not nil (the
+// Slurm executor: the outcomes it plays are cached when the phase's
+// shards are merged; a resume finds the shards finished before in the
+// phase's directory).
+func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate.Executor, v experiment.EnvVariant, ver Version) error {
 	type job struct {
 		seed   uint64
 		repeat int
@@ -657,7 +714,18 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 				putErr = e.opt.Cache.Put(jobs[todo[i]].key, o)
 			}
 		}
-		played, err := runner.Run(ctx, episode, play)
+		var played []envs.Outcome
+		if exec == nil {
+			played, err = runner.Run(ctx, episode, play)
+		} else {
+			ph := evaluate.Phase{Split: e.opt.Split, Params: p.PolicyParameters, Prompt: pr, Record: record,
+				Progress: runner.Progress, OnError: runner.OnError}
+			if played, err = exec.Play(ctx, ph, play); err == nil && runner.Finished != nil {
+				for i, o := range played {
+					runner.Finished(i, o)
+				}
+			}
+		}
 		if err != nil {
 			return err
 		}
@@ -688,7 +756,7 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, v experiment.
 		e.episodes = append(e.episodes, results.EpisodeRow{Run: e.ck.ID, Version: ver.Label, Split: e.opt.Split, Variant: v.Name,
 			Seed: jobs[k].seed, Repeat: int32(jobs[k].repeat), Score: o.Score, Cause: o.Cause, EndReason: o.EndReason, Metrics: metrics})
 	}
-	return nil
+	return e.checkHealth(health(e.episodes, e.metrics(), v.Name, ver.Label))
 }
 
 // logError appends an error episode to episode_errors.jsonl.
@@ -740,6 +808,23 @@ func (e *eval) finish() error {
 	verdict, err := e.compare(e.base)
 	if err != nil {
 		return err
+	}
+	var hs []Health
+	for _, v := range e.variants {
+		for _, ver := range e.versions {
+			hs = append(hs, health(e.episodes, e.metrics(), v.Name, ver.Label))
+		}
+	}
+	if showHealth(e.agent, hs) {
+		verdict.Health = hs
+		base := e.versions[0].Label
+		if e.base != nil {
+			base = "" // the baseline's phases are another eval's
+		}
+		for i := range verdict.Comparisons {
+			k := &verdict.Comparisons[i].Check
+			k.Notes = healthNotes(hs, k.Variant, k.Version, base)
+		}
 	}
 	e.res.Verdict = verdict
 	if err := writeOutputs(e.res, false); err != nil {
@@ -801,6 +886,10 @@ type Manifest struct {
 	// response cache hits and tokens of the process that finished the
 	// eval; omitted for the scripted agent.
 	LLM *llm.Stats `yaml:"llm,omitempty"`
+	// Executor is where a Slurm eval's phases were played: the kind, its
+	// settings and every job array submitted (over all sessions);
+	// omitted for this machine.
+	Executor *experiment.ExecutorManifest `yaml:"executor,omitempty"`
 }
 
 // ManifestVersion is one version of an eval's manifest.
@@ -829,6 +918,9 @@ func (e *eval) writeManifest() error {
 		m.Versions = append(m.Versions, ManifestVersion{Label: v.Label, Source: v.Source, File: v.File, SHA256: v.SHA256})
 	}
 	m.Agent, m.LLM = e.agent, e.res.LLM
+	if x := e.ck.Executor; x != nil {
+		m.Executor = &experiment.ExecutorManifest{Kind: x.Kind, Partition: x.Partition, ArraySize: x.ArraySize, Jobs: experiment.SlurmJobs(e.dir)}
+	}
 	data, err := yaml.Marshal(&m)
 	if err != nil {
 		return err

@@ -134,6 +134,9 @@ func Markdown(res *Result) string {
 	if few > 0 {
 		fmt.Fprintf(&b, "\nWarning: %s with fewer than 10 episodes: there no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).\n", plural(few, "row"))
 	}
+	if v := res.Verdict; v != nil && len(v.Health) > 0 {
+		b.WriteString(healthMarkdown(v.Health))
+	}
 	if v := res.Verdict; v != nil && len(v.Comparisons) > 0 {
 		b.WriteString("\n## Comparisons with the baseline\n\n")
 		b.WriteString("Baseline: " + cell(v.Baseline) + ".\n\n")

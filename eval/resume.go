@@ -112,6 +112,16 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	}
 	cfg.Agent.CacheDir = ck.LLMCacheDir
 	cfg.Trajectories = ck.Trajectories
+	if ck.Settings != nil {
+		ck.Settings.Apply(cfg) // the alarms, the cache's mode and the workers the eval began with
+	}
+	ec := cfg.Executor // the resolved config holds none: local
+	if ck.Executor != nil {
+		ec = *ck.Executor
+	}
+	if err := e.useExecutor(ec); err != nil {
+		return nil, err
+	}
 	if err := e.useAgent(); err != nil {
 		return nil, err
 	}

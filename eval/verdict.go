@@ -90,6 +90,11 @@ type Verdict struct {
 	// FailureChecks are the failure-share checks (Gate.MaxFailureIncrease;
 	// gate.CompareFailures), in the order of Comparisons; nil without.
 	FailureChecks []gate.Check `json:"failure_checks,omitempty"`
+	// Health is each phase's share of error episodes and, for a
+	// language-model agent, of fallback turns and unusable replies, in
+	// the order of the summaries (variant by variant, versions in the
+	// eval's order); nil for a scripted eval without error episodes.
+	Health []Health `json:"health,omitempty"`
 }
 
 // Checks returns the regression checks, in order, then the failure-share

@@ -60,6 +60,12 @@ type checkpoint struct {
 	// resolved config leaves out, so that a resume without --config
 	// stores the same episodes' trajectories ("" for the default).
 	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
+	// Settings are the config's settings that the resolved config
+	// (Config) leaves out, as the run started with them (nil in
+	// checkpoints of evolve versions before they were recorded), so that a
+	// resume without --config runs as the run began and a resume with one
+	// is refused if it changes them.
+	Settings *Settings `json:"settings,omitempty"`
 	// StopReason says why the loop stopped (see StopReason), "" while it
 	// runs.
 	StopReason string `json:"stop_reason,omitempty"`
@@ -70,6 +76,72 @@ type checkpoint struct {
 	// manifest's llm: totals are the run's whether it was interrupted,
 	// crashed (the work after the last checkpoint is lost) or not.
 	LLMStats *llm.Stats `json:"llm_stats,omitempty"`
+}
+
+// Settings are the settings of a run that are not part of its resolved
+// config (they never change a result, so they are not part of its ID)
+// but that a resume must keep: what the run stops on, what it sends and
+// stores, and how it plays. The checkpoint records them when the run
+// starts (after the command line's overrides); the executor is recorded
+// beside them (checkpoint.Executor).
+type Settings struct {
+	// Workers is the config's workers (0: GOMAXPROCS); a resume's
+	// --workers still overrides it.
+	Workers int `json:"workers"`
+	// Trajectories is the config's trajectories policy.
+	Trajectories trajectory.Policy `json:"trajectories"`
+	// MaxErrorRate is the config's max_error_rate.
+	MaxErrorRate float64 `json:"max_error_rate"`
+	// LLMCache is the response cache's mode the run played with
+	// (agent.cache, or --cache), "" for the scripted agent.
+	LLMCache string `json:"llm_cache,omitempty"`
+	// LLMCacheDir is agent.cache_dir ("" for the default directory).
+	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
+	// MaxFallbackRate is agent.max_fallback_rate (for the scripted agent
+	// too: it is the config's value, unused there).
+	MaxFallbackRate float64 `json:"max_fallback_rate"`
+}
+
+// SettingsOf returns the settings of cfg that the checkpoint records.
+func SettingsOf(cfg *Config) *Settings {
+	s := &Settings{Workers: cfg.Workers, Trajectories: cfg.Trajectories, MaxErrorRate: cfg.MaxErrorRate,
+		LLMCacheDir: cfg.Agent.CacheDir, MaxFallbackRate: cfg.Agent.MaxFallbackRate}
+	if cfg.Agent.Kind == AgentLLM {
+		s.LLMCache = cfg.Agent.Cache
+	}
+	return s
+}
+
+// Apply sets cfg's settings to s's.
+func (s *Settings) Apply(cfg *Config) {
+	cfg.Workers, cfg.Trajectories, cfg.MaxErrorRate = s.Workers, s.Trajectories, s.MaxErrorRate
+	cfg.Agent.CacheDir, cfg.Agent.MaxFallbackRate = s.LLMCacheDir, s.MaxFallbackRate
+	if s.LLMCache != "" {
+		cfg.Agent.Cache = s.LLMCache
+	}
+}
+
+// changed lists the settings that would change a run's outputs or when
+// it stops and that differ between the recorded s and the given config's
+// g, as "field: old → new": trajectories, max_error_rate,
+// agent.max_fallback_rate and agent.cache (unless overridden with
+// --cache, cacheFlag). Workers and the cache directory may change, as the
+// endpoint may: they depend on the machine.
+func (s *Settings) changed(g *Settings, cacheFlag bool) []string {
+	var d []string
+	if s.Trajectories.OrDefault() != g.Trajectories.OrDefault() {
+		d = append(d, fmt.Sprintf("trajectories: %s → %s", s.Trajectories.OrDefault(), g.Trajectories.OrDefault()))
+	}
+	if s.MaxErrorRate != g.MaxErrorRate {
+		d = append(d, fmt.Sprintf("max_error_rate: %v → %v", s.MaxErrorRate, g.MaxErrorRate))
+	}
+	if s.MaxFallbackRate != g.MaxFallbackRate {
+		d = append(d, fmt.Sprintf("agent.max_fallback_rate: %v → %v", s.MaxFallbackRate, g.MaxFallbackRate))
+	}
+	if !cacheFlag && s.LLMCache != g.LLMCache {
+		d = append(d, fmt.Sprintf("agent.cache: %s → %s (--cache MODE changes it for one session)", orNone(s.LLMCache), orNone(g.LLMCache)))
+	}
+	return d
 }
 
 // Session is one process's part of a run, from its start or resume to its
@@ -92,7 +164,8 @@ type Session struct {
 	// ("SIGINT", "SIGTERM", or "interrupted" when the context was
 	// cancelled otherwise); or "crash" (the process died without a word:
 	// kill -9, power loss, a failed write), found when the run was
-	// resumed. Empty while the session runs.
+	// resumed; "model" (SessionModel) or "errors" (SessionErrors). Empty
+	// while the session runs.
 	End string `json:"end,omitempty" yaml:"end,omitempty"`
 }
 
@@ -104,6 +177,9 @@ const (
 	// agent.llm.retry_for, or too many turns fell back
 	// (agent.max_fallback_rate).
 	SessionModel = "model"
+	// SessionErrors: a phase recorded more error episodes than
+	// max_error_rate allows.
+	SessionErrors = "errors"
 )
 
 // ErrFinished is returned (wrapped, naming the run and its directory) by
@@ -205,31 +281,9 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	if fi, err := os.Stat(ckPath); err == nil {
 		ckTime = fi.ModTime().UTC().Truncate(time.Second)
 	}
-	recorded, err := Parse(filepath.Join(dir, CheckpointFile)+" (config)", []byte(ck.Config))
+	cfg, given, err := resumeConfig(dir, &ck, cfg, opt)
 	if err != nil {
 		return nil, err
-	}
-	given := cfg != nil
-	if cfg == nil {
-		recorded.Agent.CacheDir = ck.LLMCacheDir
-		recorded.Trajectories = ck.Trajectories
-		cfg = recorded
-	} else {
-		// How the model is reached (agent.llm's base_url, api_key_env,
-		// timeout, retries, concurrency) may change; what changes
-		// results may not.
-		a, err := cfg.resultsConfig()
-		if err != nil {
-			return nil, err
-		}
-		b, err := recorded.resultsConfig()
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(a, b) {
-			return nil, fmt.Errorf("cannot resume %s: the config differs from the one it was started with: %s (only how the model is reached, agent.llm's base_url, api_key_env, timeout, retries and concurrency, may change)",
-				dir, strings.Join(configDiff(b, a), "; "))
-		}
 	}
 	r := &run{cfg: cfg, opt: opt, dir: dir, ck: ck, cfgGiven: given}
 	if ck.LLMStats != nil {
@@ -283,6 +337,62 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 		opt.Observer.Started(r.id, r.dir, ck.Generations)
 	}
 	return r.loop(ctx)
+}
+
+// configRecord returns a new run's checkpoint with what it records of
+// cfg: the resolved config and the settings it leaves out (with the
+// fields of earlier evolve versions, llm_cache_dir and trajectories).
+func configRecord(cfg *Config) (checkpoint, error) {
+	resolved, err := cfg.Resolved()
+	if err != nil {
+		return checkpoint{}, err
+	}
+	return checkpoint{Config: string(resolved), LLMCacheDir: cfg.Agent.CacheDir, Trajectories: cfg.Trajectories,
+		Settings: SettingsOf(cfg)}, nil
+}
+
+// resumeConfig returns the config a resume of the run in dir with
+// checkpoint ck plays and whether it was given: the recorded config with
+// the recorded settings (Settings) when cfg is nil, else cfg, refused
+// (naming each field) when it differs from the recorded one in what
+// shapes results or in a recorded setting a resume may not change.
+func resumeConfig(dir string, ck *checkpoint, cfg *Config, opt Options) (*Config, bool, error) {
+	recorded, err := Parse(filepath.Join(dir, CheckpointFile)+" (config)", []byte(ck.Config))
+	if err != nil {
+		return nil, false, err
+	}
+	given := cfg != nil
+	if cfg == nil {
+		recorded.Agent.CacheDir = ck.LLMCacheDir
+		recorded.Trajectories = ck.Trajectories
+		if ck.Settings != nil {
+			ck.Settings.Apply(recorded)
+		}
+		cfg = recorded
+	} else {
+		// How the model is reached (agent.llm's base_url, api_key_env,
+		// timeout, retries, concurrency) may change; what changes
+		// results may not.
+		a, err := cfg.resultsConfig()
+		if err != nil {
+			return nil, false, err
+		}
+		b, err := recorded.resultsConfig()
+		if err != nil {
+			return nil, false, err
+		}
+		if !bytes.Equal(a, b) {
+			return nil, false, fmt.Errorf("cannot resume %s: the config differs from the one it was started with: %s (only how the model is reached, agent.llm's base_url, api_key_env, timeout, retries and concurrency, may change)",
+				dir, strings.Join(configDiff(b, a), "; "))
+		}
+		if ck.Settings != nil {
+			if d := ck.Settings.changed(SettingsOf(cfg), opt.LLMCache != ""); len(d) > 0 {
+				return nil, false, fmt.Errorf("cannot resume %s: the config changes settings the run started with: %s (workers, executor, agent.cache_dir and how the model is reached may change)",
+					dir, strings.Join(d, "; "))
+			}
+		}
+	}
+	return cfg, given, nil
 }
 
 // stillborn reports whether dir is a run directory whose process died

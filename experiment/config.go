@@ -60,6 +60,14 @@ type Config struct {
 	// "error"), logs the panic to episode_errors.jsonl in the run
 	// directory, and goes on.
 	OnEpisodePanic string `yaml:"on_episode_panic"`
+	// MaxErrorRate stops a run (and an eval) whose phase (a version played
+	// on a split) recorded more than this fraction of its episodes as
+	// errors (on_episode_panic: record), in [0, 1], default 0.05: past it
+	// the phase measures the failure, not the version. The error names
+	// the phase, the share and the first error. 1 never stops. It never
+	// changes a result, so it is not part of the run's ID; the checkpoint
+	// records it for --resume.
+	MaxErrorRate float64 `yaml:"max_error_rate"`
 	// Executor chooses where episodes are played: this machine (the
 	// default) or a Slurm cluster (see ExecutorConfig). It never changes
 	// a result, so it is not part of the run's ID.
@@ -444,6 +452,9 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	}
 	if c.OnEpisodePanic != "fail" && c.OnEpisodePanic != "record" {
 		bad("on_episode_panic", "%q is not one of fail, record", c.OnEpisodePanic)
+	}
+	if !(c.MaxErrorRate >= 0 && c.MaxErrorRate <= 1) {
+		bad("max_error_rate", "%v is out of range, allowed [0, 1] (a fraction of a phase's episodes; 1 never stops)", c.MaxErrorRate)
 	}
 	if c.Output == "" {
 		bad("output", "empty; want a directory")

@@ -51,7 +51,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "name: x\nmax_generation: 3\n",
-			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
+			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
 		{"unknown nested key", "acceptance:\n  alpah: 0.1\n",
 			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, alpha_spending, correction, sequential, test)`},
 		{"unknown env param", "environment:\n  name: dungeon\n  params:\n    max_turn: 10\n",
@@ -94,6 +94,8 @@ func TestParseErrors(t *testing.T) {
 			`exp.yaml:2: a second YAML document is not allowed`},
 		{"bad panic policy", "on_episode_panic: ignore\n",
 			`exp.yaml:1: on_episode_panic: "ignore" is not one of fail, record`},
+		{"max_error_rate over 1", "max_error_rate: 1.5\n",
+			`exp.yaml:1: max_error_rate: 1.5 is out of range, allowed [0, 1] (a fraction of a phase's episodes; 1 never stops)`},
 		{"negative step budget", "step_budget: -5\n",
 			`exp.yaml:1: step_budget: -5 is negative (0 = no budget)`},
 		{"empty file", "",
@@ -171,7 +173,7 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
 		`exp.yaml:12: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`,
 		`exp.yaml:13: patience: 0 is out of range, allowed [1, 100]`,
-		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`,
+		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`,
 	}
 	_, err := Parse("exp.yaml", []byte(data))
 	if err == nil {

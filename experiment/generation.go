@@ -211,7 +211,7 @@ func (r *run) playPool(ctx context.Context, g int, split string, cands []draft, 
 		obs.PhaseEnd(g, split, label, total, time.Since(start))
 	}
 	for i := range outs {
-		if err := r.checkFallbacks(g, split, names[i], outs[i]); err != nil {
+		if err := r.checkPhase(g, split, names[i], outs[i]); err != nil {
 			return nil, err
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"path/filepath"
 	"strings"
 
 	"evolve/agent"
@@ -16,6 +17,78 @@ import (
 // ErrFallbackRate is wrapped by the error that stops a run whose phase
 // took the fallback action too often (agent.max_fallback_rate).
 var ErrFallbackRate = errors.New("too many fallback turns")
+
+// ErrErrorRate is wrapped by the error that stops a run (or an eval)
+// whose phase recorded too many episodes as errors (max_error_rate).
+var ErrErrorRate = errors.New("too many error episodes")
+
+// errorShare returns the episodes of outs recorded as errors (cause
+// envs.CauseError) and their share of outs, in [0, 1] (0 for no
+// outcome).
+func errorShare(outs []envs.Outcome) (errs int, share float64) {
+	for i := range outs {
+		if outs[i].Cause == envs.CauseError {
+			errs++
+		}
+	}
+	if len(outs) == 0 {
+		return 0, 0
+	}
+	return errs, float64(errs) / float64(len(outs))
+}
+
+// checkErrorRate returns an error wrapping ErrErrorRate when more than
+// maxRate of outs (a phase's outcomes, named by what, e.g. "generation
+// 2, val split, version v1.0.3") were recorded as errors: "WHAT: too many
+// error episodes: E of N (P%) ended in an error, over max_error_rate M;
+// the first: FIRST". first is the first error's message ("" if not
+// known). It returns nil at or under the rate, and always for maxRate 1.
+func checkErrorRate(what string, outs []envs.Outcome, maxRate float64, first string) error {
+	errs, share := errorShare(outs)
+	if maxRate >= 1 || share <= maxRate {
+		return nil
+	}
+	msg := fmt.Sprintf("%s: %v: %d of %d episodes (%.1f%%) ended in an error, over max_error_rate %g; their mean score would measure the failure, not the version",
+		what, ErrErrorRate, errs, len(outs), 100*share, maxRate)
+	if first != "" {
+		msg += "; the first: " + first
+	}
+	return &rateError{msg: msg}
+}
+
+// rateError is checkErrorRate's error: its message, wrapping ErrErrorRate.
+type rateError struct{ msg string }
+
+func (e *rateError) Error() string { return e.msg }
+func (e *rateError) Unwrap() error { return ErrErrorRate }
+
+// checkErrors is checkErrorRate of a run's phase, with the first error
+// the phase logged and the resume command.
+func (r *run) checkErrors(gen int, split, version string, outs []envs.Outcome) error {
+	r.errMu.Lock()
+	first := r.firstErr[phaseKey(gen, split, version)]
+	r.errMu.Unlock()
+	err := checkErrorRate(fmt.Sprintf("generation %d, %s split, version %s", gen, split, version), outs, r.cfg.MaxErrorRate, first)
+	if err != nil {
+		return fmt.Errorf("%w. Every error is in %s; fix its cause, then resume with: evolve run --resume %s",
+			err, filepath.Join(r.dir, "episode_errors.jsonl"), r.dir)
+	}
+	return nil
+}
+
+// checkPhase runs the checks of a played phase: the fallback rate of a
+// language-model agent, then the share of error episodes.
+func (r *run) checkPhase(gen int, split, version string, outs []envs.Outcome) error {
+	if err := r.checkFallbacks(gen, split, version, outs); err != nil {
+		return err
+	}
+	return r.checkErrors(gen, split, version, outs)
+}
+
+// phaseKey names a phase of a run in firstErr.
+func phaseKey(gen int, split, version string) string {
+	return fmt.Sprintf("%d/%s/%s", gen, split, version)
+}
 
 // ReasonOverBudget is the reason recorded (in candidates.parquet's
 // mutation text) for a candidate that was not played because its system

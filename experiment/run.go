@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
+	"sync"
 	"syscall"
 	"time"
 
@@ -147,6 +148,11 @@ type Result struct {
 	Finished    time.Time               // when the run finished (UTC)
 	StopReason  string                  // why the loop stopped: StopPatience, StopMaxGenerations, StopNoFailures or StopNoCandidates
 	StopHint    string                  // for StopNoCandidates, what to change in the config; "" otherwise
+	// TestBaseErrors and TestFinalErrors count the test episodes of the
+	// base and final versions recorded as errors (on_episode_panic:
+	// record), which TestBase and TestFinal leave out: a mean is never
+	// stated over error episodes.
+	TestBaseErrors, TestFinalErrors int
 }
 
 // SourceDateEpoch returns the time in the SOURCE_DATE_EPOCH environment
@@ -194,6 +200,11 @@ type run struct {
 	// cfgGiven is false on a resume that read the config from the
 	// checkpoint (its executor then comes from there too).
 	cfgGiven bool
+
+	// firstErr is the first error episode's message of each phase
+	// (phaseKey), for checkErrors; errMu guards it.
+	errMu    sync.Mutex
+	firstErr map[string]string
 
 	trajErr     error // the first error storing trajectories (save returns it)
 	episodes    []results.EpisodeRow
@@ -305,7 +316,13 @@ func (r *run) useExecutor() error {
 	if err != nil {
 		return err
 	}
-	x, err := newSlurmExecutor(ec, r.id, resolved, r.opt.LLMCache, r.cfg.Agent.CacheDir, func() string { return r.dir }, r.opt.Logger)
+	// The tasks open the response cache in the run's mode: the resolved
+	// config they read leaves it out (and they would take readwrite).
+	llmCache := r.opt.LLMCache
+	if r.cfg.Agent.Kind == AgentLLM && r.cfg.Agent.Cache != "readwrite" {
+		llmCache = r.cfg.Agent.Cache
+	}
+	x, err := newSlurmExecutor(ec, r.id, resolved, llmCache, r.cfg.Agent.CacheDir, func() string { return r.dir }, r.opt.Logger)
 	if err != nil {
 		return err
 	}
@@ -347,19 +364,17 @@ func (r *run) start() error {
 	if err := r.lockDir(); err != nil {
 		return err
 	}
-	resolved, err := r.cfg.Resolved()
+	ck, err := configRecord(r.cfg)
 	if err != nil {
 		return err
 	}
 	started := time.Now().UTC().Truncate(time.Second)
-	r.ck = checkpoint{
-		Schema: checkpointSchema, RunID: r.id, Config: string(resolved),
-		SeedSHA256: r.seedHashes(), BaseSHA256: r.base.ContentSHA256,
-		Base: r.base.Version.String(), Incumbent: r.base.Version.String(),
-		Versions: []string{r.base.Version.String()}, Started: started,
-		Sessions: []Session{{Started: started}}, Executor: r.ck.Executor, LLMCacheDir: r.cfg.Agent.CacheDir,
-		Trajectories: r.cfg.Trajectories,
-	}
+	ck.Schema, ck.RunID = checkpointSchema, r.id
+	ck.SeedSHA256, ck.BaseSHA256 = r.seedHashes(), r.base.ContentSHA256
+	ck.Base, ck.Incumbent = r.base.Version.String(), r.base.Version.String()
+	ck.Versions, ck.Started = []string{r.base.Version.String()}, started
+	ck.Sessions, ck.Executor = []Session{{Started: started}}, r.ck.Executor
+	r.ck = ck
 	// The checkpoint comes first, so that a crash at any later write
 	// leaves a directory that --resume continues.
 	if err := r.recover(); err != nil {
@@ -466,7 +481,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	res.Final = inc.Version.String()
 	res.StopReason, res.StopHint = r.ck.StopReason, r.ck.StopHint
 	last := r.ck.Generations - 1
-	if res.TestFinal, res.TestBase, err = r.test(ctx, last, inc); err != nil {
+	if res.TestFinal, res.TestBase, res.TestFinalErrors, res.TestBaseErrors, err = r.test(ctx, last, inc); err != nil {
 		return nil, r.interrupted(ctx, err)
 	}
 	res.Finished = time.Now().UTC()
@@ -509,14 +524,19 @@ func (r *run) endSession(end string, at time.Time) {
 // records in the checkpoint that this session ended by that signal
 // (context.Cause names it; see Options).
 func (r *run) interrupted(ctx context.Context, err error) error {
-	if ctx.Err() == nil && (errors.Is(err, llm.ErrRetriesExhausted) || errors.Is(err, ErrFallbackRate)) {
-		// The endpoint stayed down past retry_for, or the model's replies
-		// could not be used: nothing is wrong with the run.
-		r.endSession(SessionModel, time.Now())
+	if ctx.Err() == nil && (errors.Is(err, llm.ErrRetriesExhausted) || errors.Is(err, ErrFallbackRate) || errors.Is(err, ErrErrorRate)) {
+		// The endpoint stayed down past retry_for, the model's replies
+		// could not be used, or the episodes failed: the run stops
+		// resumable.
+		end := SessionModel
+		if errors.Is(err, ErrErrorRate) {
+			end = SessionErrors
+		}
+		r.endSession(end, time.Now())
 		if serr := r.saveCheckpoint(); serr != nil {
 			return errors.Join(err, serr)
 		}
-		if errors.Is(err, ErrFallbackRate) { // its message has the resume command
+		if errors.Is(err, ErrFallbackRate) || errors.Is(err, ErrErrorRate) { // its message has the resume command
 			return err
 		}
 		return fmt.Errorf("%w\nthe run stopped after %d finished generation(s); once the endpoint answers, resume with: evolve run --resume %s", err, r.ck.Generations, r.dir)
@@ -622,7 +642,7 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 	if obs != nil {
 		obs.PhaseEnd(gen, split, ph.Prompt.Version, len(outs), time.Since(start))
 	}
-	if err := r.checkFallbacks(gen, split, ph.Prompt.Version, outs); err != nil {
+	if err := r.checkPhase(gen, split, ph.Prompt.Version, outs); err != nil {
 		return nil, err
 	}
 	return outs, nil
@@ -675,6 +695,14 @@ func (r *run) logError(gen int, split, version string, ee *evaluate.EpisodeError
 	if ee.Panic != nil {
 		rec["panic"], rec["stack"] = fmt.Sprint(ee.Panic), string(ee.Stack)
 	}
+	r.errMu.Lock()
+	if r.firstErr == nil {
+		r.firstErr = map[string]string{}
+	}
+	if k := phaseKey(gen, split, version); r.firstErr[k] == "" {
+		r.firstErr[k] = fmt.Sprintf("seed %d: %v", ee.Seed, ee.Err)
+	}
+	r.errMu.Unlock()
 	line, _ := json.Marshal(rec)
 	f, err := os.OpenFile(filepath.Join(r.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
@@ -726,25 +754,41 @@ func (r *run) valScores(version string) ([]float64, error) {
 
 // test plays the final version final and, if it is not the base, the
 // base on the test split, as one pool, records their episodes (the
-// final's first) and summarises each one's scores with a 95% CI.
-func (r *run) test(ctx context.Context, gen int, final *prompt.Prompt) (finalSum, baseSum stats.Summary, err error) {
+// final's first) and summarises each one's scores with a 95% CI, leaving
+// out the episodes recorded as errors, which it counts.
+func (r *run) test(ctx context.Context, gen int, final *prompt.Prompt) (finalSum, baseSum stats.Summary, finalErrs, baseErrs int, err error) {
 	ps := []draft{{prompt: final}}
 	if final.Version != r.base.Version {
 		ps = append(ps, draft{prompt: r.base})
 	}
 	outs, err := r.playPool(ctx, gen, PhaseTest, ps, r.seeds.Test)
 	if err != nil {
-		return finalSum, baseSum, err
+		return finalSum, baseSum, 0, 0, err
 	}
 	for i, p := range ps {
 		r.record(gen, PhaseTest, p.prompt.Version.String(), outs[i])
 	}
-	finalSum = stats.Summarize(evaluate.Scores(outs[0]))
-	baseSum = finalSum
+	finalSum, finalErrs = summarizeOK(outs[0])
+	baseSum, baseErrs = finalSum, finalErrs
 	if len(outs) > 1 {
-		baseSum = stats.Summarize(evaluate.Scores(outs[1]))
+		baseSum, baseErrs = summarizeOK(outs[1])
 	}
-	return finalSum, baseSum, nil
+	return finalSum, baseSum, finalErrs, baseErrs, nil
+}
+
+// summarizeOK summarises the scores of the outcomes not recorded as
+// errors and returns them with the count of those that were.
+func summarizeOK(outs []envs.Outcome) (stats.Summary, int) {
+	x := make([]float64, 0, len(outs))
+	errs := 0
+	for i := range outs {
+		if outs[i].Cause == envs.CauseError {
+			errs++
+			continue
+		}
+		x = append(x, float64(outs[i].Score))
+	}
+	return stats.Summarize(x), errs
 }
 
 func mean(x []float64) float64 {

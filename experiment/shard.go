@@ -134,6 +134,13 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 		data, _ := json.Marshal(exit)
 		atomicfile.WriteFile(shardExitFile(dir, task), append(data, '\n'), 0o644)
 	}()
+	if os.Getenv("EVOLVE_CACHE_DIR") == "" && os.Getenv("SLURM_JOB_ID") != "" {
+		// Build caches that depend on the node (real NetHack's preload
+		// shim, compiled against the node's C library, and its copy of
+		// the game) go to the node's own temporary directory, not to a
+		// home shared by nodes that may differ.
+		os.Setenv("EVOLVE_CACHE_DIR", filepath.Join(os.TempDir(), fmt.Sprintf("evolve-cache-%d", os.Getuid())))
+	}
 	if spec.Workdir != "" {
 		if err := os.Chdir(spec.Workdir); err != nil {
 			return fmt.Errorf("%s: the controller's working directory: %w", dir, err)

@@ -156,8 +156,14 @@ func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uin
 	if err != nil {
 		return nil, err
 	}
+	// The tasks run elsewhere: they need the phase directory's absolute
+	// path (a run or eval directory may be given relative, as --out runs).
+	root, err := filepath.Abs(x.dir())
+	if err != nil {
+		return nil, err
+	}
 	p := &phaseRun{
-		dir: filepath.Join(x.dir(), "slurm", name), name: name, shards: spec.Shards,
+		dir: filepath.Join(root, "slurm", name), name: name, shards: spec.Shards,
 		done: make([]*shardResult, len(spec.Shards)), task: make([]string, len(spec.Shards)),
 		tries: make([]int, len(spec.Shards)), missing: make([]int, len(spec.Shards)),
 	}

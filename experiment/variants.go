@@ -40,6 +40,8 @@ type EnvVariant struct {
 	// process environment leaves out pin_cpu, direct and stderr_dir,
 	// which change how episodes are played but no outcome.
 	Identity string
+
+	params any // the decoded parameters (the registry's Config()), for VariantResolved
 }
 
 // EnvVariants builds the environments an evaluation plays: one per variant of
@@ -112,24 +114,24 @@ func (c *Config) EnvVariants(sets []string) ([]EnvVariant, error) {
 	}
 	var out []EnvVariant
 	for _, s := range specs {
-		env, id, err := c.variantEnv(s.overrides, s.prefix)
+		env, id, params, err := c.variantEnv(s.overrides, s.prefix)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, EnvVariant{Name: s.name, Env: env, Identity: id})
+		out = append(out, EnvVariant{Name: s.name, Env: env, Identity: id, params: params})
 	}
 	return out, nil
 }
 
 // variantEnv builds the environment with environment.params overridden by
 // overrides (a mapping) and returns it with its identity.
-func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environment, string, error) {
+func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environment, string, any, error) {
 	f, err := envs.Lookup(c.Environment.Name)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if overrides.Kind != yaml.MappingNode {
-		return nil, "", fmt.Errorf("%s: %s: want a mapping of the environment's parameters", c.file, prefix)
+		return nil, "", nil, fmt.Errorf("%s: %s: want a mapping of the environment's parameters", c.file, prefix)
 	}
 	merged := mapping()
 	if c.Environment.Params.Kind == yaml.MappingNode {
@@ -143,14 +145,14 @@ func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environme
 	}
 	params := f.Config()
 	if err := strictyaml.DecodeNode(c.file, prefix, merged, params); err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	if r, ok := params.(interface{ ResolvePaths(dir string) }); ok {
 		r.ResolvePaths(filepath.Dir(c.file))
 	}
 	env, err := f.New(params)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %s: %w", c.file, prefix, err)
+		return nil, "", nil, fmt.Errorf("%s: %s: %w", c.file, prefix, err)
 	}
 	var identity any = params
 	if o, ok := params.(interface{ OutcomeConfig() any }); ok {
@@ -158,10 +160,10 @@ func (c *Config) variantEnv(overrides *yaml.Node, prefix string) (envs.Environme
 	}
 	resolved, err := yaml.Marshal(identity)
 	if err != nil {
-		return nil, "", err
+		return nil, "", nil, err
 	}
 	sum := sha256.Sum256(resolved)
-	return env, c.Environment.Name + " sha256:" + hex.EncodeToString(sum[:]), nil
+	return env, c.Environment.Name + " sha256:" + hex.EncodeToString(sum[:]), params, nil
 }
 
 func variantNameOK(s string) bool {

@@ -113,6 +113,10 @@ type Check struct {
 	// present are left out: ties are handled by midranks). nil when there
 	// are none.
 	Warnings []string
+	// Notes are more lines the caller adds to the check's report (the
+	// JUnit system-out), e.g. how much of each sample measured the
+	// version; nil for none. Compare sets none.
+	Notes []string `json:",omitempty"`
 }
 
 // Name returns "VERSION [VARIANT]", or VERSION alone when Variant is "":

@@ -57,7 +57,8 @@ type junitText struct {
 // per check, in order (name VERSION alone when Variant is ""). A
 // regression is a <failure type="regression"> whose message attribute is
 // Check.Message and whose text lists every number of the check; every
-// test case has a <system-out> with the message and the warnings. The
+// test case has a <system-out> with the message, the warnings and the
+// notes. The
 // counts (tests, failures; errors and skipped are 0) are on both the root
 // and the suite. There are no timestamps or times, so the output is a
 // function of checks.
@@ -79,6 +80,7 @@ func WriteJUnit(w io.Writer, suite string, checks []Check) error {
 		for _, w := range c.Warnings {
 			out = append(out, "warning: "+w)
 		}
+		out = append(out, c.Notes...)
 		tc.SystemOut = &junitText{xmlText(strings.Join(out, "\n"))}
 		if c.Failed {
 			s.Failures++

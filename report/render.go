@@ -83,6 +83,9 @@ func (d *Data) document() []block {
 		}
 		add(t)
 		for _, v := range d.Test {
+			if v.Errors > 0 {
+				add(block{kind: para, text: fmt.Sprintf("Errors: %d test episodes of %s ended in an error (on_episode_panic: record); they are left out of its n, mean, intervals and tests (episode_errors.jsonl has each error).", v.Errors, v.Version)})
+			}
 			if v.Summary.N < 10 {
 				add(block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
 			}
@@ -231,6 +234,9 @@ func (d *Data) document() []block {
 func (d *Data) verdict() string {
 	m := d.Manifest
 	accepted := len(d.Lineage) - 1
+	if len(d.Test) == 0 && d.TestErrors > 0 {
+		return fmt.Sprintf("The run accepted %d mutation(s) from %s to %s; all %d of its test episodes ended in an error, so no test score is stated (episode_errors.jsonl has each error).", max(accepted, 0), m.BaseVersion, m.FinalVersion, d.TestErrors)
+	}
 	if len(d.Test) == 0 {
 		return fmt.Sprintf("The run accepted %d mutation(s) from %s to %s; it has no test episodes.", max(accepted, 0), m.BaseVersion, m.FinalVersion)
 	}

@@ -111,6 +111,10 @@ type Version struct {
 	// IQM is the IQM with its 95% BCa bootstrap CI (stats.BootstrapBCa;
 	// NaN limits for fewer than 2 scores).
 	IQM stats.Interval
+	// Errors counts the version's test episodes recorded as errors
+	// (on_episode_panic: record). They are left out of Summary, MeanBCa,
+	// IQM and the comparison: no statistic is stated over them.
+	Errors int
 }
 
 // Comparison is the final version against the base on the test split.
@@ -159,6 +163,10 @@ type Data struct {
 	// the final version, in that order; empty if the run has no test
 	// episodes.
 	Test []Version
+	// TestErrors counts the base's and final version's test episodes
+	// recorded as errors, which no statistic covers (a version whose
+	// every test episode is an error has no entry in Test).
+	TestErrors int
 	// Compare is the final version against the base on the test split;
 	// nil unless Test has two versions.
 	Compare *Comparison
@@ -246,8 +254,14 @@ func Load(dir string) (*Data, error) {
 func (d *Data) testSplit() error {
 	base, final := d.Manifest.BaseVersion, d.Manifest.FinalVersion
 	bySeed := map[string]map[uint64]float64{}
+	errs := map[string]int{}
 	for _, e := range d.Episodes {
 		if e.Split != results.SplitTest || (e.Version != base && e.Version != final) {
+			continue
+		}
+		if e.Cause == envs.CauseError {
+			errs[e.Version]++
+			d.TestErrors++
 			continue
 		}
 		if bySeed[e.Version] == nil {
@@ -300,7 +314,7 @@ func (d *Data) testSplit() error {
 		case v == final:
 			role = "final"
 		}
-		d.Test = append(d.Test, Version{Version: v, Role: role, Summary: stats.Summarize(x), MeanBCa: mean, IQM: iqm})
+		d.Test = append(d.Test, Version{Version: v, Role: role, Summary: stats.Summarize(x), MeanBCa: mean, IQM: iqm, Errors: errs[v]})
 	}
 	if len(d.Test) != 2 {
 		return nil

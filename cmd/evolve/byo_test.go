@@ -170,8 +170,9 @@ func TestProcessEnvSIGINT(t *testing.T) {
 }
 
 // A process that crashes on one seed, hangs on another and prints garbage
-// on a third: with on_episode_panic: record the run completes, those three
-// train episodes are recorded as errors with their messages in
+// on a third: with on_episode_panic: record (and max_error_rate 0.5, as 3
+// of the 8 train episodes fail) the run completes, those three train
+// episodes are recorded as errors with their messages in
 // episode_errors.jsonl, and no process is left.
 func TestFaultyProcessRun(t *testing.T) {
 	python3(t)
@@ -205,6 +206,7 @@ seeds: seeds
 base_prompt: base.yaml
 max_generations: 1
 on_episode_panic: record
+max_error_rate: 0.5
 `), 0o644)
 	out := t.TempDir()
 	code, stdout, stderr := evolve(t, "run", "--config", cfg, "--out", out, "--workers", "2", "--quiet")

@@ -142,6 +142,24 @@ exits with the verdict's status (3 for a regression under
 --fail-on-regression). An eval stopped before its first checkpoint is
 taken over by the same command again.
 
+A phase (a version on a variant) whose language model took the fallback
+action on more than agent.max_fallback_rate of its turns, or that recorded
+more than max_error_rate of its episodes as errors (on_episode_panic:
+record), stops the eval with exit 1: a failed measurement, not a
+regression. The summary, report.md, the JUnit file and the verdict show
+each version's shares of error episodes, fallback turns and unusable
+replies (for a language model, or when an episode was an error).
+
+Where episodes are played never changes a result. --executor slurm (or the
+config's executor: {kind: slurm, ...}) hands each phase to a Slurm cluster
+as one job array of 'evolve shard' tasks under the eval directory's
+slurm/, as 'evolve run --executor slurm' does (docs/slurm.md): the eval
+directory, the working directory and the evolve binary must be on a
+filesystem the nodes share. The outcome cache is read before a phase is
+submitted and written when its shards are merged; --resume reuses the
+finished shards and re-attaches to jobs still queued. The tables are those
+of a local eval; manifest.yaml lists the jobs.
+
 Exit status: 0 ok; 1 failure; 2 bad command line; 3 --fail-on-regression
 and a check failed (regressed, or was not shown non-inferior); 130/143 interrupted (resume with --resume DIR).
 
@@ -186,6 +204,7 @@ Examples:
 			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
 			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
 			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the eval's identity)")
+			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind; on --resume, the eval's)")
 			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
 			logFormat := fs.String("log-format", "text", "`FORMAT` of the progress log on stderr: text or json")
 			return func(ctx context.Context, env *cmdEnv, args []string) error {
@@ -227,6 +246,8 @@ Examples:
 					return usagef("--llm-cache must be off, read or readwrite, got %q", *llmCache)
 				case given["max-failure-increase"] && !(*maxFailInc >= 0 && *maxFailInc < 1):
 					return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", *maxFailInc)
+				case *executor != "" && *executor != "local" && *executor != "slurm":
+					return usagef("--executor must be local or slurm, got %q", *executor)
 				case given["baseline-version"] && *baseline == "":
 					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
 				}
@@ -265,6 +286,7 @@ Examples:
 				}
 				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
 					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, LLMBaseURL: *baseURL, JUnit: *junit,
+					Executor: *executor, Logger: disp.Logger(),
 					Gate: eval.Gate{Baseline: *baseline, BaselineVersion: *baselineVersion, Config: gcfg, FailOnRegression: *failOn}}
 				if given["max-failure-increase"] {
 					opt.Gate.MaxFailureIncrease = maxFailInc
@@ -377,6 +399,12 @@ func printEval(env *cmdEnv, res *eval.Result) {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t[%.1f, %.1f]\t%.1f\n", orDash(s.Variant), s.Version, s.N, s.Mean, s.CILow, s.CIHigh, s.IQM)
 	}
 	w.Flush()
+	if v := res.Verdict; v != nil && len(v.Health) > 0 {
+		fmt.Fprintln(env.stdout, "\nmeasurement:")
+		for _, h := range v.Health {
+			fmt.Fprintln(env.stdout, "  "+h.String())
+		}
+	}
 	if v := res.Verdict; len(v.Comparisons) > 0 {
 		c0 := v.Comparisons[0].Check
 		fmt.Fprintf(env.stdout, "\nhypothesis %s; family: %s\n", c0.Hypothesis, c0.Family)

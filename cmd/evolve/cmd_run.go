@@ -12,6 +12,7 @@ import (
 	"evolve/cmd/evolve/internal/progress"
 	"evolve/experiment"
 	"evolve/report"
+	"evolve/stats"
 )
 
 func init() {
@@ -212,10 +213,22 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 	}
 	w.Flush()
 	half := func(lo, hi float64) float64 { return (hi - lo) / 2 }
-	fmt.Fprintf(env.stdout, "\ntest split (n=%d): base %s mean %.1f ± %.1f (95%% CI); final %s mean %.1f ± %.1f (95%% CI)",
-		res.TestFinal.N, res.Base, res.TestBase.Mean, half(res.TestBase.CILow, res.TestBase.CIHigh),
-		res.Final, res.TestFinal.Mean, half(res.TestFinal.CILow, res.TestFinal.CIHigh))
-	if res.Final != res.Base && res.TestBase.Mean != 0 {
+	if res.TestBaseErrors == 0 && res.TestFinalErrors == 0 {
+		fmt.Fprintf(env.stdout, "\ntest split (n=%d): base %s mean %.1f ± %.1f (95%% CI); final %s mean %.1f ± %.1f (95%% CI)",
+			res.TestFinal.N, res.Base, res.TestBase.Mean, half(res.TestBase.CILow, res.TestBase.CIHigh),
+			res.Final, res.TestFinal.Mean, half(res.TestFinal.CILow, res.TestFinal.CIHigh))
+	} else {
+		// Error episodes are counted beside the means, never averaged in.
+		side := func(role, version string, s stats.Summary, errs int) string {
+			if s.N == 0 {
+				return fmt.Sprintf("%s %s no mean (all %d episodes errors)", role, version, errs)
+			}
+			return fmt.Sprintf("%s %s mean %.1f ± %.1f (95%% CI, n=%d, %d errors left out)", role, version, s.Mean, half(s.CILow, s.CIHigh), s.N, errs)
+		}
+		fmt.Fprintf(env.stdout, "\ntest split: %s; %s", side("base", res.Base, res.TestBase, res.TestBaseErrors),
+			side("final", res.Final, res.TestFinal, res.TestFinalErrors))
+	}
+	if res.Final != res.Base && res.TestBase.Mean != 0 && res.TestBase.N > 0 && res.TestFinal.N > 0 {
 		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
 	}
 	if res.StopReason != "" {
