@@ -304,8 +304,6 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 	if v.FailureChecks, err = e.compareFailures(g, rows, version, cands); err != nil {
 		return nil, err
 	}
-	better := gate.Config{Alpha: g.Config.Alpha, Test: g.Config.Test, Correction: gate.CorrectionNone,
-		MarginOn: g.Config.MarginOn, MaxUnmatched: gate.NoLimit}
 	corr := stats.Holm
 	if g.Config.Correction == gate.CorrectionNone {
 		corr = stats.None
@@ -315,11 +313,7 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 		var ps []float64
 		first := len(v.Comparisons)
 		for k := range cands {
-			c := cs[i*len(cands)+k]
-			p := 1.0
-			if ch, err := gate.Compare([]gate.Sample{c}, []gate.Sample{restrict(b, c)}, better); err == nil && !math.IsNaN(ch[0].P) {
-				p = ch[0].P
-			}
+			p := PBetter(b, cs[i*len(cands)+k], g.Config)
 			ps = append(ps, p)
 			v.Comparisons = append(v.Comparisons, Comparison{Check: checks[i*len(cands)+k], PBetter: p})
 		}
@@ -334,6 +328,23 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 		}
 	}
 	return v, nil
+}
+
+// PBetter returns the unadjusted one-sided p-value of "cand is better
+// than base", the eval's improvement test under the gate cfg: the
+// regression test (gate.Compare) with the roles of candidate and
+// baseline swapped, no margin and no correction, base restricted to
+// cand's (seed, repeat) pairs when every one of them is in base (so
+// that the test pairs them as the regression test does). It is in
+// [0, 1], and 1 when the test cannot run (too few observations).
+// Verdict adjusts these across a variant's versions (Comparison).
+func PBetter(base, cand gate.Sample, cfg gate.Config) float64 {
+	better := gate.Config{Alpha: cfg.Alpha, Test: cfg.Test, Correction: gate.CorrectionNone,
+		MarginOn: cfg.MarginOn, MaxUnmatched: gate.NoLimit}
+	if ch, err := gate.Compare([]gate.Sample{cand}, []gate.Sample{restrict(base, cand)}, better); err == nil && !math.IsNaN(ch[0].P) {
+		return ch[0].P
+	}
+	return 1
 }
 
 // restrict returns base with only the observations whose (seed, repeat)

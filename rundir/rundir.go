@@ -16,6 +16,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/gate"
 	"evolve/results"
 )
 
@@ -68,7 +69,9 @@ type Entry struct {
 	Updated time.Time `json:"updated"`
 	// Finished is when it finished (UTC), zero if it has not.
 	Finished time.Time `json:"finished,omitzero"`
-	// Seconds is Finished (or Updated) minus Started, in seconds.
+	// Seconds is the time since Started, in seconds: to Finished for a
+	// finished directory, to now for a running one (not to its last
+	// checkpoint), to Updated (its last checkpoint) otherwise.
 	Seconds float64 `json:"seconds"`
 	// Name is the config's name.
 	Name string `json:"name"`
@@ -107,10 +110,89 @@ type Entry struct {
 	Means    map[string]float64 `json:"means,omitempty"`
 	// Phases is an eval's finished phases (variant × version).
 	Phases int `json:"phases,omitempty"`
+	// Verdict is a finished eval's outcome against its baseline, read
+	// from the verdict its checkpoint stores: VerdictRegression,
+	// VerdictNotNonInferior, VerdictImprovement or VerdictPass; "" when
+	// nothing was compared (one version and no baseline) or the eval has
+	// not finished. Baseline names what it was compared with (the
+	// eval's description, e.g. "v1.0.0 of /ci/evals/x"), "" likewise.
+	Verdict  string `json:"verdict,omitempty"`
+	Baseline string `json:"baseline,omitempty"`
 
 	// Problem, if not "", says what could not be read (the entry is then
 	// partial).
 	Problem string `json:"problem,omitempty"`
+}
+
+// The verdicts of an eval (Entry.Verdict), worst first: an eval with
+// checks of several outcomes takes the first that applies.
+const (
+	// VerdictRegression: a check failed under the regression hypothesis
+	// (a loss beyond the margin shown), or a failure-share check failed
+	// (a larger share of failed episodes shown).
+	VerdictRegression = "regression"
+	// VerdictNotNonInferior: under the non-inferiority hypothesis, a
+	// candidate was not shown to be worse by less than the margin.
+	VerdictNotNonInferior = "not non-inferior"
+	// VerdictImprovement: no check failed and a candidate is
+	// significantly better than the baseline.
+	VerdictImprovement = "improvement"
+	// VerdictPass: no check failed and no candidate is shown better.
+	VerdictPass = "pass"
+)
+
+// storedVerdict is what rundir reads of an eval's stored verdict
+// (eval.Verdict: gate checks under their snake_case keys).
+type storedVerdict struct {
+	Baseline    string `json:"baseline"`
+	Comparisons []struct {
+		Check struct {
+			Failed     bool   `json:"failed"`
+			Hypothesis string `json:"hypothesis"`
+		} `json:"check"`
+		Improvement bool `json:"improvement"`
+	} `json:"comparisons"`
+	FailureChecks []struct {
+		Failed bool `json:"failed"`
+	} `json:"failure_checks"`
+}
+
+// word returns the Entry.Verdict of v ("" when nothing was compared).
+func (v *storedVerdict) word() string {
+	if v == nil || len(v.Comparisons)+len(v.FailureChecks) == 0 {
+		return ""
+	}
+	regression, notNI, better := false, false, false
+	for _, c := range v.Comparisons {
+		switch {
+		case c.Check.Failed && c.Check.Hypothesis == gate.HypothesisNonInferiority:
+			notNI = true
+		case c.Check.Failed:
+			regression = true
+		case c.Improvement:
+			better = true
+		}
+	}
+	for _, c := range v.FailureChecks {
+		regression = regression || c.Failed
+	}
+	switch {
+	case regression:
+		return VerdictRegression
+	case notNI:
+		return VerdictNotNonInferior
+	case better:
+		return VerdictImprovement
+	}
+	return VerdictPass
+}
+
+// baseline returns v's Baseline ("" for nil).
+func (v *storedVerdict) baseline() string {
+	if v == nil {
+		return ""
+	}
+	return v.Baseline
 }
 
 // checkpoint is what rundir reads of a run's or eval's checkpoint.json.
@@ -137,6 +219,7 @@ type checkpoint struct {
 	Versions json.RawMessage `json:"versions"` // a run's: strings; an eval's: objects with a Label
 	DoneEval []string        `json:"-"`
 	EvalDone bool            `json:"-"`
+	Verdict  *storedVerdict  `json:"verdict"`
 }
 
 // manifest is what rundir reads of a finished run's manifest.yaml.
@@ -259,7 +342,10 @@ func Read(dir string) Entry {
 		readRun(&e, dir, &ck)
 	}
 	end := e.Finished
-	if end.IsZero() {
+	switch {
+	case e.Status == Running:
+		end = time.Now().UTC()
+	case end.IsZero():
 		end = e.Updated
 	}
 	if !e.Started.IsZero() && end.After(e.Started) {
@@ -326,6 +412,7 @@ func readEval(e *Entry, dir string, ck *checkpoint) {
 	switch {
 	case ck.EvalDone:
 		e.Status = Finished
+		e.Verdict, e.Baseline = ck.Verdict.word(), ck.Verdict.baseline()
 		if fi, err := os.Stat(filepath.Join(dir, "summary.parquet")); err == nil {
 			e.Finished = fi.ModTime().UTC().Truncate(time.Second)
 		}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, path, data string) {
@@ -143,4 +144,80 @@ func keys(m map[string]Entry) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestVerdict: a finished eval's verdict is read from the checks its
+// checkpoint stores, worst first, and shown in the table and the JSON.
+func TestVerdict(t *testing.T) {
+	const (
+		ok     = `{"check":{"failed":false,"hypothesis":"regression"},"improvement":false}`
+		better = `{"check":{"failed":false,"hypothesis":"regression"},"improvement":true}`
+		worse  = `{"check":{"failed":true,"hypothesis":"regression"},"improvement":false}`
+		notNI  = `{"check":{"failed":true,"hypothesis":"non-inferiority"},"improvement":false}`
+	)
+	for _, c := range []struct {
+		name, verdict, want string
+	}{
+		{"none", ``, ""},
+		{"empty", `,"verdict":{"baseline":"","comparisons":[]}`, ""},
+		{"pass", `,"verdict":{"baseline":"v1.0.0 of /e","comparisons":[` + ok + `]}`, VerdictPass},
+		{"improvement", `,"verdict":{"baseline":"v1.0.0 of /e","comparisons":[` + ok + `,` + better + `]}`, VerdictImprovement},
+		{"regression", `,"verdict":{"baseline":"v1.0.0 of /e","comparisons":[` + better + `,` + worse + `]}`, VerdictRegression},
+		{"not-ni", `,"verdict":{"baseline":"v1.0.0 of /e","comparisons":[` + better + `,` + notNI + `]}`, VerdictNotNonInferior},
+		{"failure-share", `,"verdict":{"baseline":"v1.0.0 of /e","comparisons":[` + better + `],"failure_checks":[{"failed":true}]}`, VerdictRegression},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "e")
+			write(t, filepath.Join(dir, "checkpoint.json"), `{"schema":1,"id":"exp-eval-1","config":`+jsonString(runConfig)+
+				`,"split":"test","versions":[{"Label":"v1.0.0"}],"finished":true,"started":"2026-11-25T09:00:00Z"`+c.verdict+`}`)
+			e := Read(dir)
+			if e.Status != Finished || e.Verdict != c.want {
+				t.Fatalf("status %s verdict %q, want finished %q", e.Status, e.Verdict, c.want)
+			}
+			if c.want != "" && e.Baseline != "v1.0.0 of /e" {
+				t.Errorf("baseline %q", e.Baseline)
+			}
+			var tb, js bytes.Buffer
+			WriteTable(&tb, []Entry{e})
+			WriteJSON(&js, []Entry{e})
+			want := c.want
+			if want == "" {
+				want = "-"
+			}
+			if lines := strings.Split(tb.String(), "\n"); !strings.Contains(lines[0], "VERDICT") || !strings.Contains(lines[1], "  "+want+"  ") {
+				t.Errorf("table lacks the verdict %q:\n%s", want, tb.String())
+			}
+			if c.want != "" && !strings.Contains(js.String(), `"verdict": "`+c.want+`"`) {
+				t.Errorf("JSON lacks the verdict:\n%s", js.String())
+			}
+		})
+	}
+}
+
+// TestRunningSeconds: a running directory's duration counts to now, not
+// to its last checkpoint.
+func TestRunningSeconds(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	started := time.Now().UTC().Add(-90 * time.Minute).Truncate(time.Second)
+	write(t, filepath.Join(dir, "checkpoint.json"), `{"schema":1,"run_id":"r","config":`+jsonString(runConfig)+
+		`,"generations":1,"started":"`+started.Format(time.RFC3339)+`","sessions":[{"started":"x"}]}`)
+	old := time.Now().Add(-80 * time.Minute)
+	if err := os.Chtimes(filepath.Join(dir, "checkpoint.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	if e := Read(dir); e.Status != Crashed || e.Seconds < 9*60 || e.Seconds > 11*60 {
+		t.Fatalf("crashed: status %s, %v s; want about 600 s (to the last checkpoint)", e.Status, e.Seconds)
+	}
+	write(t, filepath.Join(dir, "run.lock"), "")
+	f, err := os.OpenFile(filepath.Join(dir, "run.lock"), os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	if e := Read(dir); e.Status != Running || e.Seconds < 89*60 || e.Seconds > 92*60 {
+		t.Fatalf("running: status %s, %v s; want about 5400 s (since the start)", e.Status, e.Seconds)
+	}
 }

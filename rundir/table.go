@@ -23,10 +23,11 @@ func WriteJSON(w io.Writer, entries []Entry) error {
 // WriteTable writes entries as an aligned text table, one line each: ID,
 // kind, status, start (UTC, to the minute), duration, generations
 // (done/max), accepted versions, base → final test mean (a run's), the
-// eval's versions, and the stop reason.
+// eval's versions, an eval's verdict (Entry.Verdict, "-" for a run or
+// an eval without one), and the stop reason.
 func WriteTable(w io.Writer, entries []Entry) error {
 	tw := tabwriter.NewWriter(w, 2, 8, 2, ' ', 0)
-	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tDURATION\tGENERATIONS\tACCEPTED\tTEST MEAN\tSTOP\tDIR")
+	fmt.Fprintln(tw, "ID\tKIND\tSTATUS\tSTARTED\tDURATION\tGENERATIONS\tACCEPTED\tTEST MEAN\tVERDICT\tSTOP\tDIR")
 	for _, e := range entries {
 		gens, acc, test := "-", "-", "-"
 		if e.Kind == KindRun {
@@ -46,6 +47,10 @@ func WriteTable(w io.Writer, entries []Entry) error {
 			}
 			test = strings.Join(parts, ", ")
 		}
+		verdict := e.Verdict
+		if verdict == "" {
+			verdict = "-"
+		}
 		stop := e.StopReason
 		if stop == "" {
 			stop = "-"
@@ -57,8 +62,8 @@ func WriteTable(w io.Writer, entries []Entry) error {
 		if !e.Started.IsZero() {
 			started = e.Started.UTC().Format("2006-01-02 15:04")
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, e.Status, started,
-			Duration(e.Seconds), gens, acc, test, stop, e.Dir)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", e.ID, e.Kind, e.Status, started,
+			Duration(e.Seconds), gens, acc, test, verdict, stop, e.Dir)
 	}
 	return tw.Flush()
 }

@@ -18,7 +18,6 @@ import (
 	"evolve/agent"
 	"evolve/envs"
 	"evolve/experiment"
-	"evolve/gate"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/rundir"
@@ -48,25 +47,6 @@ type SummaryJSON struct {
 
 func summaryJSON(s stats.Summary) SummaryJSON {
 	return SummaryJSON{s.N, num(s.Mean), num(s.Std), num(s.Median), num(s.IQM), num(s.CILow), num(s.CIHigh), num(s.Min), num(s.Max)}
-}
-
-// CheckJSON is a gate.Check for JSON.
-type CheckJSON struct {
-	Version, Variant         string
-	N, NBaseline, NPaired    int
-	Mean, BaselineMean, Diff num
-	Test                     string
-	Statistic, P, PAdj, A12  num
-	HLShift, HLLow, HLHigh   num
-	Regression               bool
-	Message                  string
-	Warnings                 []string
-}
-
-func checkJSON(c gate.Check) CheckJSON {
-	return CheckJSON{c.Version, c.Variant, c.N, c.NBaseline, c.NPaired, num(c.Mean), num(c.BaselineMean), num(c.MeanDiff),
-		c.Test, num(c.Statistic), num(c.P), num(c.PAdj), num(c.A12), num(c.HLShift), num(c.HLLow), num(c.HLHigh),
-		c.Regression, c.Message, c.Warnings}
 }
 
 // Lineage is a run's version graph (prompts/versions.json).
@@ -102,10 +82,39 @@ type RunJSON struct {
 	Lineage     *Lineage                `json:"lineage"`
 	Plots       []string                `json:"plots"` // plots/NAME.svg, served under /files/{id}/
 	Files       []string                `json:"files"` // report.html, results.tex, ... that exist
-	Summaries   []SummaryRowJSON        `json:"summaries,omitempty"`
-	Checks      []CheckJSON             `json:"checks,omitempty"`     // an eval's versions against its first, per variant
-	Trajectory  map[string]int          `json:"trajectories"`         // archives by split
-	Replicates  *Replicates             `json:"replicates,omitempty"` // the group of replicates the run is in
+	// AllFiles are every regular file under the directory (slash
+	// separated, relative, sorted), each served read-only under
+	// /files/{id}/.
+	AllFiles   []FileJSON       `json:"all_files"`
+	Summaries  []SummaryRowJSON `json:"summaries,omitempty"`
+	Verdict    *EvalVerdictJSON `json:"verdict,omitempty"`    // an eval's, as it reached it
+	Trajectory map[string]int   `json:"trajectories"`         // archives by split
+	Replicates *Replicates      `json:"replicates,omitempty"` // the group of replicates the run is in
+	// Alpha is a run's acceptance.alpha and AlphaSpending its
+	// acceptance.alpha_spending ("basel" or "none"); GenerationAlpha[g]
+	// the level generation g of generations.parquet (counted from 0
+	// there, shown as g+1) was tested at: α·6/(π²(g+1)²)
+	// (stats.BaselAlpha) under "basel", else α.
+	Alpha           float64   `json:"alpha,omitempty"`
+	AlphaSpending   string    `json:"alpha_spending,omitempty"`
+	GenerationAlpha []float64 `json:"generation_alpha,omitempty"`
+	// Comparisons are the comparisons of a run's base and final versions
+	// on the splits both played (test, then val), for the run page's
+	// links: never one on a split that was not played.
+	Comparisons []LinkJSON `json:"comparisons"`
+}
+
+// LinkJSON is a link the page offers: its text and URL.
+type LinkJSON struct {
+	Text string `json:"text"`
+	URL  string `json:"url"`
+}
+
+// FileJSON is one file of a run or eval directory.
+type FileJSON struct {
+	Name  string `json:"name"`  // relative, '/'-separated
+	Bytes int64  `json:"bytes"` // size
+	URL   string `json:"url"`   // /files/{id}/NAME
 }
 
 // SummaryRowJSON is a results.SummaryRow for JSON.
@@ -136,6 +145,10 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 	var cfg struct {
 		MaxGenerations int `yaml:"max_generations"`
 		Patience       int `yaml:"patience"`
+		Acceptance     struct {
+			Alpha         *float64 `yaml:"alpha"`
+			AlphaSpending string   `yaml:"alpha_spending"`
+		} `yaml:"acceptance"`
 	}
 	_ = yaml.Unmarshal([]byte(ck.Config), &cfg) // for display only: a bad config shows no stop text
 	if e.StopReason != "" {
@@ -144,6 +157,29 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 			out.StopText += " (" + e.StopHint + ")"
 		}
 	}
+	if e.Kind == rundir.KindRun {
+		out.Alpha, out.AlphaSpending = 0.05, cfg.Acceptance.AlphaSpending // experiment's defaults
+		if a := cfg.Acceptance.Alpha; a != nil {
+			out.Alpha = *a
+		}
+		if out.AlphaSpending == "" {
+			out.AlphaSpending = "basel"
+		}
+		for _, gr := range run.generations {
+			for g := len(out.GenerationAlpha); g <= int(gr.Generation); g++ {
+				a := out.Alpha
+				if out.AlphaSpending != "none" {
+					a = stats.BaselAlpha(out.Alpha, g+1)
+				}
+				out.GenerationAlpha = append(out.GenerationAlpha, a)
+			}
+		}
+		out.Comparisons = run.baseFinalLinks(id)
+	}
+	if out.Comparisons == nil {
+		out.Comparisons = []LinkJSON{}
+	}
+	out.AllFiles = listFiles(e.Dir, id)
 	l, err := readLineage(e.Dir)
 	if err != nil {
 		httpError(w, err, http.StatusInternalServerError)
@@ -171,10 +207,10 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 		out.Summaries = append(out.Summaries, SummaryRowJSON{sr.Variant, sr.Version, sr.Split, sr.N, num(sr.Mean), num(sr.Std),
 			num(sr.Median), num(sr.IQM), num(sr.CILow), num(sr.CIHigh)})
 	}
-	if e.Kind == rundir.KindEval && len(e.Versions) > 1 {
-		out.Checks = evalChecks(run, e.Versions)
-	}
 	list, _, _ := s.entries()
+	if e.Kind == rundir.KindEval {
+		out.Verdict = evalVerdict(e, id, list)
+	}
 	for _, g := range GroupReplicates(list) {
 		for _, m := range g.Members {
 			if m.Key == e.Key {
@@ -186,47 +222,6 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, out)
 }
 
-// evalChecks compares each version of an eval with its first, per
-// variant, by the regression gate's defaults (gate.DefaultConfig).
-func evalChecks(run *run, versions []string) []CheckJSON {
-	type key struct{ variant, version string }
-	samples := map[key]*gate.Sample{}
-	var variants []string
-	for i := range run.episodes {
-		ep := &run.episodes[i]
-		k := key{ep.Variant, ep.Version}
-		sm, ok := samples[k]
-		if !ok {
-			sm = &gate.Sample{Version: ep.Version, Variant: ep.Variant}
-			samples[k] = sm
-			if ep.Version == versions[0] {
-				variants = append(variants, ep.Variant)
-			}
-		}
-		sm.Seeds, sm.Repeats, sm.Scores = append(sm.Seeds, ep.Seed), append(sm.Repeats, int(ep.Repeat)), append(sm.Scores, ep.Score)
-	}
-	var base, cands []gate.Sample
-	for _, v := range variants {
-		if b, ok := samples[key{v, versions[0]}]; ok {
-			base = append(base, *b)
-		}
-		for _, ver := range versions[1:] {
-			if c, ok := samples[key{v, ver}]; ok {
-				cands = append(cands, *c)
-			}
-		}
-	}
-	checks, err := gate.Compare(base, cands, gate.DefaultConfig())
-	if err != nil {
-		return []CheckJSON{{Message: err.Error()}}
-	}
-	out := make([]CheckJSON, len(checks))
-	for i, c := range checks {
-		out[i] = checkJSON(c)
-	}
-	return out
-}
-
 // EpisodeDetail is /api/runs/{id}/episodes/{split}/{version}/{seed}.
 type EpisodeDetail struct {
 	Episode EpisodeJSON `json:"episode"`
@@ -234,6 +229,9 @@ type EpisodeDetail struct {
 	Trajectory *TrajectoryJSON `json:"trajectory"`
 	// Note says why there is no trajectory.
 	Note string `json:"note,omitempty"`
+	// TrajectoryError is the error reading a stored trajectory (a
+	// damaged archive), "" when it was read or none is stored.
+	TrajectoryError string `json:"trajectory_error,omitempty"`
 }
 
 // TrajectoryJSON is a stored trajectory as the replay reads it. Kind
@@ -327,10 +325,11 @@ func (s *Server) apiEpisode(w http.ResponseWriter, r *http.Request) {
 	case errors.Is(err, trajectory.ErrNotFound):
 		d.Note = "no trajectory is stored for this episode (the run's trajectories policy keeps failed episodes by default; see trajectories: in the config)"
 	case errors.Is(err, trajectory.ErrTooLarge):
+		d.TrajectoryError = err.Error()
 		d.Note = "the stored trajectory cannot be shown: " + err.Error()
-	case err != nil:
-		httpError(w, err, http.StatusInternalServerError)
-		return
+	case err != nil: // a damaged archive: the episode is still shown, with the error
+		d.TrajectoryError = err.Error()
+		d.Note = "the stored trajectory cannot be read: " + err.Error()
 	default:
 		if d.Trajectory, err = Decode(te); err != nil {
 			d.Note = "the stored trajectory cannot be shown: " + err.Error()

@@ -145,3 +145,25 @@ func loopbackGet(target string) *http.Request {
 	r.Host = "127.0.0.1"
 	return r
 }
+
+// BenchmarkRunPage100k serves a run's page data (/api/runs/{id}: the
+// decisions, the comparisons offered on the splits played, every file)
+// of a run with 10^5 episodes once it is loaded. Target: < 300 ms.
+func BenchmarkRunPage100k(b *testing.B) {
+	root := bigRun(b, 100_000)
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	get := func(u string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, loopbackGet(u))
+		if rec.Code != 200 {
+			b.Fatalf("%s: %d: %s", u, rec.Code, rec.Body)
+		}
+	}
+	get("/api/runs/big") // loads the run
+	for b.Loop() {
+		get("/api/runs/big")
+	}
+}

@@ -14,6 +14,9 @@ import (
 	"testing"
 	"time"
 
+	"evolve/results"
+	"evolve/trajectory"
+
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 )
@@ -57,7 +60,7 @@ func TestBrowser(t *testing.T) {
 	defer cancelA()
 	ctx, cancel := chromedp.NewContext(actx)
 	defer cancel()
-	ctx, cancelT := context.WithTimeout(ctx, 90*time.Second)
+	ctx, cancelT := context.WithTimeout(ctx, 240*time.Second)
 	defer cancelT()
 
 	var mu sync.Mutex
@@ -78,6 +81,7 @@ func TestBrowser(t *testing.T) {
 
 	do := func(what string, steps ...chromedp.Action[chromedp.Void]) {
 		t.Helper()
+		t.Logf("%s %s", time.Now().Format("15:04:05"), what)
 		if err := chromedp.Do(ctx, steps...); err != nil {
 			t.Fatalf("%s: %v", what, err)
 		}
@@ -111,6 +115,27 @@ func TestBrowser(t *testing.T) {
 	}
 
 	id1, id2 := runID(f, f.run1.Dir), runID(f, f.run2.Dir)
+	// A copy of run 1 whose val archive of the base is damaged.
+	damaged := filepath.Join(f.root, "runs", "damaged")
+	defer os.RemoveAll(damaged)
+	if err := os.CopyFS(damaged, os.DirFS(f.run1.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	rel, _ := trajectory.Phase{Split: "val", Version: f.run1.Base}.Rel()
+	if err := os.WriteFile(filepath.Join(damaged, rel), []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	eps, _, err := results.ReadEpisodes(filepath.Join(damaged, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var seed uint64
+	for _, e := range eps {
+		if e.Split == "val" && e.Version == f.run1.Base {
+			seed = e.Seed
+			break
+		}
+	}
 	// Runs.
 	do("runs page", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`tr[data-id="`+id1+`"] a.run-link`)))
 	if s := text("#runs"); !strings.Contains(s, f.run1.RunID) || !strings.Contains(s, "finished") || !strings.Contains(s, "eval") {
@@ -125,6 +150,21 @@ func TestBrowser(t *testing.T) {
 	if s := text("#generations"); !strings.Contains(s, "accepted") && !strings.Contains(s, "rejected") {
 		t.Fatalf("generations table lacks verdicts:\n%s", s)
 	}
+	// Decisions: generations counted from 1, each with its α under
+	// alpha spending.
+	if s := text("#spending"); !strings.Contains(s, "counted from 1") {
+		t.Fatalf("the decisions do not say how generations are counted: %q", s)
+	}
+	if s := text("#generations tr.gen td"); s != "1" {
+		t.Fatalf("the first generation is numbered %q, want 1", s)
+	}
+	if s := text("#generations tr.gen td.alpha"); s != "0.030" {
+		t.Fatalf("generation 1's α is shown as %q, want 0.030 (0.05·6/π²)", s)
+	}
+	if s := text("#compare-links"); !strings.Contains(s, "on test") {
+		t.Fatalf("a finished run offers no comparison on test: %q", s)
+	}
+	do("files", chromedp.WaitVisible(chromedp.CSS("#files-box summary")))
 	do("lineage", chromedp.WaitVisible(chromedp.CSS("#lineage rect")))
 	shot("run.png")
 	// Episodes, filtered to failed val episodes, then one of them.
@@ -161,9 +201,43 @@ func TestBrowser(t *testing.T) {
 	}
 	do("histogram", chromedp.WaitVisible(chromedp.CSS("#hist rect")))
 	shot("compare-runs.png")
+	// The gated eval: its verdict first, its gate, its baseline linked.
+	gid := runID(f, f.gatedDir)
+	do("gated eval", chromedp.Navigate(ts.URL+"/runs/"+gid), chromedp.WaitVisible(chromedp.CSS("#verdict .badge")))
+	want := f.gatedRes.Verdict.Comparisons[0].Verdict()
+	if want == "no significant difference" {
+		want = "pass"
+	}
+	if s := text("#verdict"); !strings.HasPrefix(s, want) {
+		t.Fatalf("eval verdict %q, want it to start with %q", s, want)
+	}
+	if s := text("#gate-settings"); !strings.Contains(s, "25 score points on the shift scale") || !strings.Contains(s, "exit 3") {
+		t.Fatalf("gate settings lack the margin or the CI rule:\n%s", s)
+	}
+	do("failure checks", chromedp.WaitVisible(chromedp.CSS("#failure-checks")), chromedp.WaitVisible(chromedp.CSS("#baseline-link")))
+	shot("eval-gated.png")
+	do("gated compare", chromedp.Click(chromedp.CSS("#checks a.compare-link")), chromedp.WaitVisible(chromedp.CSS("#gate-worse")))
+	if s := text("#gate-worse"); !strings.HasPrefix(s, "candidate B worse than baseline A (H1: shift worse by more than 25): ") {
+		t.Fatalf("worse line: %q", s)
+	}
+	if s := text("#gate-settings"); !strings.Contains(s, "margin 25 on the shift scale") {
+		t.Fatalf("compare does not use the eval's margin: %q", s)
+	}
+	cls, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.getElementById('gate-better').className + '|' + document.getElementById('gate-worse').className"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(cls, "regression") && strings.HasPrefix(cls, "accepted") {
+		t.Fatalf("a regression is shown with a green line: %q", cls)
+	}
+	if s := text("#power"); !strings.HasPrefix(s, "Power: ") {
+		t.Fatalf("power line: %q", s)
+	}
+	shot("compare-gated.png")
 	// An eval against its baseline, from the eval's page.
 	eid := runID(f, f.evalDir)
 	do("eval", chromedp.Navigate(ts.URL+"/runs/"+eid), chromedp.WaitVisible(chromedp.CSS("#checks a")))
+	shot("eval.png")
 	if s := text("#checks"); !strings.Contains(s, f.final) {
 		t.Fatalf("eval checks lack %s:\n%s", f.final, s)
 	}
@@ -199,6 +273,14 @@ func TestBrowser(t *testing.T) {
 	if s := text("#raw"); !strings.Contains(s, `"forage"`) {
 		t.Fatalf("raw trajectory: %q", s)
 	}
+	// A damaged archive (made before the first page, so that the
+	// listing has it): the episode with the error, not a failed page.
+	do("damaged", chromedp.Navigate(ts.URL+"/runs/runs~damaged/episodes/val/"+f.run1.Base+"/"+strconv.FormatUint(seed, 10)),
+		chromedp.WaitVisible(chromedp.CSS("#trajectory-error")))
+	if s := text("#episode-facts"); !strings.Contains(s, "score") {
+		t.Fatalf("damaged archive: the episode's facts are missing: %q", s)
+	}
+	shot("episode-damaged.png")
 	// A version and its diff.
 	do("version", chromedp.Navigate(ts.URL+"/runs/"+id1+"/versions/"+f.final), chromedp.WaitVisible(chromedp.CSS("#rendered")))
 	shot("version.png")
@@ -206,7 +288,15 @@ func TestBrowser(t *testing.T) {
 	// Live: a run that starts while the runs page is open appears, as
 	// running, without a reload; its progress moves when its checkpoint
 	// does.
-	do("runs again", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS("#runs a.run-link")))
+	do("runs again", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`tr[data-id="runs~damaged"] a.run-link`)))
+	// Two directories of one ID are told apart by their directory; an
+	// eval's verdict has its column.
+	if s := text(`tr[data-id="runs~damaged"] a.run-link`); s != f.run1.RunID+" · runs/damaged" {
+		t.Fatalf("a copy of a run under the same ID is listed as %q, want its directory in the link", s)
+	}
+	if s := text(`tr[data-id="` + runID(f, f.gatedDir) + `"] td.verdict`); s == "–" || s == "" {
+		t.Fatalf("the gated eval's verdict column is %q", s)
+	}
 	live := filepath.Join(f.root, "runs", "live-run")
 	defer os.RemoveAll(live)
 	writeLiveRun(t, f.run1.Dir, live, 0)
@@ -218,6 +308,20 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("the live run's progress did not move to 1/2: %v", err)
 	}
 	shot("runs-live.png")
+	// The running run's page: elapsed since the start, no comparison on
+	// a split it has not played, and it updates without a reload.
+	do("live run page", chromedp.Navigate(ts.URL+"/runs/runs~live-run"), chromedp.WaitVisible(chromedp.CSS("#summary")))
+	if s := text("#summary"); !strings.Contains(s, "elapsed (since the start)") || !strings.Contains(s, "1 of at most 2") {
+		t.Fatalf("live run summary:\n%s", s)
+	}
+	if s := text("#compare-links"); strings.Contains(s, "on test") {
+		t.Fatalf("a running run offers %q", s)
+	}
+	writeLiveRun(t, f.run1.Dir, live, 2)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('summary').innerText.includes("2 of at most 2")`)); err != nil {
+		t.Fatalf("the live run's page did not move to 2 generations: %v", err)
+	}
+	shot("run-live.png")
 
 	time.Sleep(200 * time.Millisecond) // let late console messages arrive
 	mu.Lock()

@@ -5,7 +5,9 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strings"
 
+	"evolve/eval"
 	"evolve/gate"
 	"evolve/results"
 	"evolve/rundir"
@@ -29,39 +31,71 @@ type Side struct {
 type Pair struct {
 	Seed   uint64 `json:"seed,string"`
 	Repeat int    `json:"repeat"`
-	A, B   num
+	A      num    `json:"a"`
+	B      num    `json:"b"`
 	Diff   num    `json:"diff"` // B - A, score units
 	LinkA  string `json:"link_a"`
 	LinkB  string `json:"link_b"`
 }
 
-// CompareJSON is /api/compare.
+// CompareJSON is /api/compare: side B (the candidate) against side A
+// (the baseline).
 type CompareJSON struct {
-	A, B Side
+	A Side `json:"a"`
+	B Side `json:"b"`
 	// Bins are the edges of the score histogram shared by A.Hist and
 	// B.Hist (len(Hist)+1 values).
 	Bins []num `json:"bins"`
-	// Worse is the regression gate's check of B against A as baseline
-	// (one-sided: B worse than A); Better the check of A against B (B
-	// better than A). Tests, corrections and effect sizes are gate's
-	// defaults (gate.DefaultConfig: paired signed-rank when every seed
-	// pairs, else Mann-Whitney U).
-	Worse, Better *CheckJSON
+	// Gate is the settings of the tests below: the gate of the eval B
+	// (or else A) belongs to, or the gate's defaults when neither side
+	// is an eval with a recorded gate.
+	Gate GateJSON `json:"gate"`
+	// Stored reports that Worse and the improvement test are the ones
+	// the eval of side B stored for B against A, its baseline: what
+	// evolve eval printed.
+	Stored bool `json:"stored"`
+	// Worse is the gate's one-sided check of B (candidate) against A
+	// (baseline): "B is worse" (by more than the margin), or under the
+	// non-inferiority hypothesis "B is worse by less than the margin";
+	// nil when the test could not run (Note says why).
+	Worse *gate.Check `json:"worse"`
+	// BetterP and BetterPAdj are the improvement test's p-values, "B is
+	// better than A" (eval.PBetter; adjusted across the eval's versions
+	// when Stored); Better reports BetterPAdj < α with no failed check.
+	BetterP    num  `json:"better_p"`
+	BetterPAdj num  `json:"better_p_adj"`
+	Better     bool `json:"better"`
+	// WorseText, BetterText and PowerText state the two directions and
+	// the power in words.
+	WorseText  string `json:"worse_text"`
+	BetterText string `json:"better_text"`
+	PowerText  string `json:"power_text"`
 	// Paired counts the (seed, repeat) both played; Diffs summarises
 	// their differences B − A.
 	Paired int         `json:"paired"`
 	Diffs  SummaryJSON `json:"diffs"`
 	// Top are the pairs that differ most (by |B − A|), at most 20.
-	Top  []Pair `json:"top"`
+	Top []Pair `json:"top"`
+	// Note says what the page should know: the split chosen when none
+	// was asked for, or why a test could not run.
 	Note string `json:"note,omitempty"`
 }
 
-// side resolves one side's run, version and split and returns its
-// episodes; the caller gets r.mu held through the returned unlock.
-func (s *Server) side(w http.ResponseWriter, id, version, other, split, variant string, second bool) (*Side, []results.EpisodeRow, bool) {
+// compareSide is one side's run or eval: its entry, its episodes of the
+// version by split, and its eval state.
+type compareSide struct {
+	side    *Side
+	dir     string
+	bySplit map[string][]results.EpisodeRow
+	state   evalState
+}
+
+// side resolves one side's run and version and returns its episodes of
+// every split; it writes a 404 and returns false when there are none.
+func (s *Server) side(w http.ResponseWriter, id, version, other, variant string, second bool) (*compareSide, bool) {
 	run := s.lookup(w, id)
 	if run == nil {
-		return nil, nil, false
+		return nil, false
 	}
 	defer run.mu.Unlock()
 	e := run.entry
@@ -79,33 +113,40 @@ func (s *Server) side(w http.ResponseWriter, id, version, other, split, variant 
 			version = e.Final
 		}
 	}
-	sd := &Side{ID: id, Key: e.Key, Kind: e.Kind, Version: version, Variant: variant}
-	splits := []string{split}
-	if split == "" {
-		splits = []string{"test", "val", "train"}
-	}
-	for _, sp := range splits {
-		var eps []results.EpisodeRow
-		for i := range run.episodes {
-			ep := &run.episodes[i]
-			if ep.Version == version && ep.Split == sp && ep.Variant == variant {
-				eps = append(eps, *ep)
-			}
-		}
-		if len(eps) > 0 {
-			sd.Split = sp
-			return sd, dedupe(eps), true
+	cs := &compareSide{side: &Side{ID: id, Key: e.Key, Kind: e.Kind, Version: version, Variant: variant}, dir: e.Dir,
+		bySplit: map[string][]results.EpisodeRow{}}
+	for i := range run.episodes {
+		ep := &run.episodes[i]
+		if ep.Version == version && ep.Variant == variant {
+			cs.bySplit[ep.Split] = append(cs.bySplit[ep.Split], *ep)
 		}
 	}
-	httpError(w, fmt.Errorf("%s has no episodes of version %q (split %q, variant %q)", e.Key, version, split, variant), http.StatusNotFound)
-	return nil, nil, false
+	if len(cs.bySplit) == 0 {
+		httpError(w, fmt.Errorf("%s has no episodes of version %q (variant %q)", e.Key, version, variant), http.StatusNotFound)
+		return nil, false
+	}
+	if e.Kind == rundir.KindEval {
+		cs.state = readEvalState(e.Dir)
+	}
+	return cs, true
+}
+
+// splitsOf lists a side's splits in the order test, val, train.
+func (c *compareSide) splits() []string {
+	var out []string
+	for _, sp := range []string{"test", "val", "train"} {
+		if len(c.bySplit[sp]) > 0 {
+			out = append(out, sp)
+		}
+	}
+	return out
 }
 
 // dedupe keeps the first episode of each (seed, repeat): a run plays its
 // incumbent's train seeds in every generation, with equal outcomes.
 func dedupe(eps []results.EpisodeRow) []results.EpisodeRow {
 	seen := map[[2]uint64]bool{}
-	out := eps[:0]
+	out := make([]results.EpisodeRow, 0, len(eps))
 	for _, e := range eps {
 		k := [2]uint64{e.Seed, uint64(e.Repeat)}
 		if !seen[k] {
@@ -127,25 +168,55 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 		b = a
 	}
 	split, variant := q.Get("split"), q.Get("variant")
-	sa, ea, ok := s.side(w, a, q.Get("av"), b, split, variant, false)
+	ca, ok := s.side(w, a, q.Get("av"), b, variant, false)
 	if !ok {
 		return
 	}
-	if split == "" {
-		split = sa.Split
-	}
-	sb, eb, ok := s.side(w, b, q.Get("bv"), a, split, variant, true)
+	cb, ok := s.side(w, b, q.Get("bv"), a, variant, true)
 	if !ok {
 		return
 	}
-	writeJSON(w, compare(sa, sb, ea, eb))
+	note := ""
+	if split == "" { // the first split both played; say so when it is not test
+		for _, sp := range ca.splits() {
+			if len(cb.bySplit[sp]) > 0 {
+				split = sp
+				break
+			}
+		}
+		if split == "" {
+			httpError(w, fmt.Errorf("%s %s played %v and %s %s played %v: no split in common to compare on", ca.side.Key, ca.side.Version,
+				ca.splits(), cb.side.Key, cb.side.Version, cb.splits()), http.StatusNotFound)
+			return
+		}
+		if split != "test" {
+			note = fmt.Sprintf("Compared on %s: the test split was not played by both (A played %s, B played %s).", split,
+				strings.Join(ca.splits(), ", "), strings.Join(cb.splits(), ", "))
+		}
+	}
+	for _, c := range []*compareSide{ca, cb} {
+		if len(c.bySplit[split]) == 0 {
+			httpError(w, fmt.Errorf("%s played no %s episode of version %q (it played %s): no comparison on %s", c.side.Key, split, c.side.Version,
+				strings.Join(c.splits(), ", "), split), http.StatusNotFound)
+			return
+		}
+		c.side.Split = split
+	}
+	out := compare(ca, cb, dedupe(ca.bySplit[split]), dedupe(cb.bySplit[split]))
+	if note != "" {
+		out.Note = strings.TrimSpace(note + " " + out.Note)
+	}
+	writeJSON(w, out)
 }
 
-// compare builds the comparison of two sides' episodes.
-func compare(sa, sb *Side, ea, eb []results.EpisodeRow) *CompareJSON {
+// compare builds the comparison of two sides' episodes: the stored
+// verdict when side B's eval has one for B against A, else the tests
+// run under the gate of B's (or A's) eval, else under the defaults.
+func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
+	sa, sb := ca.side, cb.side
 	out := &CompareJSON{A: *sa, B: *sb, Top: []Pair{}}
 	sample := func(sd *Side, eps []results.EpisodeRow) gate.Sample {
-		g := gate.Sample{Version: sd.Version, Variant: ""}
+		g := gate.Sample{Version: sd.Version, Variant: sd.Variant}
 		for _, e := range eps {
 			g.Seeds, g.Repeats, g.Scores = append(g.Seeds, e.Seed), append(g.Repeats, int(e.Repeat)), append(g.Scores, e.Score)
 		}
@@ -153,16 +224,36 @@ func compare(sa, sb *Side, ea, eb []results.EpisodeRow) *CompareJSON {
 	}
 	ga, gb := sample(sa, ea), sample(sb, eb)
 	out.A.Summary, out.B.Summary = summaryJSON(stats.Summarize(ga.Scores)), summaryJSON(stats.Summarize(gb.Scores))
-	if c, err := gate.Compare([]gate.Sample{ga}, []gate.Sample{gb}, gate.DefaultConfig()); err == nil {
-		x := checkJSON(c[0])
-		out.Worse = &x
+	cfg := gate.DefaultConfig()
+	out.Gate = gateJSON(cfg, "the gate's defaults: neither side is an eval with a recorded gate")
+	switch {
+	case cb.state.Gate != nil:
+		cfg, out.Gate = cb.state.Gate.Config, gateJSON(cb.state.Gate.Config, "the gate of eval "+sb.Key)
+	case ca.state.Gate != nil:
+		cfg, out.Gate = ca.state.Gate.Config, gateJSON(ca.state.Gate.Config, "the gate of eval "+sa.Key)
+	}
+	adjusted := false
+	if st, ok := storedComparison(cb.state, sa, sb, ca.dir, cb.dir); ok {
+		c := st.Check
+		out.Worse, out.Stored = &c, true
+		out.BetterP, out.BetterPAdj, out.Better = num(st.PBetter), num(st.PBetterAdj), st.Improvement
+		adjusted = c.Correction != gate.CorrectionNone
 	} else {
-		out.Note = err.Error()
+		// One comparison: the gate's correction over a family of one
+		// leaves p as it is.
+		if c, err := gate.Compare([]gate.Sample{ga}, []gate.Sample{gb}, cfg); err == nil {
+			out.Worse = &c[0]
+		} else {
+			out.Note = "The gate's test could not run: " + err.Error()
+		}
+		p := eval.PBetter(ga, gb, cfg)
+		out.BetterP, out.BetterPAdj = num(p), num(p)
+		out.Better = p < out.Gate.Alpha && (out.Worse == nil || !out.Worse.Failed)
 	}
-	if c, err := gate.Compare([]gate.Sample{gb}, []gate.Sample{ga}, gate.DefaultConfig()); err == nil {
-		x := checkJSON(c[0])
-		out.Better = &x
+	if out.Worse != nil {
+		out.WorseText, out.PowerText = worseText(*out.Worse), powerText(*out.Worse)
 	}
+	out.BetterText = betterText(float64(out.BetterPAdj), out.Gate.Alpha, adjusted, out.Better)
 	// A shared histogram of 20 bins.
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, x := range append(append([]float64(nil), ga.Scores...), gb.Scores...) {

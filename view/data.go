@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -357,4 +358,30 @@ func metricAt(e *results.EpisodeRow, i int) envs.MetricValue {
 		return e.Metrics[i]
 	}
 	return envs.MetricValue{Null: true}
+}
+
+// baseFinalLinks returns the comparisons of the run's base and final
+// versions the run page offers: one per split (test, then val) on
+// which both played an episode, none when they are the same version.
+// The caller holds r.mu and has loaded r.
+func (r *run) baseFinalLinks(id string) []LinkJSON {
+	base, final := r.entry.Base, r.entry.Final
+	out := []LinkJSON{}
+	if base == "" || final == "" || base == final {
+		return out
+	}
+	played := map[[2]string]bool{}
+	for i := range r.episodes {
+		e := &r.episodes[i]
+		if e.Version == base || e.Version == final {
+			played[[2]string{e.Version, e.Split}] = true
+		}
+	}
+	for _, sp := range []string{"test", "val"} {
+		if played[[2]string{base, sp}] && played[[2]string{final, sp}] {
+			q := url.Values{"a": {id}, "av": {base}, "b": {id}, "bv": {final}, "split": {sp}}
+			out = append(out, LinkJSON{Text: fmt.Sprintf("Compare base %s with final %s on %s", base, final, sp), URL: "/compare?" + q.Encode()})
+		}
+	}
+	return out
 }

@@ -11,6 +11,7 @@ import (
 	"evolve/envs"
 	"evolve/eval"
 	"evolve/experiment"
+	"evolve/gate"
 	"evolve/results"
 	"evolve/seeds"
 	"evolve/trajectory"
@@ -20,9 +21,15 @@ import (
 // on two seed sets (replicates) and an eval of the first run's base and
 // final versions, made once for the package's tests by the real runner.
 type fixture struct {
-	root        string
-	run1, run2  *experiment.Result
-	evalDir     string
+	root       string
+	run1, run2 *experiment.Result
+	evalDir    string
+	evalRes    *eval.Result
+	// gatedDir is an eval of the final version alone, gated against
+	// evalDir's base version with the eval's own settings (margin 25,
+	// failure-share checks); gatedRes its result.
+	gatedDir    string
+	gatedRes    *eval.Result
 	base, final string
 	// special holds three test episodes of run2's final version whose
 	// stored trajectories are an asciicast recording, an LLM transcript
@@ -89,7 +96,14 @@ func makeFixture(f *fixture) error {
 	if err != nil {
 		return err
 	}
-	f.evalDir = er.Dir
+	f.evalDir, f.evalRes = er.Dir, er
+	inc := 0.1
+	gr, err := eval.Run(ctx, vs[1:], eval.Options{Config: cfg, Split: "test", Out: filepath.Join(f.root, "evals"), Workers: 2, Version: "test",
+		Gate: eval.Gate{Baseline: er.Dir, Config: gate.Config{Margin: 25}, FailOnRegression: true, MaxFailureIncrease: &inc}, GateGiven: true})
+	if err != nil {
+		return err
+	}
+	f.gatedDir, f.gatedRes = gr.Dir, gr
 	return storeSpecial(f)
 }
 

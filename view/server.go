@@ -7,12 +7,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"mime"
 	"net/http"
 	"net/url"
 	"os"
-	"path"
-	"path/filepath"
 	"reflect"
 	"strconv"
 	"strings"
@@ -306,64 +303,6 @@ func (s *Server) apiEpisodes(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, p)
-}
-
-// files a run may serve, besides plots/NAME.{svg,png,pdf}.
-var runFiles = map[string]bool{"report.html": true, "report.md": true, "results.tex": true, "manifest.yaml": true}
-
-// file serves an allowlisted file of a run: report.html, report.md,
-// results.tex, manifest.yaml, or plots/NAME.svg|png|pdf (NAME without
-// '/').
-func (s *Server) file(w http.ResponseWriter, r *http.Request) {
-	name := r.PathValue("name")
-	if !allowedFile(name) {
-		httpError(w, fmt.Errorf("%q is not a file evolve view serves", name), http.StatusNotFound)
-		return
-	}
-	run := s.lookup(w, r.PathValue("id"))
-	if run == nil {
-		return
-	}
-	dir := run.entry.Dir
-	run.mu.Unlock()
-	p := filepath.Join(dir, filepath.FromSlash(name))
-	f, err := os.Open(p)
-	if err != nil {
-		httpError(w, fmt.Errorf("%s: not found", name), http.StatusNotFound)
-		return
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		httpError(w, fmt.Errorf("%s: not a file", name), http.StatusNotFound)
-		return
-	}
-	if t := mime.TypeByExtension(path.Ext(name)); t != "" {
-		w.Header().Set("Content-Type", t)
-	}
-	if path.Ext(name) == ".tex" || path.Ext(name) == ".md" || path.Ext(name) == ".yaml" {
-		w.Header().Set("Content-Type", "text/plain; charset=utf-8")
-	}
-	if name == "report.html" { // its own inline styles and images
-		w.Header().Set("Content-Security-Policy", "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'")
-	}
-	http.ServeContent(w, r, "", fi.ModTime(), f)
-}
-
-// allowedFile reports whether a run's file name is on the allowlist.
-func allowedFile(name string) bool {
-	if runFiles[name] {
-		return true
-	}
-	base, ok := strings.CutPrefix(name, "plots/")
-	if !ok || base == "" || strings.ContainsAny(base, "/\\\x00") || strings.HasPrefix(base, ".") {
-		return false
-	}
-	switch path.Ext(base) {
-	case ".svg", ".png", ".pdf":
-		return true
-	}
-	return false
 }
 
 // parseSeed reads a seed path element; the error names it.

@@ -3,18 +3,23 @@ package view
 import (
 	"encoding/json"
 	"errors"
+	"evolve/internal/httpguard"
 	"io"
 	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 
-	"evolve/internal/httpguard"
+	"evolve/eval"
+	"evolve/gate"
+	"evolve/results"
 	"evolve/rundir"
+	"evolve/trajectory"
 )
 
 func newTestServer(t *testing.T, token string) (*httptest.Server, *fixture) {
@@ -68,8 +73,8 @@ func TestAPI(t *testing.T) {
 			t.Errorf("%s: stop %q, test final %v, generations %d", e.Key, e.StopReason, e.TestFinal, e.Generations)
 		}
 	}
-	if kinds[rundir.KindRun] != 2 || kinds[rundir.KindEval] != 1 {
-		t.Fatalf("kinds %v, want 2 runs and 1 eval", kinds)
+	if kinds[rundir.KindRun] != 2 || kinds[rundir.KindEval] != 2 {
+		t.Fatalf("kinds %v, want 2 runs and 2 evals", kinds)
 	}
 	if len(runs.Groups) != 1 || len(runs.Groups[0].Members) != 2 || runs.Groups[0].Final.N != 2 {
 		t.Fatalf("replicate groups %+v, want the two runs in one", runs.Groups)
@@ -167,8 +172,8 @@ func TestAPI(t *testing.T) {
 	}
 	var erun RunJSON
 	get(t, c, ts.URL+"/api/runs/"+eid, &erun)
-	if len(erun.Checks) != 1 || erun.Checks[0].Version != f.final || len(erun.Summaries) != 2 {
-		t.Fatalf("eval page: %d checks, %d summaries", len(erun.Checks), len(erun.Summaries))
+	if erun.Verdict == nil || len(erun.Verdict.Comparisons) != 1 || erun.Verdict.Comparisons[0].Check.Version != f.final || len(erun.Summaries) != 2 {
+		t.Fatalf("eval page: verdict %+v, %d summaries", erun.Verdict, len(erun.Summaries))
 	}
 }
 
@@ -179,12 +184,20 @@ func TestSecurity(t *testing.T) {
 	c := ts.Client()
 	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	id := runID(f, f.run1.Dir)
+	// A symbolic link out of the run directory is not followed.
+	link := filepath.Join(f.run1.Dir, "link-out")
+	if err := os.Symlink("/etc", link); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Remove(link)
 	for _, path := range []string{
 		"/files/" + id + "/../../../etc/passwd",
 		"/files/" + id + "/..%2f..%2f..%2fetc%2fpasswd",
 		"/files/" + id + "/plots/..%2fcheckpoint.json",
-		"/files/" + id + "/checkpoint.json",
+		"/files/" + id + "/plots/.%2f..%2f..%2fcheckpoint.json",
 		"/files/" + id + "/plots/.hidden.svg",
+		"/files/" + id + "/%2fetc%2fpasswd",
+		"/files/" + id + "/link-out/passwd",
 		"/files/..~..~etc/passwd",
 		"/api/runs/..~..~..~etc",
 		"/api/runs/" + id + "/episodes/val/..%2f..%2fx/1",
@@ -247,9 +260,10 @@ func TestSecurity(t *testing.T) {
 
 func TestAllowedFile(t *testing.T) {
 	for name, want := range map[string]bool{
-		"report.html": true, "results.tex": true, "plots/val.svg": true, "plots/a.png": true,
-		"checkpoint.json": false, "plots/../x.svg": false, "plots/": false, "plots/a/b.svg": false, "plots/.x.svg": false,
-		"plots/x.txt": false, "../report.html": false, "episodes.parquet": false,
+		"report.html": true, "results.tex": true, "plots/val.svg": true, "plots/a.png": true, "checkpoint.json": true,
+		"episodes.parquet": true, "plots/a/b.svg": true, "trajectories/val/v1.0.0.zip": true,
+		"plots/../x.svg": false, "plots/": false, "plots/.x.svg": false, "../report.html": false, "": false, ".": false,
+		"/etc/passwd": false, "a//b": false, "./a": false, "a/./b": false, "a\\b": false, "a\x00b": false, ".git/config": false,
 	} {
 		if got := allowedFile(name); got != want {
 			t.Errorf("allowedFile(%q) = %v, want %v", name, got, want)
@@ -271,6 +285,320 @@ func TestWriteJSONNaN(t *testing.T) {
 	writeJSON(rec, v)
 	if got, want := strings.TrimSpace(rec.Body.String()), `[{"Inner":{"X":[1,null]},"Mean":null,"name":"a","p":null}]`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
+	}
+}
+
+// TestEvalVerdict: the eval page shows the verdict the eval reached
+// (its checkpoint's), with its own gate settings, the baseline named and
+// linked, and each check's p, adjusted p and α; the compare page of a
+// candidate against its baseline repeats that verdict in words.
+func TestEvalVerdict(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	c := ts.Client()
+	var runs RunsJSON
+	get(t, c, ts.URL+"/api/runs", &runs)
+	words := map[string]string{}
+	for _, e := range runs.Entries {
+		words[e.Dir] = e.Verdict
+	}
+	for _, ev := range []struct {
+		dir string
+		res *eval.Result
+	}{{f.evalDir, f.evalRes}, {f.gatedDir, f.gatedRes}} {
+		v := ev.res.Verdict
+		want := rundir.VerdictPass
+		for _, cm := range v.Comparisons {
+			if cm.Improvement {
+				want = rundir.VerdictImprovement
+			}
+		}
+		for _, ch := range v.Checks() {
+			if ch.Failed {
+				want = rundir.VerdictRegression
+			}
+		}
+		if words[ev.dir] != want {
+			t.Errorf("%s: listed verdict %q, want %q", ev.dir, words[ev.dir], want)
+		}
+		id := runID(f, ev.dir)
+		var run RunJSON
+		if code := get(t, c, ts.URL+"/api/runs/"+id, &run); code != 200 || run.Verdict == nil {
+			t.Fatalf("%s: %d, verdict %v", id, code, run.Verdict)
+		}
+		got := run.Verdict
+		if got.Verdict != want || got.Headline != eval.Headline(v) || got.Baseline != v.Baseline || len(got.Comparisons) != len(v.Comparisons) {
+			t.Fatalf("%s: verdict %q headline %q baseline %q, %d comparisons; want %q %q %q %d", id, got.Verdict, got.Headline, got.Baseline,
+				len(got.Comparisons), want, eval.Headline(v), v.Baseline, len(v.Comparisons))
+		}
+		for i, cm := range got.Comparisons {
+			w := v.Comparisons[i]
+			if cm.Check.P != w.Check.P || cm.Check.PAdj != w.Check.PAdj || cm.Check.Alpha != w.Check.Alpha || float64(cm.PBetterAdj) != w.PBetterAdj ||
+				cm.Verdict != w.Verdict() || cm.Compare == "" {
+				t.Errorf("%s comparison %d: p %v adj %v α %v better %v %q link %q; stored p %v adj %v α %v better %v %q", id, i, cm.Check.P, cm.Check.PAdj,
+					cm.Check.Alpha, cm.PBetterAdj, cm.Verdict, cm.Compare, w.Check.P, w.Check.PAdj, w.Check.Alpha, w.PBetterAdj, w.Verdict())
+			}
+			// The compare page of this candidate against its baseline
+			// repeats the stored verdict, in words.
+			var cmp CompareJSON
+			if code := get(t, c, ts.URL+"/api"+cm.Compare, &cmp); code != 200 || !cmp.Stored || cmp.Worse == nil {
+				t.Fatalf("%s: %d stored %v", cm.Compare, code, cmp.Stored)
+			}
+			if cmp.Worse.PAdj != w.Check.PAdj || cmp.Worse.Statistic != w.Check.Statistic || float64(cmp.BetterPAdj) != w.PBetterAdj || cmp.Better != w.Improvement {
+				t.Errorf("%s: V %v p adj %v better %v %v; the eval stored V %v p adj %v better %v %v", cm.Compare, cmp.Worse.Statistic, cmp.Worse.PAdj,
+					cmp.BetterPAdj, cmp.Better, w.Check.Statistic, w.Check.PAdj, w.PBetterAdj, w.Improvement)
+			}
+			worse, better := "candidate B worse than baseline A", "candidate B better than baseline A: "+yesNo(w.Improvement)+" (p adj. = "
+			if !strings.HasPrefix(cmp.WorseText, worse) || !strings.Contains(cmp.WorseText, ": "+yesNo(w.Check.Failed)+" (p adj. = ") ||
+				!strings.HasPrefix(cmp.BetterText, better) || !strings.HasPrefix(cmp.PowerText, "Power: ") {
+				t.Errorf("%s: texts %q / %q / %q", cm.Compare, cmp.WorseText, cmp.BetterText, cmp.PowerText)
+			}
+		}
+		if ev.dir == f.gatedDir {
+			if got.BaselineSelf || got.BaselineURLID != runID(f, f.evalDir) || got.BaselineVersion != f.base {
+				t.Errorf("gated eval: baseline self %v, url id %q (want %q), version %q (want %s)", got.BaselineSelf, got.BaselineURLID,
+					runID(f, f.evalDir), got.BaselineVersion, f.base)
+			}
+			if got.Gate.Margin != 25 || got.Gate.MarginOn != gate.MarginOnShift || !got.FailOnRegression || len(got.FailureChecks) != 1 ||
+				got.FailureChecks[0].FailureMethod == "" {
+				t.Errorf("gated eval: gate %+v, fail %v, %d failure checks", got.Gate, got.FailOnRegression, len(got.FailureChecks))
+			}
+			// The eval's own settings, not the defaults: the margin moves
+			// the statistic.
+			var cmp CompareJSON
+			get(t, c, ts.URL+"/api"+got.Comparisons[0].Compare, &cmp)
+			if cmp.Gate.Margin != 25 || !strings.Contains(cmp.Gate.Source, "eval") {
+				t.Errorf("compare gate %+v, want the eval's margin 25", cmp.Gate)
+			}
+			def, err := gate.Compare([]gate.Sample{sampleOf(t, f.evalDir, f.base)}, []gate.Sample{sampleOf(t, f.gatedDir, f.final)}, gate.DefaultConfig())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if def[0].Statistic == cmp.Worse.Statistic {
+				t.Errorf("the compare page's statistic %v equals the defaults' (margin 0): the eval's margin was not used", cmp.Worse.Statistic)
+			}
+		} else if !got.BaselineSelf || got.BaselineVersion != f.base {
+			t.Errorf("eval: baseline self %v version %q", got.BaselineSelf, got.BaselineVersion)
+		}
+	}
+}
+
+// sampleOf reads an eval's scores of a version as a gate sample.
+func sampleOf(t *testing.T, dir, version string) gate.Sample {
+	t.Helper()
+	rows, _, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	x, s, r := eval.Scores(rows, "", version)
+	return gate.Sample{Version: version, Scores: x, Seeds: s, Repeats: r}
+}
+
+// TestFiles: every file of a run is served read-only with its content
+// type, byte for byte.
+func TestFiles(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	c := ts.Client()
+	id := runID(f, f.run1.Dir)
+	var run RunJSON
+	get(t, c, ts.URL+"/api/runs/"+id, &run)
+	listed := map[string]string{}
+	for _, fl := range run.AllFiles {
+		listed[fl.Name] = fl.URL
+	}
+	for name, ctype := range map[string]string{
+		"episodes.parquet":    "application/vnd.apache.parquet",
+		"generations.parquet": "application/vnd.apache.parquet",
+		"checkpoint.json":     "application/json",
+		"manifest.yaml":       "text/plain; charset=utf-8",
+		"candidates.parquet":  "application/vnd.apache.parquet",
+	} {
+		u, ok := listed[name]
+		if !ok {
+			t.Errorf("%s is not listed among the run's files", name)
+			continue
+		}
+		resp, err := c.Get(ts.URL + u)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		want, _ := os.ReadFile(filepath.Join(f.run1.Dir, name))
+		if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != ctype || string(body) != string(want) ||
+			!strings.Contains(resp.Header.Get("Content-Security-Policy"), "sandbox") {
+			t.Errorf("%s: %d %q CSP %q, %d bytes (file %d); want 200 %q", u, resp.StatusCode, resp.Header.Get("Content-Type"),
+				resp.Header.Get("Content-Security-Policy"), len(body), len(want), ctype)
+		}
+	}
+	zips := 0
+	for name, u := range listed {
+		if strings.HasPrefix(name, "trajectories/") && strings.HasSuffix(name, ".zip") {
+			zips++
+			resp, err := c.Head(ts.URL + u)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "application/zip" {
+				t.Errorf("%s: %d %q", u, resp.StatusCode, resp.Header.Get("Content-Type"))
+			}
+		}
+	}
+	if zips == 0 {
+		t.Errorf("no trajectory archive listed: %v", listed)
+	}
+}
+
+// copyRun copies a fixture directory into a new root and returns the
+// root and the copy.
+func copyRun(t *testing.T, from, name string) (root, dir string) {
+	t.Helper()
+	root = t.TempDir()
+	dir = filepath.Join(root, "runs", name)
+	if err := os.CopyFS(dir, os.DirFS(from)); err != nil {
+		t.Fatal(err)
+	}
+	return root, dir
+}
+
+// TestHonestLinks: a run is offered comparisons only on splits both of
+// its versions played, and a compare without a split says which it took.
+func TestHonestLinks(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	c := ts.Client()
+	id := runID(f, f.run1.Dir)
+	var run RunJSON
+	get(t, c, ts.URL+"/api/runs/"+id, &run)
+	if f.run1.Base != f.run1.Final && (len(run.Comparisons) != 2 || !strings.HasSuffix(run.Comparisons[0].Text, "on test") ||
+		!strings.Contains(run.Comparisons[0].URL, "split=test") || !strings.Contains(run.Comparisons[1].URL, "split=val")) {
+		t.Fatalf("finished run: comparisons %+v, want test then val", run.Comparisons)
+	}
+
+	// An interrupted run: its test split was never played.
+	root, dir := copyRun(t, f.run1.Dir, "interrupted")
+	rows, metrics, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keep []results.EpisodeRow
+	for _, r := range rows {
+		if r.Split != "test" {
+			keep = append(keep, r)
+		}
+	}
+	if err := results.WriteEpisodes(filepath.Join(dir, "episodes.parquet"), metrics, keep); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	its := httptest.NewServer(s)
+	defer its.Close()
+	var irun RunJSON
+	get(t, its.Client(), its.URL+"/api/runs/runs~interrupted", &irun)
+	for _, l := range irun.Comparisons {
+		if strings.Contains(l.URL, "split=test") || strings.Contains(l.Text, "test") {
+			t.Errorf("a run without test episodes offers %+v", l)
+		}
+	}
+	if code := get(t, its.Client(), its.URL+"/api/compare?a=runs~interrupted&split=test", nil); code != 404 {
+		t.Errorf("compare on test without test episodes: %d, want 404", code)
+	}
+	var cmp CompareJSON
+	if code := get(t, its.Client(), its.URL+"/api/compare?a=runs~interrupted", &cmp); code != 200 || cmp.A.Split != "val" ||
+		!strings.HasPrefix(cmp.Note, "Compared on val") {
+		t.Errorf("compare without a split: %d split %q note %q; want val, said", code, cmp.A.Split, cmp.Note)
+	}
+}
+
+// TestDamagedTrajectory: a damaged archive still shows the episode,
+// with the error, instead of failing the page.
+func TestDamagedTrajectory(t *testing.T) {
+	f := getFixture(t)
+	root, dir := copyRun(t, f.run1.Dir, "damaged")
+	eps, _, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ep results.EpisodeRow
+	for _, e := range eps {
+		if e.Split == "val" && e.Cause != "none" {
+			ep = e
+			break
+		}
+	}
+	rel, err := trajectory.Phase{Split: ep.Split, Version: ep.Version}.Rel()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, rel), []byte("PK\x03\x04 not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+	var d EpisodeDetail
+	u := ts.URL + "/api/runs/runs~damaged/episodes/val/" + ep.Version + "/" + strconv.FormatUint(ep.Seed, 10)
+	if code := get(t, ts.Client(), u, &d); code != 200 {
+		t.Fatalf("%s: %d, want 200", u, code)
+	}
+	if d.Episode.Score != ep.Score || d.Episode.Cause != ep.Cause || d.Trajectory != nil || d.TrajectoryError == "" || !strings.Contains(d.Note, "cannot be read") {
+		t.Fatalf("damaged archive: score %v cause %q (want %v %q), trajectory %v, error %q, note %q", d.Episode.Score, d.Episode.Cause,
+			ep.Score, ep.Cause, d.Trajectory != nil, d.TrajectoryError, d.Note)
+	}
+}
+
+// TestDecisions: each generation's α under alpha spending, counted from
+// 1 as docs/sequential.md does.
+func TestDecisions(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	var run RunJSON
+	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.run1.Dir), &run)
+	if run.Alpha != 0.05 || run.AlphaSpending != "basel" || len(run.GenerationAlpha) != len(run.Generations) {
+		t.Fatalf("alpha %v spending %q, %d generation alphas for %d generations", run.Alpha, run.AlphaSpending, len(run.GenerationAlpha), len(run.Generations))
+	}
+	for g, a := range run.GenerationAlpha {
+		if want := 0.05 * 6 / (math.Pi * math.Pi * float64(g+1) * float64(g+1)); math.Abs(a-want) > 1e-15 {
+			t.Errorf("generation %d (from 0): α %v, want %v", g, a, want)
+		}
+	}
+	if math.Abs(run.GenerationAlpha[0]-0.0304) > 1e-4 {
+		t.Errorf("α_1 = %v, want 0.0304 (docs/sequential.md)", run.GenerationAlpha[0])
+	}
+	// Every accepted candidate passed its generation's α.
+	for _, c := range run.Candidates {
+		if c.Accepted && c.PAdj >= run.GenerationAlpha[c.Generation] {
+			t.Errorf("%s accepted at p adj. %v >= α %v", c.Version, c.PAdj, run.GenerationAlpha[c.Generation])
+		}
+	}
+}
+
+// TestDirectionWords: each direction of a comparison reads right, the
+// candidate against the baseline, with its p and α.
+func TestDirectionWords(t *testing.T) {
+	reg := gate.Check{Hypothesis: gate.HypothesisRegression, MarginOn: gate.MarginOnShift, PAdj: 2.7e-21, Alpha: 0.05,
+		Correction: gate.CorrectionHolm, Failed: true, Regression: true, Margin: 25, Power: 0.8, PowerLoss: 174.07, N: 60, NBaseline: 60}
+	ok := gate.Check{Hypothesis: gate.HypothesisRegression, MarginOn: gate.MarginOnShift, PAdj: 1, Alpha: 0.05, Correction: gate.CorrectionNone,
+		Power: math.NaN(), N: 5, NBaseline: 5}
+	ni := gate.Check{Hypothesis: gate.HypothesisNonInferiority, MarginOn: gate.MarginOnMean, PAdj: 0.01, Alpha: 0.05, Correction: gate.CorrectionHolm,
+		Margin: 10, Power: 0.5, N: 60, NBaseline: 60}
+	for _, c := range []struct{ got, want string }{
+		{worseText(reg), "candidate B worse than baseline A (H1: shift worse by more than 25): yes (p adj. = 2.7e-21 < α = 0.05)"},
+		{worseText(ok), "candidate B worse than baseline A: no (p = 1 ≥ α = 0.05)"},
+		{worseText(ni), "candidate B non-inferior to baseline A (H1: mean worse by less than 10): yes (p adj. = 0.01 < α = 0.05)"},
+		{betterText(4.3e-47, 0.05, true, true), "candidate B better than baseline A: yes (p adj. = 4.3e-47 < α = 0.05)"},
+		{betterText(0.76, 0.05, false, false), "candidate B better than baseline A: no (p = 0.76 ≥ α = 0.05)"},
+		{powerText(reg), `Power: a true loss of 174 score points would be caught with probability 80% at these sample sizes (n = 60 vs 60); a "no" with low power is not evidence of no loss.`},
+		{powerText(ok), `Power: a true loss of 0 score points would be caught with probability unknown at these sample sizes (n = 5 vs 5); a "no" with low power is not evidence of no loss.`},
+		{powerText(ni), "Power: a candidate exactly as good as the baseline would be shown non-inferior with probability 50% at these sample sizes (n = 60 vs 60)."},
+	} {
+		if c.got != c.want {
+			t.Errorf("got  %s\nwant %s", c.got, c.want)
+		}
 	}
 }
 

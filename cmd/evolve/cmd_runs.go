@@ -15,10 +15,17 @@ func init() {
 		help: `
 List every run and eval directory under each DIR (default: runs and
 evals, those that exist), recursively: ID, kind (run or eval), status,
-start time (UTC), duration, generations done of the most, accepted
-versions, the base → final mean test score of a finished run (an eval's
-versions with their mean score), the stop reason, and the directory.
-Newest first.
+start time (UTC), duration (a running one's since its start),
+generations done of the most, accepted versions, the base → final mean
+test score of a finished run (an eval's versions with their mean score),
+a finished eval's verdict, the stop reason, and the directory. Newest
+first.
+
+An eval's verdict is the one it reached against its baseline, read from
+its checkpoint: regression (a check failed: a loss beyond the margin, or
+a larger failure share), not non-inferior (non-inferiority not shown),
+improvement (no check failed and a candidate is better), pass (neither);
+"-" when nothing was compared.
 
 Status comes from the directory's lock, checkpoint and sessions:
 

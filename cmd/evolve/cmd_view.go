@@ -24,15 +24,22 @@ func init() {
 Serve a read-only web app over the runs and evals under each DIR (default:
 runs and evals, those that exist) and print its URL. Open it in a browser:
 
-	/                        every run and eval: status, progress (live while
-	                         a run is going), test means, stop reason;
-	                         replicates (same config, other seed sets) grouped
-	                         with the mean and 95% CI across them
+	/                        every run and eval: status, elapsed time and
+	                         progress (live while a run is going), test means,
+	                         an eval's verdict, stop reason; replicates (same
+	                         config, other seed sets) grouped with the mean and
+	                         95% CI across them
 	/runs/ID                 settings, stop reason, the lineage graph, every
-	                         generation with each candidate's mutation, p,
-	                         adjusted p, A12, val mean and verdict; the plots,
-	                         report.html and results.tex; an eval's versions
-	                         against its baseline
+	                         generation (counted from 1) with each candidate's
+	                         mutation, p, adjusted p, its generation's alpha,
+	                         A12, val mean and why it was accepted or rejected;
+	                         the plots and every file (updated live while the
+	                         run is going); an eval's verdict first: outcome,
+	                         hypothesis, margin, family, correction, each
+	                         check's p, adjusted p and alpha, failure shares,
+	                         the baseline linked
+	/files/ID/NAME           any file of a run or eval (Parquet, plots,
+	                         reports, trajectories), read-only
 	/runs/ID/episodes        the episodes, filtered by split, version, cause,
 	                         score range and seed, sorted, paged
 	/runs/ID/episodes/SPLIT/VERSION/SEED
@@ -45,7 +52,9 @@ runs and evals, those that exist) and print its URL. Open it in a browser:
 	                         against its parent
 	/compare?a=ID&b=ID[&av=VERSION&bv=VERSION&split=S]
 	                         two runs, evals or versions side by side: summaries,
-	                         the regression gate both ways, score distributions,
+	                         "is B worse / better than A" in words under the
+	                         eval's own gate (its stored verdict when B's eval
+	                         compared B with A), the power, score distributions,
 	                         per-seed paired differences and the seeds where
 	                         they differ most, linked to both episodes
 

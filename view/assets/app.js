@@ -52,6 +52,9 @@ const when = (t) => (!t || t.startsWith('0001')) ? '–' : t.replace('T', ' ').s
 const refKey = (r) => (typeof r === 'string' ? r : r.slug + '@' + r.version);
 const refVer = (r) => refKey(r).split('@').pop();
 const badge = (st) => h('span', {class: 'badge s-' + st, text: st});
+// verdictBadge shows an eval's verdict: pass, improvement, regression or
+// "not non-inferior".
+const verdictBadge = (v) => h('span', {class: 'badge v-' + v.replace(/ /g, '-'), text: v});
 
 function setCrumbs(...items) {
   crumbs.replaceChildren(...items.map(([label, href]) => href ? h('a', {href}, label) : h('span', {}, label)));
@@ -87,6 +90,10 @@ async function pageRuns() {
   const picked = new Set();
   const draw = async () => {
     const d = await api('/api/runs');
+    // Directories that share an ID (four evals of one name) are told
+    // apart by their directory in the link text.
+    const seen = {};
+    for (const e of d.entries) seen[e.id] = (seen[e.id] || 0) + 1;
     const rows = d.entries.map((e) => {
       let gens = '–';
       if (e.kind === 'run') {
@@ -102,9 +109,10 @@ async function pageRuns() {
         cmp.disabled = picked.size !== 2;
       }});
       return h('tr', {'data-id': e.url_id},
-        h('td', {}, box), h('td', {}, h('a', {href: runURL(e.url_id), class: 'run-link'}, e.id)), h('td', {}, e.kind),
+        h('td', {}, box), h('td', {}, h('a', {href: runURL(e.url_id), class: 'run-link'}, e.id, seen[e.id] > 1 ? h('span', {class: 'muted'}, ' · ' + e.key) : null)), h('td', {}, e.kind),
         h('td', {class: 'status'}, badge(e.status)), h('td', {}, when(e.started)), h('td', {class: 'num'}, dur(e.seconds)),
         h('td', {}, gens), h('td', {class: 'num'}, e.kind === 'run' ? e.accepted : '–'), h('td', {}, test),
+        h('td', {class: 'verdict'}, e.verdict ? verdictBadge(e.verdict) : '–'),
         h('td', {}, e.stop_reason || '–'), h('td', {class: 'muted'}, e.key));
     });
     const cmp = h('button', {id: 'compare', disabled: picked.size !== 2, onclick: () => {
@@ -120,7 +128,7 @@ async function pageRuns() {
       h('h1', {}, 'Runs and evals'),
       h('p', {class: 'muted'}, 'Under ' + d.roots.join(', ') + ' · ' + d.entries.length + ' directories · updated ' + when(d.now) + ' UTC'),
       h('table', {id: 'runs'},
-        h('tr', {}, ['', 'ID', 'kind', 'status', 'started (UTC)', 'duration', 'generations', 'accepted', 'test mean', 'stop', 'directory'].map((t) => h('th', {}, t))),
+        h('tr', {}, ['', 'ID', 'kind', 'status', 'started (UTC)', 'elapsed', 'generations', 'accepted', 'test mean', 'verdict', 'stop', 'directory'].map((t) => h('th', {}, t))),
         rows),
       cmp,
       groups.length ? h('div', {}, h('h2', {}, 'Replicates (same config, different seed sets)'),
@@ -134,19 +142,36 @@ async function pageRuns() {
 }
 
 // ---------- /runs/{id} ----------
+// pageRun draws a run or an eval; while it is running the page polls
+// (every 2 s) and redraws, so its progress and elapsed time move
+// without a reload.
 async function pageRun(id) {
-  const d = await api('/api/runs/' + enc(id));
+  const draw = async () => {
+    const d = await api('/api/runs/' + enc(id));
+    drawRun(id, d);
+    return d.entry.status === 'running';
+  };
+  if (await draw()) {
+    timer = setInterval(() => {
+      draw().then((running) => { if (!running && timer) { clearInterval(timer); timer = null; } }).catch(fail);
+    }, 2000);
+  }
+}
+
+function drawRun(id, d) {
   const e = d.entry;
   setCrumbs(['runs', '/'], [e.id, null]);
   const links = h('p', {}, h('a', {href: runURL(id) + '/episodes', id: 'episodes-link'}, 'Episodes'), ' · ',
     (d.files || []).map((f) => [h('a', {href: '/files/' + enc(id) + '/' + f}, f), ' · ']));
-  const parts = [h('h1', {}, (e.kind === 'eval' ? 'Eval ' : 'Run ') + e.id, ' ', badge(e.status)), links];
-  const info = [['directory', e.dir], ['started', when(e.started) + ' UTC'], ['duration', dur(e.seconds)]];
+  const parts = [h('h1', {}, (e.kind === 'eval' ? 'Eval ' : 'Run ') + e.id, ' ', badge(e.status), e.verdict ? [' ', verdictBadge(e.verdict)] : null), links];
+  const info = [['directory', e.dir], ['started', when(e.started) + ' UTC'],
+    [e.status === 'running' ? 'elapsed (since the start)' : 'duration', dur(e.seconds)]];
+  if (e.status === 'running') info.push(['last checkpoint', when(e.updated) + ' UTC']);
   if (e.kind === 'run') {
     info.push(['generations', e.generations + ' of at most ' + e.max_generations], ['accepted', e.accepted],
       ['versions', 'base ' + e.base + ', final ' + e.final]);
     if (e.test_base !== undefined) info.push(['test mean', fmt(e.test_base) + ' → ' + fmt(e.test_final)]);
-    info.push(['stopped', d.stop_text || '–']);
+    info.push(['stopped', d.stop_text || (e.status === 'running' ? 'not yet: running' : '–')]);
   } else {
     info.push(['split', e.split], ['versions', (e.versions || []).join(', ')]);
   }
@@ -159,44 +184,108 @@ async function pageRun(id) {
   }
   if (e.kind === 'run') {
     parts.push(h('h2', {}, 'Lineage'), lineage(id, d.lineage, d.candidates));
-    parts.push(h('h2', {}, 'Generations'), generations(id, d));
-    if (e.base && e.final) parts.push(h('p', {}, h('a', {href: '/compare?a=' + enc(id) + '&b=' + enc(id), id: 'compare-base'}, 'Compare base ' + e.base + ' with final ' + e.final + ' on test')));
+    parts.push(h('h2', {}, 'Generations and decisions'), generations(id, d));
+    // Only comparisons on a split both versions played.
+    const cmp = d.comparisons || [];
+    parts.push(cmp.length ? h('p', {id: 'compare-links'}, cmp.map((c, i) => [i ? ' · ' : '', h('a', {href: c.url, id: i === 0 ? 'compare-base' : null}, c.text)]))
+      : h('p', {class: 'muted', id: 'compare-links'}, e.base === e.final ? 'No comparison: the final version is the base.' : 'No comparison of base and final: they have no split both played.'));
   } else {
+    if (d.verdict) parts.push(evalVerdict(id, e, d.verdict));
     parts.push(h('h2', {}, 'Versions'), h('table', {id: 'eval-summary'},
       h('tr', {}, ['variant', 'version', 'n', 'mean [95% CI]', 'median', 'IQM'].map((t) => h('th', {}, t))),
       (d.summaries || []).map((r) => h('tr', {}, h('td', {}, r.Variant || '–'), h('td', {}, r.Version), h('td', {class: 'num'}, r.N),
         h('td', {}, fmt(r.Mean) + ' [' + fmt(r.CILow) + ', ' + fmt(r.CIHigh) + ']'), h('td', {class: 'num'}, fmt(r.Median)), h('td', {class: 'num'}, fmt(r.IQM))))));
-    if (d.checks && d.checks.length) {
-      parts.push(h('h2', {}, 'Against the baseline ' + e.versions[0] + ' (regression gate, one-sided: worse)'), h('table', {id: 'checks'},
-        h('tr', {}, ['version', 'variant', 'verdict', 'mean diff', 'test', 'p', 'p (Holm)', 'A12', 'compare'].map((t) => h('th', {}, t))),
-        d.checks.map((c) => h('tr', {class: c.Regression ? 'regression' : ''}, h('td', {}, c.Version), h('td', {}, c.Variant || '–'),
-          h('td', {}, c.Regression ? 'regression' : 'ok'), h('td', {class: 'num'}, fmt(c.Diff)), h('td', {}, c.Test),
-          h('td', {class: 'num'}, fmtp(c.P)), h('td', {class: 'num'}, fmtp(c.PAdj)), h('td', {class: 'num'}, fmt(c.A12, 3)),
-          h('td', {}, h('a', {href: '/compare?a=' + enc(id) + '&av=' + enc(e.versions[0]) + '&b=' + enc(id) + '&bv=' + enc(c.Version)}, 'compare'))))));
-    }
   }
   if (d.plots && d.plots.length) {
     parts.push(h('h2', {}, 'Plots'), h('div', {class: 'plots'}, d.plots.map((p) => h('img', {src: '/files/' + enc(id) + '/' + p, alt: p, title: p}))));
+  }
+  const files = d.all_files || [];
+  if (files.length) {
+    const table = h('table', {id: 'files'}, h('tr', {}, h('th', {}, 'file'), h('th', {class: 'num'}, 'bytes')),
+      files.map((f) => h('tr', {}, h('td', {}, h('a', {href: f.url}, f.name)), h('td', {class: 'num'}, f.bytes.toLocaleString('en')))));
+    parts.push(h('h2', {}, 'Files'), h('details', {id: 'files-box'}, h('summary', {}, files.length + ' files, each served read-only (Parquet, plots, reports, trajectories)'), table));
   }
   parts.push(h('h2', {}, 'Settings'), h('pre', {id: 'config'}, d.config || ''));
   setMain(...parts);
 }
 
-// generations draws every generation with its candidates.
+// evalVerdict draws an eval's verdict as the eval reached it: the
+// outcome first, then the hypothesis, margin, family and correction, the
+// baseline, each check's p, adjusted p and α, and the failure-share
+// checks.
+function evalVerdict(id, e, v) {
+  const out = [h('h2', {}, 'Verdict')];
+  if (!v.verdict) {
+    out.push(h('p', {class: 'muted', id: 'verdict'}, 'No verdict: ' + v.note + '.'));
+    return out;
+  }
+  const c0 = v.comparisons[0].check;
+  out.push(h('p', {id: 'verdict', class: 'verdict v-' + v.verdict.replace(/ /g, '-')}, verdictBadge(v.verdict), ' ', v.headline));
+  const g = v.gate;
+  const margin = g.margin_a12 > 0 ? g.margin_a12 + ' on the A12 scale (A12 below ' + (0.5 - g.margin_a12) + ')'
+    : g.margin > 0 ? g.margin + ' score points on the ' + g.margin_on + ' scale (' + (g.margin_on === 'mean' ? 'difference of means' : 'Hodges-Lehmann shift') + ')' : 'none (any loss counts)';
+  const base = v.baseline_self ? [v.baseline, ' (this eval)'] : v.baseline_url_id ? [h('a', {href: runURL(v.baseline_url_id), id: 'baseline-link'}, v.baseline)] : [v.baseline, ' (not under the served directories)'];
+  const rows = [['baseline', base], ['hypothesis', g.hypothesis + ' — H1 (about the candidate against the baseline): ' + v.comparisons[0].h1],
+    ['margin', margin], ['test', g.test + (c0.test ? ' (ran: ' + c0.test + ')' : '')], ['family', c0.family], ['correction', g.correction], ['α (family-wise)', g.alpha],
+    ['fails CI', v.fail_on_regression ? 'yes: a failed check makes evolve eval exit 3' : 'no (--fail-on-regression not given)']];
+  if (v.max_failure_increase !== null && v.max_failure_increase !== undefined) rows.push(['failure share', 'checked: fails on evidence of an increase beyond ' + v.max_failure_increase]);
+  out.push(h('table', {id: 'gate-settings'}, rows.map(([k, x]) => h('tr', {}, h('th', {}, k), h('td', {}, x)))));
+  out.push(h('table', {id: 'checks'},
+    h('tr', {}, ['version', 'variant', 'verdict', 'mean', 'baseline mean', 'diff', 'HL shift [95% CI]', 'test', 'p', 'p adj.', 'α', 'p better (adj.)', 'A12', 'power', ''].map((t) => h('th', {}, t))),
+    v.comparisons.map((c) => {
+      const k = c.check;
+      return h('tr', {class: c.verdict === 'regression' || c.verdict === 'non-inferiority not shown' ? 'regression' : c.improvement ? 'accepted' : ''},
+        h('td', {}, k.version), h('td', {}, k.variant || '–'), h('td', {}, c.verdict), h('td', {class: 'num'}, fmt(k.mean)), h('td', {class: 'num'}, fmt(k.baseline_mean)),
+        h('td', {class: 'num'}, fmt(k.mean_diff)), h('td', {class: 'num'}, fmt(k.hl_shift) + ' [' + fmt(k.hl_low) + ', ' + fmt(k.hl_high) + ']'), h('td', {}, k.test + (k.paired ? ' (paired)' : '')),
+        h('td', {class: 'num'}, fmtp(k.p)), h('td', {class: 'num'}, fmtp(k.p_adj)), h('td', {class: 'num'}, k.alpha), h('td', {class: 'num'}, fmtp(c.p_better_adj)),
+        h('td', {class: 'num'}, fmt(k.a12, 3)), h('td', {class: 'num', title: 'chance to detect a loss of ' + fmt(k.power_loss) + ' at these sample sizes'}, k.power === null ? '–' : Math.round(100 * k.power) + '%'),
+        h('td', {}, c.compare ? h('a', {href: c.compare, class: 'compare-link'}, 'compare') : ''));
+    })));
+  out.push(h('p', {class: 'muted'}, 'p: the one-sided test of H1; p adj.: after the correction across the family; a check fails when p adj. < α. ' +
+    'p better: the same test with the roles swapped and no margin (an improvement when p better (adj.) < α and the check passed). ' +
+    'Power: the chance to catch a true loss of the size in its tooltip at these sample sizes.'));
+  if (v.failure_checks.length) {
+    out.push(h('h3', {}, 'Failure shares'), h('table', {id: 'failure-checks'},
+      h('tr', {}, ['version', 'variant', 'result', 'failed share', 'baseline share', 'p', 'p adj.', 'α'].map((t) => h('th', {}, t))),
+      v.failure_checks.map((k) => h('tr', {class: k.failed ? 'regression' : ''}, h('td', {}, k.version), h('td', {}, k.variant || '–'),
+        h('td', {}, k.failed ? 'increase beyond ' + k.margin + ' shown' : 'no increase beyond ' + k.margin + ' shown'),
+        h('td', {class: 'num'}, fmt(k.mean, 3)), h('td', {class: 'num'}, fmt(k.baseline_mean, 3)), h('td', {class: 'num'}, fmtp(k.p)), h('td', {class: 'num'}, fmtp(k.p_adj)), h('td', {class: 'num'}, k.alpha)))));
+  }
+  return out;
+}
+
+// generations draws every generation with its candidates and why each
+// was accepted or rejected: its p adjusted within the generation against
+// the generation's α under alpha spending. Generations are numbered from
+// 1, as docs/sequential.md and the spending formula count them.
 function generations(id, d) {
   const byGen = {};
   for (const c of d.candidates || []) (byGen[c.Generation] ||= []).push(c);
+  const alphas = d.generation_alpha || [];
   const rows = [];
   for (const g of d.generations || []) {
-    rows.push(h('tr', {class: 'gen'}, h('td', {}, g.Generation), h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(g.Incumbent)}, g.Incumbent), ' (incumbent)'),
-      h('td', {colspan: 3}, 'train failures ' + g.Failures + ' of ' + g.NTrain), h('td', {class: 'num'}, fmt(g.ValMean)), h('td', {colspan: 2}, g.Accepted ? 'accepted ' + g.Accepted : 'none accepted')));
-    for (const c of byGen[g.Generation] || []) {
+    const n = g.Generation + 1, a = alphas[g.Generation];
+    rows.push(h('tr', {class: 'gen'}, h('td', {}, n), h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(g.Incumbent)}, g.Incumbent), ' (incumbent)'),
+      h('td', {colspan: 3}, 'train failures ' + g.Failures + ' of ' + g.NTrain), h('td', {class: 'num alpha'}, a === undefined ? '–' : fmtp(a)), h('td', {class: 'num'}, fmt(g.ValMean)),
+      h('td', {colspan: 3}, g.Accepted ? 'accepted ' + g.Accepted : 'none accepted')));
+    const cands = byGen[g.Generation] || [];
+    const someAccepted = cands.some((c) => c.Accepted);
+    for (const c of cands) {
+      let why;
+      if (c.Accepted) why = 'accepted: p adj. ' + fmtp(c.PAdj) + ' < α_' + n + ' ' + fmtp(a);
+      else if (c.Stop === 'futility') why = 'rejected: stopped for futility at look ' + c.Look;
+      else if (a !== undefined && c.PAdj >= a) why = 'rejected: p adj. ' + fmtp(c.PAdj) + ' ≥ α_' + n + ' ' + fmtp(a);
+      else if (someAccepted) why = 'rejected: passed, but another candidate was accepted';
+      else why = 'rejected';
       rows.push(h('tr', {class: c.Accepted ? 'accepted cand' : 'cand'}, h('td', {}, ''), h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(c.Version)}, c.Version)),
-        h('td', {}, c.Operator + ': ' + c.Mutation), h('td', {class: 'num'}, fmtp(c.P)), h('td', {class: 'num'}, fmtp(c.PAdj)),
-        h('td', {class: 'num'}, fmt(c.Mean)), h('td', {class: 'num'}, fmt(c.A12, 3)), h('td', {}, c.Accepted ? 'accepted' : 'rejected')));
+        h('td', {}, c.Operator + ': ' + c.Mutation), h('td', {class: 'num'}, fmtp(c.P)), h('td', {class: 'num'}, fmtp(c.PAdj)), h('td', {class: 'num alpha'}, a === undefined ? '–' : fmtp(a)),
+        h('td', {class: 'num'}, fmt(c.Mean)), h('td', {class: 'num'}, fmt(c.A12, 3)), h('td', {}, c.Look ? 'look ' + c.Look + (c.Stop ? ', ' + c.Stop : '') : '–'), h('td', {class: 'why'}, why)));
     }
   }
-  return h('table', {id: 'generations'}, h('tr', {}, ['gen', 'version', 'mutation', 'p', 'p (adj.)', 'val mean', 'A12', 'verdict'].map((t) => h('th', {}, t))), rows);
+  const spend = d.alpha_spending === 'none' ? 'every generation is tested at α = ' + d.alpha + ' (alpha_spending: none)'
+    : 'generation g (counted from 1) is tested at α_g = α·6/(π²g²) with α = ' + d.alpha + ' (alpha_spending: basel; docs/sequential.md)';
+  return h('div', {}, h('p', {class: 'muted', id: 'spending'}, 'Decisions: a candidate is accepted when its p, adjusted across its generation\'s candidates by acceptance.correction (p adj.), is below its generation\'s α; ' + spend + '. generations.parquet numbers generations from 0.'),
+    h('table', {id: 'generations'}, h('tr', {}, ['gen', 'version', 'mutation', 'p', 'p adj.', 'α_g', 'val mean', 'A12', 'look', 'decision'].map((t) => h('th', {}, t))), rows));
 }
 
 // lineage draws the version graph: one column per generation, edges
@@ -290,7 +379,7 @@ async function pageEpisode(id, split, version, seed) {
   const parts = [h('h1', {}, 'Episode ' + e.split + ' / ' + e.version + ' / seed ' + e.seed),
     h('table', {id: 'episode-facts'}, h('tr', {}, facts.map(([k]) => h('th', {}, k))), h('tr', {}, facts.map(([, v]) => h('td', {}, v))))];
   if (!d.trajectory) {
-    parts.push(h('p', {class: 'muted', id: 'no-trajectory'}, d.note || 'No trajectory.'));
+    parts.push(h('p', {class: d.trajectory_error ? 'error' : 'muted', id: d.trajectory_error ? 'trajectory-error' : 'no-trajectory'}, d.note || 'No trajectory.'));
     setMain(...parts);
     return;
   }
@@ -470,34 +559,44 @@ async function pageVersion(id, version) {
 }
 
 // ---------- /compare ----------
+// pageCompare shows B (the candidate) against A (the baseline) under the
+// gate of the eval they belong to (its own settings, or its stored
+// verdict when B's eval compared B with A), each direction in words.
 async function pageCompare() {
   const d = await api('/api/compare' + location.search);
   setCrumbs(['runs', '/'], ['compare']);
   const side = (x) => h('td', {}, h('a', {href: runURL(x.id)}, x.key), ' ', x.version, ' (' + x.split + (x.variant ? ', ' + x.variant : '') + ')');
-  const row = (label, f) => h('tr', {}, h('th', {}, label), h('td', {class: 'num'}, f(d.A)), h('td', {class: 'num'}, f(d.B)));
-  const sum = h('table', {id: 'compare-summary'}, h('tr', {}, h('th', {}, ''), h('th', {}, 'A'), h('th', {}, 'B')),
-    h('tr', {}, h('th', {}, 'what'), side(d.A), side(d.B)),
+  const row = (label, f) => h('tr', {}, h('th', {}, label), h('td', {class: 'num'}, f(d.a)), h('td', {class: 'num'}, f(d.b)));
+  const sum = h('table', {id: 'compare-summary'}, h('tr', {}, h('th', {}, ''), h('th', {}, 'A (baseline)'), h('th', {}, 'B (candidate)')),
+    h('tr', {}, h('th', {}, 'what'), side(d.a), side(d.b)),
     row('n', (x) => x.summary.n), row('mean [95% CI]', (x) => fmt(x.summary.Mean) + ' [' + fmt(x.summary.CILow) + ', ' + fmt(x.summary.CIHigh) + ']'),
     row('median', (x) => fmt(x.summary.Median)), row('IQM', (x) => fmt(x.summary.IQM)));
-  // Regression in the Better check (A as the candidate) means B is significantly better.
-  const gate = (c, label, cls) => c ? h('p', {class: c.Regression ? cls : '', id: cls === 'regression' ? 'gate-worse' : 'gate-better'},
-    label + ': ' + (c.Regression ? 'yes' : 'no') + ' — ' + c.Message) : null;
+  const g = d.gate;
+  const settings = 'Tests under ' + g.source + ': ' + g.hypothesis + ' hypothesis, ' + g.test + ' test, α = ' + g.alpha +
+    (g.margin_a12 > 0 ? ', margin ' + g.margin_a12 + ' on the A12 scale' : g.margin > 0 ? ', margin ' + g.margin + ' on the ' + g.margin_on + ' scale' : ', no margin') +
+    ', correction ' + g.correction + '.';
+  // Red only when B is shown worse; green only when B is shown better.
+  const worseBad = d.worse && d.worse.failed;
+  const gateParts = [h('p', {class: 'muted', id: 'gate-settings'}, settings),
+    d.worse_text ? h('p', {class: worseBad ? 'regression' : '', id: 'gate-worse'}, d.worse_text) : null,
+    h('p', {class: d.better ? 'accepted' : '', id: 'gate-better'}, d.better_text),
+    d.power_text ? h('p', {class: 'muted', id: 'power'}, d.power_text) : null,
+    d.stored ? h('p', {class: 'muted', id: 'stored'}, 'As evolve eval reported it: the verdict B\'s eval stored against this baseline.') : null];
   // Score distributions: two bar series on shared bins.
-  const max = Math.max(1, ...d.A.hist, ...d.B.hist);
+  const max = Math.max(1, ...d.a.hist, ...d.b.hist);
   const svg = s('svg', {width: 520, height: 170, id: 'hist'});
-  d.A.hist.forEach((n, i) => {
+  d.a.hist.forEach((n, i) => {
     svg.append(s('rect', {x: 20 + i * 24, y: 140 - 120 * n / max, width: 11, height: 120 * n / max, fill: '#8c959f'}, s('title', {}, 'A: ' + n)));
-    const m = d.B.hist[i];
+    const m = d.b.hist[i];
     svg.append(s('rect', {x: 31 + i * 24, y: 140 - 120 * m / max, width: 11, height: 120 * m / max, fill: '#0969da'}, s('title', {}, 'B: ' + m)));
   });
   svg.append(s('text', {x: 20, y: 160}, fmt(d.bins[0])), s('text', {x: 470, y: 160}, fmt(d.bins[d.bins.length - 1])),
     s('text', {x: 200, y: 12}, 'scores: A grey, B blue'));
   const top = h('table', {id: 'top-pairs'}, h('tr', {}, ['seed', 'A', 'B', 'B − A', 'episodes'].map((t) => h('th', {}, t))),
-    d.top.map((p) => h('tr', {}, h('td', {}, p.seed), h('td', {class: 'num'}, fmt(p.A)), h('td', {class: 'num'}, fmt(p.B)), h('td', {class: 'num'}, fmt(p.diff)),
+    d.top.map((p) => h('tr', {}, h('td', {}, p.seed), h('td', {class: 'num'}, fmt(p.a)), h('td', {class: 'num'}, fmt(p.b)), h('td', {class: 'num'}, fmt(p.diff)),
       h('td', {}, h('a', {href: p.link_a, class: 'pair-a'}, 'A'), ' · ', h('a', {href: p.link_b, class: 'pair-b'}, 'B')))));
-  setMain(h('h1', {}, 'Compare'), sum,
-    h('h2', {}, 'Gate (one-sided tests, gate defaults)'), gate(d.Worse, 'B significantly worse than A', 'regression'), gate(d.Better, 'B significantly better than A (A worse than B)', 'accepted'),
-    d.note ? h('p', {class: 'muted'}, d.note) : null,
+  setMain(h('h1', {}, 'Compare'), d.note ? h('p', {class: 'note', id: 'note'}, d.note) : null, sum,
+    h('h2', {}, 'Is B worse or better than A? (one-sided tests)'), gateParts,
     h('h2', {}, 'Score distributions'), svg,
     h('h2', {}, 'Per-seed paired differences'), h('p', {id: 'paired'}, d.paired + ' seeds played by both; B − A mean ' + fmt(d.diffs.Mean) +
       ' [' + fmt(d.diffs.CILow) + ', ' + fmt(d.diffs.CIHigh) + '], median ' + fmt(d.diffs.Median)),
