@@ -11,13 +11,13 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 	"time"
 
 	"evolve/agent"
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
+	"evolve/internal/flock"
 	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
@@ -396,7 +396,7 @@ func (r *run) lockDir() error {
 	if err != nil {
 		return err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
 		return fmt.Errorf("run directory %s is in use by another evolve process (%v); wait for it to finish or stop it first", r.dir, err)
 	}
@@ -406,7 +406,7 @@ func (r *run) lockDir() error {
 
 func (r *run) unlock() {
 	if r.lock != nil {
-		syscall.Flock(int(r.lock.Fd()), syscall.LOCK_UN)
+		flock.Unlock(r.lock)
 		r.lock.Close()
 	}
 }

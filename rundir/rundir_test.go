@@ -6,8 +6,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"evolve/internal/flock"
 )
 
 func write(t *testing.T, path, data string) {
@@ -46,7 +47,7 @@ func TestStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "deep", "er", "evals", "e1", "checkpoint.json"),

@@ -121,10 +121,17 @@ type Env struct {
 	llm    *llmSetup
 }
 
-// New returns the environment with configuration c. Errors: c.Validate's,
-// ErrNotInstalled (wrapped, naming the Debian package) if the binary is
-// missing, or a failure to build the preload shim.
+// New returns the environment with configuration c. Errors: on a
+// platform without real NetHack (Windows) one wrapping
+// errors.ErrUnsupported that names the platform, c.Validate's,
+// ErrNotInstalled (wrapped, saying how to install the game: the Debian
+// package on Linux) if the binary is missing, or a failure to build the
+// preload shim. A game whose shim did not load or seed it fails its
+// episode with ErrShimNotLoaded or ErrUnseeded (wrapped).
 func New(c Config) (*Env, error) {
+	if err := platformErr(); err != nil {
+		return nil, err
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}
