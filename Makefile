@@ -6,7 +6,7 @@ FUZZTIME ?= 60s
 # execs counted meanwhile (the "0/sec" stalls); keep it short.
 FUZZMINIMIZE ?= 2s
 
-.PHONY: run test vet bench fuzz build clean
+.PHONY: run test vet cross bench fuzz build clean
 
 ## run: evolve the base prompt on the built-in dungeon (the embedded default)
 run:
@@ -19,6 +19,17 @@ build:
 ## test: what CI runs: vet, then every test (a few minutes on 2 cores)
 test: vet
 	$(GO) test -count=1 -timeout 20m $(PKGS)
+
+## cross: what CI checks for the other platforms (README, "Platforms"): build and vet (which type-checks the tests too) for each of CROSS, and compile every package's tests for macOS (go test -c)
+CROSS ?= darwin/arm64 darwin/amd64 windows/amd64
+cross:
+	@for p in $(CROSS); do \
+	  echo "cross: $$p: go build, go vet"; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) build $(PKGS) || exit 1; \
+	  GOOS=$${p%/*} GOARCH=$${p#*/} $(GO) vet $(PKGS) || exit 1; \
+	done
+	@echo "cross: darwin/arm64: go test -c"; \
+	d=$$(mktemp -d) && GOOS=darwin GOARCH=arm64 $(GO) test -c -o "$$d" $(PKGS); rc=$$?; rm -rf "$$d"; exit $$rc
 
 vet:
 	$(GO) vet $(PKGS)

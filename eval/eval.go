@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -25,6 +24,7 @@ import (
 	"evolve/evaluate"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
+	"evolve/internal/flock"
 	"evolve/internal/inputfile"
 	"evolve/llm"
 	"evolve/prompt"
@@ -545,7 +545,7 @@ func (e *eval) lockDir() error {
 	if err != nil {
 		return err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
 		return fmt.Errorf("eval directory %s is in use by another evolve process (%v)", e.dir, err)
 	}
@@ -555,7 +555,7 @@ func (e *eval) lockDir() error {
 
 func (e *eval) unlock() {
 	if e.lock != nil {
-		syscall.Flock(int(e.lock.Fd()), syscall.LOCK_UN)
+		flock.Unlock(e.lock)
 		e.lock.Close()
 	}
 }

@@ -247,7 +247,7 @@ func checkOutput(out string) error {
 				}
 				return fmt.Errorf("cannot create output directory %s: %s is not a directory", abs, p)
 			}
-			if err := syscall.Access(p, 0o2|0o1); err != nil { // W_OK|X_OK
+			if err := writableDir(p); err != nil {
 				return fmt.Errorf("cannot create a run directory under %s: %s is not writable (%v)", abs, p, err)
 			}
 			return nil

@@ -12,13 +12,13 @@ import (
 	"runtime"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"evolve/agent"
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
+	"evolve/internal/flock"
 	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
@@ -414,7 +414,7 @@ func (r *run) lockDir() error {
 	if err != nil {
 		return err
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		f.Close()
 		return fmt.Errorf("run directory %s is in use by another evolve process (%v); wait for it to finish or stop it first", r.dir, err)
 	}
@@ -424,7 +424,7 @@ func (r *run) lockDir() error {
 
 func (r *run) unlock() {
 	if r.lock != nil {
-		syscall.Flock(int(r.lock.Fd()), syscall.LOCK_UN)
+		flock.Unlock(r.lock)
 		r.lock.Close()
 	}
 }

@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"evolve/gate"
+	"evolve/internal/flock"
 	"evolve/results"
 )
 
@@ -444,10 +444,10 @@ func locked(path string) bool {
 		return false
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err != nil {
-		return errors.Is(err, syscall.EWOULDBLOCK)
+	if err := flock.TryRLock(f); err != nil {
+		return errors.Is(err, flock.ErrLocked)
 	}
-	syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+	flock.Unlock(f)
 	return false
 }
 

@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"evolve/internal/flock"
 )
 
 func write(t *testing.T, path, data string) {
@@ -47,7 +48,7 @@ func TestStatus(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
 	write(t, filepath.Join(root, "deep", "er", "evals", "e1", "checkpoint.json"),
@@ -214,7 +215,7 @@ func TestRunningSeconds(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(f); err != nil {
 		t.Fatal(err)
 	}
 	if e := Read(dir); e.Status != Running || e.Seconds < 89*60 || e.Seconds > 92*60 {

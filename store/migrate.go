@@ -12,12 +12,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"evolve/guard"
+	"evolve/internal/flock"
 	"evolve/internal/strictyaml"
 	"evolve/params"
 )
@@ -445,10 +445,10 @@ func (s *Store) view(f func(ix *index, now time.Time)) error {
 	switch {
 	case err == nil:
 		defer lock.Close()
-		if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_SH); err != nil {
+		if err := flock.RLock(lock); err != nil {
 			return s.errorf("locking: %w", err)
 		}
-		defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		defer flock.Unlock(lock)
 	case !errors.Is(err, fs.ErrNotExist):
 		return s.errorf("%w", err)
 	}

@@ -12,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"evolve/guard"
 	"evolve/internal/atomicfile"
+	"evolve/internal/flock"
 )
 
 // Errors of the store that callers branch on. Returned errors wrap them
@@ -548,12 +548,12 @@ func (s *Store) lock() (unlock func(), err error) {
 	if err != nil {
 		return nil, s.errorf("%w", err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX); err != nil {
+	if err := flock.Lock(lock); err != nil {
 		lock.Close()
 		return nil, s.errorf("locking: %w", err)
 	}
 	return func() {
-		syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+		flock.Unlock(lock)
 		lock.Close()
 	}, nil
 }

@@ -10,7 +10,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +18,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
+
+	"evolve/internal/flock"
 )
 
 // chromium returns the path of a Chromium on PATH, or skips.
@@ -364,7 +365,7 @@ func lockRun(t *testing.T, live string) *os.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	if err := flock.TryLock(lock); err != nil {
 		t.Fatal(err)
 	}
 	return lock

@@ -1,3 +1,7 @@
+//go:build unix
+
+// The benchmarks read getrusage(2), which Windows does not have.
+
 package main
 
 import (

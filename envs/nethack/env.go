@@ -218,10 +218,17 @@ type Env struct {
 // New returns the environment with configuration c. The first New of a
 // process removes the playgrounds that processes killed before they could
 // (SIGKILL) left in the temporary directory: those whose owner pid no
-// longer runs (sweepPlaygrounds). Errors: c.Validate's, ErrNotInstalled
-// (wrapped, naming the Debian package) if the binary is missing, or a
-// failure to build the preload shim.
+// longer runs (sweepPlaygrounds). Errors: on a platform without real
+// NetHack (Windows) one wrapping errors.ErrUnsupported that names the
+// platform, c.Validate's, ErrNotInstalled (wrapped, saying how to install
+// the game: the Debian package on Linux) if the binary is missing, or a
+// failure to build the preload shim. A game whose shim did not load or
+// seed it fails its episode with ErrShimNotLoaded or ErrUnseeded
+// (wrapped).
 func New(c Config) (*Env, error) {
+	if err := platformErr(); err != nil {
+		return nil, err
+	}
 	if err := c.Validate(); err != nil {
 		return nil, err
 	}

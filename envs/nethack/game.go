@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/creack/pty"
@@ -81,12 +83,14 @@ func startGame(ctx context.Context, in *install, dir string, seed uint64, opts s
 	cmd.Env = []string{
 		"TERM=xterm", "LINES=24", "COLUMNS=80", "TZ=UTC", "LANG=C", "HOME=" + dir, "USER=agent", "LOGNAME=agent",
 		"PATH=/usr/bin:/bin", "HACKDIR=" + dir, "NETHACKOPTIONS=" + opts,
-		"LD_PRELOAD=" + in.shim,
-		"EVOLVE_NH_SEED=" + strconv.FormatUint(seed, 10),
-		"EVOLVE_NH_TIME=" + strconv.FormatInt(FixedTime, 10),
 	}
-	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: Rows, Cols: Cols},
-		&syscall.SysProcAttr{Setsid: true, Setctty: true, Pdeathsig: syscall.SIGKILL})
+	cmd.Env = append(cmd.Env, preloadEnv(in.shim)...)
+	cmd.Env = append(cmd.Env,
+		"EVOLVE_NH_SEED="+strconv.FormatUint(seed, 10),
+		"EVOLVE_NH_TIME="+strconv.FormatInt(FixedTime, 10),
+		"EVOLVE_NH_SHIM_LOG="+filepath.Join(dir, shimLog),
+	)
+	f, err := pty.StartWithAttrs(cmd, &pty.Winsize{Rows: Rows, Cols: Cols}, gameAttr())
 	if err != nil {
 		return nil, fmt.Errorf("nethack: starting %s: %w", in.binary, err)
 	}
@@ -98,11 +102,56 @@ func startGame(ctx context.Context, in *install, dir string, seed uint64, opts s
 		stall: stall, rec: rec, waited: make(chan struct{})}
 	go g.read()
 	go func() { cmd.Wait(); close(g.waited) }()
-	if err := g.waitInput(ctx); err != nil {
+	err = g.waitInput(ctx)
+	var se *StallError
+	if err == nil || errors.As(err, &se) {
+		// The first key asked for (or none: a stall, an early exit)
+		// shows whether the shim loaded and seeded the game.
+		if serr := checkShim(in, dir, err == nil && !g.exited); serr != nil {
+			err = serr
+		}
+	}
+	if err != nil {
 		g.kill()
 		return nil, err
 	}
 	return g, nil
+}
+
+// shimLog is the file in the playground the shim notes its loading and
+// its answers to /dev/urandom in (EVOLVE_NH_SHIM_LOG).
+const shimLog = ".evolve-shim.log"
+
+// ErrShimNotLoaded is returned (wrapped) when a game started without the
+// preload shim, which the dynamic loader ignored: the game would not be
+// seeded, and evolve never plays an unseeded game. The message says why
+// the loader may have ignored it on this platform and what to do.
+var ErrShimNotLoaded = errors.New("the seeding shim did not load")
+
+// ErrUnseeded is returned (wrapped) when the shim loaded but the game
+// asked for its first key without reading /dev/urandom: a NetHack built
+// without DEV_RANDOM seeds itself from the clock and its pid, which the
+// shim does not fix.
+var ErrUnseeded = errors.New("the game did not take its seed from the shim")
+
+// checkShim reads the shim's log in the playground dir: an error wrapping
+// ErrShimNotLoaded if the shim did not load, or, when asked is true (the
+// game asked for its first key), ErrUnseeded if it never answered an open
+// of /dev/urandom.
+func checkShim(in *install, dir string, asked bool) error {
+	data, _ := os.ReadFile(filepath.Join(dir, shimLog))
+	lines := strings.Split(string(data), "\n")
+	switch {
+	case !slices.Contains(lines, "loaded"):
+		return fmt.Errorf("nethack: %w: the game %s started without %s: %s; evolve never plays an unseeded game",
+			ErrShimNotLoaded, in.binary, in.shim, shimHint(in))
+	case asked && !slices.Contains(lines, "urandom"):
+		return fmt.Errorf("nethack: %w: %s asked for its first key without reading /dev/urandom, so the shim could not seed it "+
+			"(a NetHack built without DEV_RANDOM seeds itself from the clock and its process id); "+
+			"use a NetHack 3.6 that reads /dev/urandom, as Debian's nethack-console %s does; evolve never plays an unseeded game",
+			ErrUnseeded, in.binary, "3.6.6")
+	}
+	return nil
 }
 
 // read copies the terminal's output to g.chunks until the game exits.
@@ -226,7 +275,7 @@ func (g *game) drainExit(ctx context.Context) bool {
 // the terminal. It is safe to call twice.
 func (g *game) kill() {
 	if g.cmd.Process != nil {
-		syscall.Kill(-g.cmd.Process.Pid, syscall.SIGKILL)
+		killGame(g.cmd.Process)
 	}
 	<-g.waited
 	g.pty.Close()

@@ -33,7 +33,7 @@ var dataFiles = []string{"nhdat", "symbols", "license"}
 // binary: the built shim and a private copy of the binary (without the
 // setgid bit, which would make the dynamic loader ignore LD_PRELOAD).
 type install struct {
-	dir     string // the cache directory holding shim.so and nethack
+	dir     string // the cache directory holding the shim (shimName) and the game
 	shim    string // path of the built shim
 	binary  string // path of the private copy of the game
 	dataDir string // the game's own directory (nhdat, symbols, license)
@@ -57,15 +57,16 @@ func cacheRoot() string {
 	return filepath.Join(os.TempDir(), "evolve-cache", "nethack")
 }
 
-// ErrNotInstalled is returned (wrapped) when the game binary is missing.
+// ErrNotInstalled is returned (wrapped) when the game binary is missing;
+// the message says how to install it on this platform.
 var ErrNotInstalled = errors.New("NetHack is not installed")
 
 // prepare returns the install of binary, building the shim with the system
-// C compiler (cc, or $CC) and copying the binary into the cache directory
-// the first time. The cache directory is named by a hash of the shim's
-// source and the binary's contents, so a changed shim or game gets a new
-// one; files are written to a temporary name and renamed, so concurrent
-// runs never see half a file.
+// C compiler (cc, or $CC; see buildShim) and copying the binary into the
+// cache directory the first time. The cache directory is named by a hash
+// of the shim's source and the binary's contents, so a changed shim or
+// game gets a new one; files are written to a temporary name and renamed,
+// so concurrent runs never see half a file.
 func prepare(binary string) (*install, error) {
 	installMu.Lock()
 	defer installMu.Unlock()
@@ -75,7 +76,7 @@ func prepare(binary string) (*install, error) {
 	bin, err := os.ReadFile(binary)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, fmt.Errorf("binary: %s: %w (install the Debian package %s: apt-get install %s)", binary, ErrNotInstalled, Package, Package)
+			return nil, fmt.Errorf("binary: %s: %w (%s)", binary, ErrNotInstalled, installHint())
 		}
 		return nil, fmt.Errorf("binary: %w", err)
 	}
@@ -92,7 +93,7 @@ func prepare(binary string) (*install, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("nethack cache: %w", err)
 	}
-	in := &install{dir: dir, shim: filepath.Join(dir, "shim.so"), binary: filepath.Join(dir, "nethack"), dataDir: dataDir}
+	in := &install{dir: dir, shim: filepath.Join(dir, shimName), binary: filepath.Join(dir, "nethack"), dataDir: dataDir}
 	if _, err := os.Stat(in.shim); err != nil {
 		if err := buildShim(dir, in.shim); err != nil {
 			return nil, err
@@ -107,7 +108,8 @@ func prepare(binary string) (*install, error) {
 	return in, nil
 }
 
-// buildShim compiles shim.c into out with $CC or cc.
+// buildShim compiles shim.c into out with $CC or cc (shimArgs: a shared
+// library on Linux, a dynamic library on macOS).
 func buildShim(dir, out string) error {
 	src := filepath.Join(dir, "shim.c")
 	if err := writeAtomic(src, shimSource, 0o644); err != nil {
@@ -117,15 +119,15 @@ func buildShim(dir, out string) error {
 	if cc == "" {
 		cc = "cc"
 	}
-	tmp, err := os.CreateTemp(dir, "shim-*.so")
+	tmp, err := os.CreateTemp(dir, "shim-*"+filepath.Ext(shimName))
 	if err != nil {
 		return fmt.Errorf("nethack cache: %w", err)
 	}
 	tmp.Close()
-	cmd := exec.Command(cc, "-shared", "-fPIC", "-O2", "-o", tmp.Name(), src, "-ldl")
+	cmd := exec.Command(cc, shimArgs(tmp.Name(), src)...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		os.Remove(tmp.Name())
-		return fmt.Errorf("building the NetHack preload shim with %s (a C compiler is needed: apt-get install gcc): %v: %s", cc, err, b)
+		return fmt.Errorf("building the NetHack preload shim with %s (a C compiler is needed: %s): %v: %s", cc, compilerHint, err, b)
 	}
 	return os.Rename(tmp.Name(), out)
 }

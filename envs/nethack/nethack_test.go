@@ -240,14 +240,14 @@ func TestStall(t *testing.T) {
 	}
 }
 
-// TestNotInstalled: a missing binary is an error naming the Debian
-// package.
+// TestNotInstalled: a missing binary is an error saying how to install
+// the game on this platform (on Linux, naming the Debian package).
 func TestNotInstalled(t *testing.T) {
 	c := DefaultConfig()
 	c.Binary = filepath.Join(t.TempDir(), "no-nethack")
 	_, err := New(c)
-	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), Package) {
-		t.Fatalf("err = %v, want ErrNotInstalled naming %s", err, Package)
+	if !errors.Is(err, ErrNotInstalled) || !strings.Contains(err.Error(), installHint()) {
+		t.Fatalf("err = %v, want ErrNotInstalled saying %q", err, installHint())
 	}
 }
 

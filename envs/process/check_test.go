@@ -99,3 +99,41 @@ func TestCheckRemedies(t *testing.T) {
 		t.Errorf("CheckRemedies:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
+
+// TestCheckWarnsIgnoredClose: env check warns about a program that does
+// not exit on close (it is killed after a second). That a conforming
+// program gets none is not asserted: on an overloaded machine even a
+// conforming program can take a second to exit.
+func TestCheckWarnsIgnoredClose(t *testing.T) {
+	py := python3(t)
+	// The hello answered, then every play; close and end of file are
+	// ignored (the program sleeps instead of exiting).
+	stubborn := `import json, sys, time
+for line in sys.stdin:
+    m = json.loads(line)
+    if m["type"] == "hello":
+        print(json.dumps({"id": m["id"], "type": "hello", "protocol": 1, "name": "stubborn", "provides": ["environment", "agent"], "mode": "episode"}), flush=True)
+    elif m["type"] == "play":
+        print(json.dumps({"id": m["id"], "type": "outcome", "outcome": {"score": 1, "end_reason": "done", "cause": "none"}}), flush=True)
+time.sleep(30)
+`
+	for _, tt := range []struct {
+		name string
+		cfg  Config
+		warn bool
+	}{
+		{"ignores close", testConfig("", py, "-c", stubborn), true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			var out strings.Builder
+			rep, err := Check(context.Background(), tt.cfg, seedsUpTo(2), &out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			const w = "the environment process did not exit within 1s of close"
+			if got := strings.Contains(out.String(), w); got != tt.warn || !rep.OK() {
+				t.Errorf("warning %q shown: %v, want %v; OK %v; report:\n%s", w, got, tt.warn, rep.OK(), out.String())
+			}
+		})
+	}
+}

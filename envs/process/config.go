@@ -64,12 +64,12 @@ type Config struct {
 	// its hello response (default 10s).
 	StartupTimeout Duration `yaml:"startup_timeout" json:"startup_timeout"`
 	// MaxMemoryMB limits each process's memory to this many MiB (Linux
-	// only): the memory.max of its cgroup v2 (the process and its
-	// descendants together) where evolve can create one with the memory
-	// controller, else RLIMIT_DATA (each process's private writable
-	// memory; address space merely reserved, as V8 and the JVM do, does
-	// not count), set with prlimit(2) right after the process starts; 0
-	// means no limit. Range [0, 1048576].
+	// only; elsewhere Validate refuses a limit): the memory.max of its
+	// cgroup v2 (the process and its descendants together) where evolve
+	// can create one with the memory controller, else RLIMIT_DATA (each
+	// process's private writable memory; address space merely reserved,
+	// as V8 and the JVM do, does not count), set with prlimit(2) right
+	// after the process starts; 0 means no limit. Range [0, 1048576].
 	MaxMemoryMB int `yaml:"max_memory_mb,omitempty" json:"max_memory_mb,omitempty"`
 	// PinCPU runs each worker's processes on one CPU (Linux only;
 	// elsewhere it does nothing): worker w's environment process, its
@@ -152,9 +152,11 @@ const MaxMemoryMBLimit = 1 << 20
 
 // Validate returns an error naming the first invalid field: a missing or
 // empty command, an empty agent argument, a non-positive timeout, a
-// memory limit or a stderr log cap out of [0, MaxMemoryMBLimit], direct
-// without an agent command, or an environment variable with an empty
-// name or a name holding '=' or NUL.
+// memory limit or a stderr log cap out of [0, MaxMemoryMBLimit] or,
+// outside Linux, any memory limit (its error wraps errors.ErrUnsupported:
+// no other kernel enforces one that evolve can set), direct without an
+// agent command, or an environment variable with an empty name or a name
+// holding '=' or NUL.
 func (c *Config) Validate() error {
 	if len(c.Command) == 0 {
 		return errors.New("command: required, e.g. command: [python3, env.py]")
@@ -191,6 +193,11 @@ func (c *Config) Validate() error {
 	}
 	if c.MaxStderrLogMB < 0 || c.MaxStderrLogMB > MaxMemoryMBLimit {
 		return fmt.Errorf("max_stderr_log_mb: %d is out of range, allowed [0, %d] (0 for the default, %d)", c.MaxStderrLogMB, MaxMemoryMBLimit, DefaultMaxStderrLogMB)
+	}
+	if c.MaxMemoryMB > 0 {
+		if err := memoryLimitErr(c.MaxMemoryMB); err != nil {
+			return err
+		}
 	}
 	return nil
 }

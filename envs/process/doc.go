@@ -9,13 +9,16 @@
 // keeps them as the environment's envs.Info. Each Player (one per worker)
 // then runs its own process, reused across episodes:
 //
-//  1. start: the command in its own process group (Setpgid) and, where
-//     one can be created, its own cgroup v2 (else marked by MarkerVar in
-//     its environment, which descendants inherit), stdin and stdout as
+//  1. start: the command in its own process group (Setpgid) and, on
+//     Linux where one can be created, its own cgroup v2 (else marked by
+//     MarkerVar in its environment, which descendants inherit; macOS has
+//     the process group only, and Windows refuses process environments:
+//     see platform.go), stdin and stdout as
 //     pipes, stderr appended to stderr_dir/process-<worker>.log and kept
 //     as a tail (the last 20 lines, at most 4 KiB, of the current
 //     episode) for errors; with max_memory_mb the cgroup's memory.max, or
-//     else RLIMIT_DATA, limits its memory; with pin_cpu the worker's
+//     else RLIMIT_DATA, limits its memory (Linux only: elsewhere
+//     Config.Validate refuses it); with pin_cpu the worker's
 //     processes, and the thread that plays them, run on one CPU (see
 //     Config.PinCPU);
 //  2. hello: the handshake, which must declare what the first process
@@ -35,7 +38,8 @@
 //     the process and every descendant (first writing why, with the
 //     request, to the stderr log) and starts a fresh process for the next
 //     episode; a process that answers a request with an error message is
-//     kept. The process's exit is watched directly (waitid with WNOWAIT):
+//     kept. The process's exit is watched directly (on Linux, waitid with
+//     WNOWAIT; elsewhere when it is reaped):
 //     it kills the descendants and wakes a read of stdout, so a crash is
 //     reported as an exit even when a grandchild holds stdout open;
 //  5. Close sends close, waits briefly, and kills the process and all its

@@ -150,8 +150,12 @@ func (w *watchdog) stop() {
 // startProc starts argv with cfg's Env and Dir in its own process group,
 // appending its stderr to logPath ("" for no log). The process gets extra
 // as its file descriptors 3, 4, ... (exec.Cmd.ExtraFiles): the direct
-// channel's pipes.
+// channel's pipes. On a platform without process environments
+// (Windows) it starts nothing and returns platformErr's error.
 func startProc(cfg *Config, argv []string, role, logPath string, extra ...*os.File) (*proc, error) {
+	if err := platformErr(); err != nil {
+		return nil, err
+	}
 	p := &proc{role: role, argv: argv, cfg: cfg, stderr: &tail{}, done: make(chan struct{})}
 	var memLimit uint64
 	if cfg.MaxMemoryMB > 0 {

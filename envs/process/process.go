@@ -92,9 +92,13 @@ type Env struct {
 // episode mode refusing one) and ends them. The returned Env's Info has
 // the environment process's name, causes, metrics, remedies and fill,
 // and as parameters the environment's followed by the agent's. Errors:
-// cfg's Validate error prefixed by "process: ", or the handshake's
-// *Error.
+// on a platform without process environments (Windows) one that wraps
+// errors.ErrUnsupported and names the platform, cfg's Validate error,
+// both prefixed by "process: ", or the handshake's *Error.
 func New(cfg Config) (*Env, error) {
+	if err := platformErr(); err != nil {
+		return nil, fmt.Errorf("process: %w", err)
+	}
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("process: %w", err)
 	}

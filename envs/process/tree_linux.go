@@ -10,20 +10,17 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
 )
 
-// MarkerVar is the environment variable every protocol process is
-// started with: its value names the process's containment
-// ("<evolve pid>-<n>"), and descendants inherit it, so that evolve finds
-// and kills those that left the process group (setsid, double forks)
-// where no cgroup holds them.
-const MarkerVar = "EVOLVE_PROCESS_GROUP"
+// platformErr returns nil: Linux runs process environments.
+func platformErr() error { return nil }
 
-var containSeq atomic.Uint64
+// memoryLimitErr returns nil: Linux enforces max_memory_mb (a cgroup's
+// memory.max, else RLIMIT_DATA; see containment.limitMemory).
+func memoryLimitErr(mb int) error { return nil }
 
 // noCgroups, set by tests, makes newContainment skip the cgroup, so that
 // the /proc scan is tested where cgroups work too.
@@ -88,7 +85,7 @@ var cgroupBase = sync.OnceValue(func() string {
 // 0), else the marker only. It never fails: without a cgroup, killAll
 // scans /proc.
 func newContainment(memLimit uint64) *containment {
-	c := &containment{marker: strconv.Itoa(os.Getpid()) + "-" + strconv.FormatUint(containSeq.Add(1), 10)}
+	c := &containment{marker: newMarker()}
 	base := cgroupBase()
 	if base == "" || noCgroups {
 		return c

@@ -5,7 +5,6 @@ import (
 	"os"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 )
 
@@ -88,7 +87,7 @@ func Point(name string) {
 	}
 	switch fault.action {
 	case "sigint":
-		syscall.Kill(os.Getpid(), syscall.SIGINT)
+		interruptSelf()
 		// Go on writing only once the process has seen the signal, as a
 		// user's Ctrl-C would be seen between two writes: deterministic
 		// whatever the machine's load (see NoteInterrupt).
@@ -97,7 +96,7 @@ func Point(name string) {
 		case <-time.After(30 * time.Second):
 		}
 	default:
-		syscall.Kill(os.Getpid(), syscall.SIGKILL)
+		killSelf()
 		select {} // SIGKILL cannot be caught; never go on writing
 	}
 }

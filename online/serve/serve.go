@@ -17,7 +17,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"evolve/internal/httpguard"
@@ -247,11 +246,7 @@ func statKey(path string) fileKey {
 	if err != nil {
 		return fileKey{}
 	}
-	k := fileKey{size: st.Size(), mtime: st.ModTime().UnixNano()}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok {
-		k.ino = int64(sys.Ino)
-	}
-	return k
+	return fileKey{ino: inode(st), size: st.Size(), mtime: st.ModTime().UnixNano()}
 }
 
 // view is a snapshot of the store: its graph and weights, with the

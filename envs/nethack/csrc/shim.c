@@ -16,12 +16,21 @@
  *   - Before each read of a key from standard input (getc, fgetc, read of
  *     fd 0) it flushes stdout and writes the marker ESC ] 7717 ; w BEL to
  *     fd 1, so the player knows the game has drawn everything and waits for
- *     a key; the player removes the marker from the stream.
+ *     a key; the player removes the marker from the stream. A read of fd 0
+ *     made inside getc or fgetc (where the C library's own call to read is
+ *     interposed too, as with macOS's flat namespace) is not marked again.
+ *   - If EVOLVE_NH_SHIM_LOG names a file, it appends "loaded" to it when
+ *     the shim is loaded and "urandom" at each open of /dev/urandom it
+ *     answers: evolve refuses a game whose shim did not load or did not
+ *     seed it, rather than play an unseeded game.
  *
- * Build: cc -shared -fPIC -O2 -o shim.so shim.c -ldl
+ * Build (Linux): cc -shared -fPIC -O2 -o shim.so shim.c -ldl
+ * Build (macOS, loaded with DYLD_INSERT_LIBRARIES and
+ * DYLD_FORCE_FLAT_NAMESPACE=1): cc -dynamiclib -O2 -o shim.dylib shim.c
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,6 +56,25 @@ static void seed_init(void) {
 	sm_init = 1;
 }
 
+/* note appends line to the file EVOLVE_NH_SHIM_LOG names, if any. */
+static void note(const char *line) {
+	const char *p = getenv("EVOLVE_NH_SHIM_LOG");
+	if (!p)
+		return;
+	int fd = open(p, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		return;
+	ssize_t n = write(fd, line, strlen(line));
+	(void)n;
+	close(fd);
+}
+
+__attribute__((constructor)) static void shim_loaded(void) { note("loaded\n"); }
+
+/* in_stdio counts the getc and fgetc calls in progress (the game is
+ * single-threaded): their own reads of fd 0 are not marked again. */
+static int in_stdio;
+
 static const char marker[] = "\033]7717;w\007";
 
 static void mark_wait(void) {
@@ -71,6 +99,7 @@ FILE *fopen(const char *path, const char *mode) {
 			uint64_t v = splitmix64();
 			memcpy(buf + 8 * i, &v, 8);
 		}
+		note("urandom\n");
 		return fmemopen(buf, 64, "r");
 	}
 	return real(path, mode);
@@ -94,7 +123,10 @@ int getc(FILE *f) {
 		real = (int (*)(FILE *))dlsym(RTLD_NEXT, "getc");
 	if (f == stdin)
 		mark_wait();
-	return real(f);
+	in_stdio++;
+	int c = real(f);
+	in_stdio--;
+	return c;
 }
 
 int fgetc(FILE *f) {
@@ -103,14 +135,17 @@ int fgetc(FILE *f) {
 		real = (int (*)(FILE *))dlsym(RTLD_NEXT, "fgetc");
 	if (f == stdin)
 		mark_wait();
-	return real(f);
+	in_stdio++;
+	int c = real(f);
+	in_stdio--;
+	return c;
 }
 
 ssize_t read(int fd, void *buf, size_t n) {
 	static ssize_t (*real)(int, void *, size_t);
 	if (!real)
 		real = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
-	if (fd == 0)
+	if (fd == 0 && !in_stdio)
 		mark_wait();
 	return real(fd, buf, n);
 }

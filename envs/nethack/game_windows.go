@@ -1,0 +1,28 @@
+package nethack
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+)
+
+// platformErr returns the refusal of real NetHack: Windows has neither
+// the pseudo-terminals (as Unix has them) nor the preloaded libraries the
+// game is played and seeded with.
+func platformErr() error { return unsupported(runtime.GOOS) }
+
+// The rest is never reached (New refuses, see platformErr); it keeps the
+// package building.
+
+func gameAttr() *syscall.SysProcAttr { return nil }
+func preloadEnv(string) []string     { return nil }
+func killGame(p *os.Process)         { p.Kill() }
+
+const (
+	shimName     = "shim.dll"
+	compilerHint = "a C compiler"
+)
+
+func shimArgs(out, src string) []string { return nil }
+func installHint() string               { return platformErr().Error() }
+func shimHint(*install) string          { return platformErr().Error() }
