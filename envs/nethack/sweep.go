@@ -1,7 +1,6 @@
 package nethack
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,7 +8,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 )
 
 // A playground directory's name records its owner, the process that made
@@ -56,8 +54,8 @@ func ownerAlive(pid int, start uint64) bool {
 	if pid <= 0 {
 		return true // not a pid this process can judge: keep
 	}
-	if err := syscall.Kill(pid, 0); err != nil && !errors.Is(err, syscall.EPERM) {
-		return !errors.Is(err, syscall.ESRCH)
+	if !processExists(pid) {
+		return false
 	}
 	if now := startTime(pid); start != 0 && now != 0 && now != start {
 		return false
@@ -101,13 +99,6 @@ func sweepPlaygrounds(tmp string) ([]string, error) {
 		removed = append(removed, path)
 	}
 	return removed, first
-}
-
-// ownedByMe reports whether fi's owner is this process's user (true where
-// the owner cannot be read).
-func ownedByMe(fi os.FileInfo) bool {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	return !ok || int(st.Uid) == os.Getuid()
 }
 
 var sweepOnce sync.Once
