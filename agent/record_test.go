@@ -8,6 +8,7 @@ import (
 
 	"evolve/envs"
 	"evolve/envs/dungeon"
+	"evolve/trajectory"
 )
 
 // TestDungeonRecord checks that recording never changes an outcome, that
@@ -34,6 +35,9 @@ func TestDungeonRecord(t *testing.T) {
 			}
 			if rec.TrajectoryFormat != envs.TrajectoryJSON || len(rec.Trajectory) == 0 {
 				t.Fatalf("seed %d: no trajectory recorded (format %q)", seed, rec.TrajectoryFormat)
+			}
+			if err := trajectory.Check(rec.TrajectoryFormat, rec.Trajectory); err != nil {
+				t.Fatalf("seed %d: %v", seed, err)
 			}
 			traj := rec.Trajectory
 			rec.Trajectory, rec.TrajectoryFormat = nil, ""

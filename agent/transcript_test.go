@@ -6,7 +6,9 @@ import (
 	"reflect"
 	"testing"
 
+	"evolve/envs"
 	"evolve/envs/dungeon"
+	"evolve/trajectory"
 )
 
 // TestLLMTranscript: recording keeps the outcome and gives one turn per
@@ -31,6 +33,18 @@ func TestLLMTranscript(t *testing.T) {
 	var tr Transcript
 	if err := json.Unmarshal(rec.Trajectory, &tr); err != nil {
 		t.Fatal(err)
+	}
+	// The kind package trajectory checks transcripts by, and its rule,
+	// are this transcript's.
+	if TranscriptKind != trajectory.LLMTranscriptKind {
+		t.Fatalf("TranscriptKind %q, trajectory.LLMTranscriptKind %q", TranscriptKind, trajectory.LLMTranscriptKind)
+	}
+	if err := trajectory.Check(rec.TrajectoryFormat, rec.Trajectory); err != nil {
+		t.Fatal(err)
+	}
+	empty, _ := json.Marshal(&Transcript{Kind: TranscriptKind})
+	if err := trajectory.Check(envs.TrajectoryJSON, empty); err != nil {
+		t.Fatalf("a transcript of no turn: %v", err)
 	}
 	rec.Trajectory, rec.TrajectoryFormat = nil, ""
 	if !reflect.DeepEqual(plain, rec) {

@@ -1,7 +1,11 @@
 package cache
 
 import (
+	"fmt"
+	"strings"
 	"testing"
+
+	"evolve/envs"
 )
 
 // The benchmarks measure the cost per episode of the cache on a
@@ -14,7 +18,7 @@ func BenchmarkGet(b *testing.B) {
 	c := open(b)
 	const n = 1000
 	for s := range uint64(n) {
-		if err := c.Put(testKey(s), dungeonOutcome(s)); err != nil {
+		if err := c.Put(testKey(s), Entry{Outcome: dungeonOutcome(s)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -46,7 +50,7 @@ func BenchmarkGet100k(b *testing.B) {
 	c := open(b)
 	const n = 100_000
 	for s := range uint64(n) {
-		if err := c.Put(testKey(s), dungeonOutcome(s)); err != nil {
+		if err := c.Put(testKey(s), Entry{Outcome: dungeonOutcome(s)}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -72,7 +76,7 @@ func benchPut(b *testing.B, sync bool) {
 	c.sync = sync
 	var s uint64
 	for b.Loop() {
-		if err := c.Put(testKey(s), dungeonOutcome(s)); err != nil {
+		if err := c.Put(testKey(s), Entry{Outcome: dungeonOutcome(s)}); err != nil {
 			b.Fatal(err)
 		}
 		s++
@@ -81,13 +85,54 @@ func benchPut(b *testing.B, sync bool) {
 
 // BenchmarkEncodeDecode: the CPU cost of an entry alone, no file system.
 func BenchmarkEncodeDecode(b *testing.B) {
-	k, o := testKey(5), dungeonOutcome(5)
+	k, o := testKey(5), Entry{Outcome: dungeonOutcome(5)}
 	for b.Loop() {
 		e, err := encodeEntry(k, o, nil)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if _, err := decodeEntry(e, k, nil); err != nil {
+		if _, _, err := decodeEntry(e, k, nil); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// benchCast returns an asciicast v2 recording of about 60 KB shaped like
+// NetHack's (a header, 600 events of a screen update each).
+func benchCast() []byte {
+	var b strings.Builder
+	b.WriteString(`{"version": 2, "width": 80, "height": 24, "env": {"TERM": "xterm"}, "title": "evolve nethack"}` + "\n")
+	for i := range 600 {
+		fmt.Fprintf(&b, "[%d.%d, \"o\", \"\\u001b[%d;1H\\u001b[K  ---..|.@.d..|--  Dlvl:%d $:%d HP:14(14) T:%d\\r\\n\"]\n", i/10, i%10, i%24+1, i/100+1, i, i*3)
+	}
+	return []byte(b.String())
+}
+
+// BenchmarkGetAsciicast: a hit on a NetHack-shaped entry with its
+// asciicast trajectory (checksum and format check included).
+func BenchmarkGetAsciicast(b *testing.B) {
+	c := open(b)
+	o := dungeonOutcome(1)
+	o.Trajectory, o.TrajectoryFormat = benchCast(), envs.TrajectoryAsciicast
+	if err := c.Put(testKey(1), Entry{Outcome: o, Recorded: true}); err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(int64(len(o.Trajectory)))
+	for b.Loop() {
+		if e, ok, err := c.Get(testKey(1)); !ok || err != nil || len(e.Trajectory) != len(o.Trajectory) {
+			b.Fatal(ok, err)
+		}
+	}
+}
+
+// BenchmarkPutAsciicast: a Put of the same entry.
+func BenchmarkPutAsciicast(b *testing.B) {
+	c := open(b)
+	o := dungeonOutcome(1)
+	o.Trajectory, o.TrajectoryFormat = benchCast(), envs.TrajectoryAsciicast
+	b.SetBytes(int64(len(o.Trajectory)))
+	for b.Loop() {
+		if err := c.Put(testKey(1), Entry{Outcome: o, Recorded: true}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,12 +18,15 @@ import (
 )
 
 // Format is the version of the entry format written in every entry's
-// "format" field; see the package documentation.
-const Format = 1
+// "format" field; see the package documentation. Get also reads entries
+// of format 1, which evolve wrote before the trajectory's format was
+// kept.
+const Format = 2
 
-// keyTag starts the canonical encoding of a Key. Changing the key's fields,
-// their encoding or the entry format changes it, so that no entry of the
-// old layout is ever read by a new build.
+// keyTag starts the canonical encoding of a Key. Changing the key's fields
+// or their encoding changes it, so that no entry of the old layout is
+// ever read by a new build. A new entry format need not: Get tells the
+// formats apart by their "format" field.
 const keyTag = "evolve episode cache key v1\n"
 
 // Errors returned by Get and Put that callers branch on.
@@ -101,10 +105,30 @@ func (k Key) check() error {
 	return nil
 }
 
+// Entry is what the cache holds for one key: the episode's outcome, and
+// whether its trajectory was recorded.
+type Entry struct {
+	// Outcome is the episode's outcome. Its Trajectory is stored and
+	// replayed byte for byte, with its TrajectoryFormat ("" is stored as
+	// envs.TrajectoryJSON); it must pass trajectory.Check for its format.
+	envs.Outcome
+	// Recorded says that Outcome.Trajectory is all the trajectory the
+	// player recorded: the episode was played with envs.Episode.Record,
+	// and its trajectory, or the absence of one, kept. False means the
+	// entry does not know the trajectory (not recorded, or dropped by a
+	// trajectories policy), so a caller that needs it plays the episode
+	// again. An entry with a trajectory is always recorded (Put sets it).
+	// An entry of format 1 is recorded when it holds a trajectory.
+	Recorded bool
+}
+
 // Stats counts a Cache's operations since Open, in this process.
 type Stats struct {
 	// Hits counts Gets that returned an outcome.
 	Hits int64
+	// OldFormat counts the hits on entries of format 1 (written by an
+	// evolve from before Format 2); each is also a hit.
+	OldFormat int64
 	// Misses counts Gets that returned none, corrupt entries included.
 	Misses int64
 	// Corrupt counts the corrupt entries Get found (and removed); each is
@@ -121,9 +145,18 @@ type Cache struct {
 	dir     string
 	sync    bool   // fsync each entry and its directory (benchmarks only)
 	hmacKey []byte // nil: unkeyed (see SetHMACKey)
+	log     *slog.Logger
 
-	hits, misses, corrupt, puts atomic.Int64
+	hits, old, misses, corrupt, puts atomic.Int64
 }
+
+// SetLogger makes c log each entry it refuses: a warning "episode cache
+// entry refused" with the entry's path, the key's seed and the reason
+// (a corrupt entry, one of an unknown format, a trajectory that fails
+// its format's check, an unsafe file). The episode is then played again
+// and its entry replaced. Call it before the first Get; nil (the
+// default) logs nothing.
+func (c *Cache) SetLogger(l *slog.Logger) { c.log = l }
 
 // DefaultDir returns the default cache directory,
 // os.UserCacheDir()/evolve/episodes (on Linux $XDG_CACHE_HOME/evolve/episodes
@@ -186,7 +219,7 @@ func (c *Cache) Dir() string { return c.dir }
 
 // Stats returns the counts of the cache's operations so far.
 func (c *Cache) Stats() Stats {
-	return Stats{Hits: c.hits.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
+	return Stats{Hits: c.hits.Load(), OldFormat: c.old.Load(), Misses: c.misses.Load(), Corrupt: c.corrupt.Load(), Puts: c.puts.Load()}
 }
 
 // Path returns the path of k's entry file (which may not exist).
@@ -197,61 +230,73 @@ func (c *Cache) store() castore.Store {
 	return castore.Store{Dir: c.dir, What: "episode cache", Sync: c.sync}
 }
 
-// Get returns the outcome stored for k and true, or false on a miss. A
+// Get returns the entry stored for k and true, or false on a miss. A
 // missing entry is a miss; so is a corrupt one (see the package
 // documentation), which Get removes and counts in Stats.Corrupt; so is
 // an entry that is not a regular file (a FIFO, a device, a symbolic
 // link) or is over castore.DefaultMaxSize bytes, which Get never reads
-// and removes the same way. The error
-// is ErrInvalidKey for a key with an empty Env or Prompt, or an I/O error
-// other than "does not exist" reading or removing the entry, naming its
-// path; Get counts neither as a miss.
-func (c *Cache) Get(k Key) (envs.Outcome, bool, error) {
+// and removes the same way. Each refused entry is logged (SetLogger).
+// The error is ErrInvalidKey for a key with an empty Env or Prompt, or
+// an I/O error other than "does not exist" reading or removing the
+// entry, naming its path; Get counts neither as a miss.
+func (c *Cache) Get(k Key) (Entry, bool, error) {
 	if err := k.check(); err != nil {
-		return envs.Outcome{}, false, err
+		return Entry{}, false, err
 	}
 	h := k.Hash()
 	data, fi, err := c.store().Read(h)
 	if errors.Is(err, fs.ErrNotExist) {
 		c.misses.Add(1)
-		return envs.Outcome{}, false, nil
+		return Entry{}, false, nil
 	}
 	if errors.Is(err, castore.ErrUnsafe) {
-		c.corrupt.Add(1)
-		c.misses.Add(1)
-		return envs.Outcome{}, false, c.store().RemoveIfSame(h, fi)
+		return Entry{}, false, c.refuse(k, h, fi, err)
 	}
 	if err != nil {
-		return envs.Outcome{}, false, err
+		return Entry{}, false, err
 	}
-	o, err := decodeEntry(data, k, c.hmacKey)
-	if err == nil {
-		c.hits.Add(1)
-		return o, true, nil
+	e, format, err := decodeEntry(data, k, c.hmacKey)
+	if err != nil {
+		return Entry{}, false, c.refuse(k, h, fi, err)
 	}
-	c.corrupt.Add(1)
-	c.misses.Add(1)
-	return envs.Outcome{}, false, c.store().RemoveIfSame(h, fi)
+	c.hits.Add(1)
+	if format != Format {
+		c.old.Add(1)
+	}
+	return e, true, nil
 }
 
-// Put stores o as the outcome of k, replacing any entry k has. The entry
+// refuse counts, logs and removes k's entry (hash h, file info fi), which
+// Get found corrupt or unsafe for why. It returns RemoveIfSame's error.
+func (c *Cache) refuse(k Key, h string, fi fs.FileInfo, why error) error {
+	c.corrupt.Add(1)
+	c.misses.Add(1)
+	if c.log != nil {
+		c.log.Warn("episode cache entry refused; the episode is played again and its entry replaced",
+			"path", c.store().Path(h), "seed", k.Seed, "reason", why.Error())
+	}
+	return c.store().RemoveIfSame(h, fi)
+}
+
+// Put stores e as the entry of k, replacing any entry k has. The entry
 // appears atomically (see the package documentation): a concurrent Get, in
 // this or another process, sees no entry or a complete one.
 //
 // Put returns ErrErrorEpisode, storing nothing, for an outcome with Cause
 // envs.CauseError, and ErrInvalidKey for a key with an empty Env or
-// Prompt. It returns an error, storing nothing, if o.Seed is not k.Seed, if
-// the score or a metric's Num is NaN or infinite, if a non-null metric has
-// both Num and Str set, or if the trajectory is not valid JSON; and an
+// Prompt. It returns an error, storing nothing, if e.Seed is not k.Seed,
+// if the score or a metric's Num is NaN or infinite, if a non-null metric
+// has both Num and Str set, or if the trajectory fails trajectory.Check
+// for its format (wrapping trajectory.ErrFormat, naming the seed); and an
 // error naming the path if the file system fails.
-func (c *Cache) Put(k Key, o envs.Outcome) error {
+func (c *Cache) Put(k Key, e Entry) error {
 	if err := k.check(); err != nil {
 		return err
 	}
-	if o.Cause == envs.CauseError {
+	if e.Cause == envs.CauseError {
 		return ErrErrorEpisode
 	}
-	data, err := encodeEntry(k, o, c.hmacKey)
+	data, err := encodeEntry(k, e, c.hmacKey)
 	if err != nil {
 		return err
 	}

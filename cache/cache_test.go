@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 
 	"evolve/envs"
 	"evolve/internal/atomicfile"
+	"evolve/trajectory"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
@@ -126,14 +128,29 @@ func TestKeyHashReference(t *testing.T) {
 	}
 }
 
+// Trajectories of each format, as their players write them.
+const (
+	// testCast is an asciicast v2 recording shaped like NetHack's: a
+	// header, then events with escape sequences, quotes and non-ASCII.
+	testCast = `{"version": 2, "width": 80, "height": 24, "env": {"TERM": "xterm"}, "title": "evolve nethack"}` + "\n" +
+		`[0.0, "o", "\u001b[H\u001b[2JIt is written in the Book of Tyr: \"ü\""]` + "\n" +
+		`[0.1, "o", "\u001b[24;1H\r\n@ <>&"]` + "\n"
+	// testTranscript is an LLM agent's transcript (agent.Transcript).
+	testTranscript = `{"kind":"llm-transcript/v1","system":"You play a dungeon.","turns":[` +
+		`{"turn":1,"tries":[{"messages":[{"Role":"user","Content":"state"}],"reply":"dance","rejected":"no action named"},` +
+		`{"messages":[{"Role":"user","Content":"again"}],"reply":"explore"}],"action":"explore"},` +
+		`{"turn":2,"tries":null,"action":"wait","fallback":true}]}`
+)
+
 func TestRoundTrip(t *testing.T) {
 	c := open(t)
 	cases := []struct {
 		name string
-		o    envs.Outcome
+		e    Entry
 	}{
-		{"dungeon", dungeonOutcome(7)},
-		{"every metric type with nulls", envs.Outcome{
+		{"dungeon, not recorded", Entry{Outcome: dungeonOutcome(7)}},
+		{"recorded without a trajectory", Entry{Outcome: dungeonOutcome(12), Recorded: true}},
+		{"every metric type with nulls", Entry{Outcome: envs.Outcome{
 			Seed: 8, Score: -12.375, EndReason: "turn_limit", Cause: envs.CauseNone,
 			Metrics: []envs.MetricValue{
 				{Num: 42},                          // int
@@ -150,31 +167,40 @@ func TestRoundTrip(t *testing.T) {
 				{Null: true},
 				{Null: true},
 			},
-		}},
-		{"trajectory kept byte for byte", envs.Outcome{
+		}}},
+		{"JSON trajectory kept byte for byte", Entry{Outcome: envs.Outcome{
 			Seed: 9, Score: 1, EndReason: "won", Cause: envs.CauseNone,
-			Metrics:    []envs.MetricValue{{Null: true}},
-			Trajectory: json.RawMessage("{\"steps\": [ {\"a\":\"n\"},\n {\"a\": \"e\", \"x\": 1.50} ], \"note\":\"\\u00e9\"}"),
-		}},
-		{"trajectory and error", envs.Outcome{
+			Metrics:          []envs.MetricValue{{Null: true}},
+			Trajectory:       json.RawMessage(" {\"steps\": [ {\"a\":\"n\"},\n {\"a\": \"e\", \"x\": 1.50} ], \"note\":\"\\u00e9\"}\n"),
+			TrajectoryFormat: envs.TrajectoryJSON,
+		}, Recorded: true}},
+		{"trajectory and error", Entry{Outcome: envs.Outcome{
 			Seed: 10, Score: 0, EndReason: "stuck", Cause: "entrapment",
-			Trajectory: json.RawMessage(`[1,2,3]`), Error: "a note from the environment",
-		}},
-		{"no metrics", envs.Outcome{Seed: 11, Score: 5e-324, EndReason: "x", Cause: "y"}},
-		{"seed 2^64-1", envs.Outcome{Seed: math.MaxUint64, Score: 1, EndReason: "x", Cause: envs.CauseNone}},
+			Trajectory: json.RawMessage(`[1,2,3]`), TrajectoryFormat: envs.TrajectoryJSON, Error: "a note from the environment",
+		}, Recorded: true}},
+		{"asciicast", Entry{Outcome: envs.Outcome{
+			Seed: 13, Score: 100, EndReason: "killed", Cause: "injury",
+			Trajectory: json.RawMessage(testCast), TrajectoryFormat: envs.TrajectoryAsciicast,
+		}, Recorded: true}},
+		{"LLM transcript", Entry{Outcome: envs.Outcome{
+			Seed: 14, Score: 3, EndReason: "killed", Cause: "injury",
+			Trajectory: json.RawMessage(testTranscript), TrajectoryFormat: envs.TrajectoryJSON,
+		}, Recorded: true}},
+		{"no metrics", Entry{Outcome: envs.Outcome{Seed: 11, Score: 5e-324, EndReason: "x", Cause: "y"}}},
+		{"seed 2^64-1", Entry{Outcome: envs.Outcome{Seed: math.MaxUint64, Score: 1, EndReason: "x", Cause: envs.CauseNone}}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			k := testKey(tc.o.Seed)
-			if err := c.Put(k, tc.o); err != nil {
+			k := testKey(tc.e.Seed)
+			if err := c.Put(k, tc.e); err != nil {
 				t.Fatal(err)
 			}
 			got, ok, err := c.Get(k)
 			if err != nil || !ok {
 				t.Fatalf("Get = %v, %v", ok, err)
 			}
-			if !sameOutcome(got, tc.o) {
-				t.Fatalf("round trip:\n got %#v\nwant %#v", got, tc.o)
+			if !sameOutcome(got.Outcome, tc.e.Outcome) || got.Recorded != tc.e.Recorded {
+				t.Fatalf("round trip:\n got %#v\nwant %#v", got, tc.e)
 			}
 		})
 	}
@@ -183,41 +209,132 @@ func TestRoundTrip(t *testing.T) {
 	}
 }
 
+// TestTrajectoryFormats: a trajectory with no format is stored as JSON;
+// one with a trajectory is recorded whatever Recorded said; an empty one
+// is none.
+func TestTrajectoryFormats(t *testing.T) {
+	c := open(t)
+	o := dungeonOutcome(3)
+	o.Trajectory = json.RawMessage(`{"kind":"dungeon-actions/v1","actions":"1121"}`)
+	if err := c.Put(testKey(3), Entry{Outcome: o}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := c.Get(testKey(3))
+	if err != nil || !ok || got.TrajectoryFormat != envs.TrajectoryJSON || !got.Recorded || string(got.Trajectory) != string(o.Trajectory) {
+		t.Fatalf("Get = %+v, %v, %v; want the trajectory, format json, recorded", got, ok, err)
+	}
+	o.Trajectory, o.TrajectoryFormat = json.RawMessage{}, envs.TrajectoryAsciicast
+	if err := c.Put(testKey(3), Entry{Outcome: o, Recorded: true}); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err = c.Get(testKey(3))
+	if err != nil || !ok || got.Trajectory != nil || got.TrajectoryFormat != "" || !got.Recorded {
+		t.Fatalf("Get = %+v, %v, %v; want no trajectory, recorded", got, ok, err)
+	}
+}
+
 // TestEntryGolden pins the entry format (doc.go's "Entry format"): run go
-// test -update after a deliberate change, which must bump Format and the
-// key tag.
+// test -update after a deliberate change, which must bump Format (and
+// keep reading the formats before it, or say why not).
 func TestEntryGolden(t *testing.T) {
-	o := dungeonOutcome(42)
-	o.Metrics[2] = envs.MetricValue{Null: true}
-	o.Metrics[3] = envs.MetricValue{Num: 0.1}
-	o.Trajectory = json.RawMessage(`{"steps": ["n", "e"]}`)
+	for _, tc := range []struct {
+		name, file string
+		format     string // the trajectory's format
+		traj       string
+	}{
+		{"asciicast", "entry2-asciicast.golden", envs.TrajectoryAsciicast, testCast},
+		{"JSON", "entry2-json.golden", envs.TrajectoryJSON, `{"steps": ["n", "e"]}`},
+		{"none", "entry2-none.golden", "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o := dungeonOutcome(42)
+			o.Metrics[2] = envs.MetricValue{Null: true}
+			o.Metrics[3] = envs.MetricValue{Num: 0.1}
+			o.Trajectory, o.TrajectoryFormat = json.RawMessage(tc.traj), tc.format
+			k := testKey(42)
+			k.Agent = "scripted"
+			got, err := encodeEntry(k, Entry{Outcome: o, Recorded: tc.traj != ""}, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			path := filepath.Join("testdata", tc.file)
+			if *update {
+				if err := os.WriteFile(path, got, 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			want, err := os.ReadFile(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want) {
+				t.Fatalf("entry differs from %s (go test -update if intended):\n got %s\nwant %s", path, got, want)
+			}
+			// A line of JSON, then the trajectory's bytes as given.
+			line, traj, _ := bytes.Cut(got, []byte("\n"))
+			if !json.Valid(line) || string(traj) != tc.traj {
+				t.Fatalf("entry is not a line of JSON and the trajectory: %q", got)
+			}
+		})
+	}
+}
+
+// TestFormat1Entries: entries that evolve wrote before format 2 (the
+// golden files were written by that code) are still read: the outcome,
+// its JSON trajectory as the JSON value held, recorded when it has
+// one. Put then writes format 2.
+func TestFormat1Entries(t *testing.T) {
 	k := testKey(42)
 	k.Agent = "scripted"
-	got, err := encodeEntry(k, o, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join("testdata", "entry.golden.json")
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Fatalf("entry differs from %s (go test -update if intended):\n got %s\nwant %s", path, got, want)
-	}
-	if !json.Valid(got) || bytes.Count(got, []byte("\n")) != 1 || got[len(got)-1] != '\n' {
-		t.Fatalf("entry is not one line of JSON: %q", got)
+	want := dungeonOutcome(42)
+	want.Metrics[2] = envs.MetricValue{Null: true}
+	want.Metrics[3] = envs.MetricValue{Num: 0.1}
+	for _, tc := range []struct {
+		file     string
+		traj     string
+		recorded bool
+	}{
+		{"entry1-json.golden", `{"steps": ["n", "e"]}`, true},
+		{"entry1-none.golden", "", false},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join("testdata", tc.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.HasPrefix(data, []byte(`{"format":1,`)) {
+				t.Fatalf("%s is not a format-1 entry", tc.file)
+			}
+			c := open(t)
+			os.MkdirAll(filepath.Dir(c.Path(k)), 0o755)
+			os.WriteFile(c.Path(k), data, 0o644)
+			got, ok, err := c.Get(k)
+			if err != nil || !ok {
+				t.Fatalf("Get = %v, %v; want a hit", ok, err)
+			}
+			w := want
+			if tc.traj != "" {
+				w.Trajectory, w.TrajectoryFormat = json.RawMessage(tc.traj), envs.TrajectoryJSON
+			}
+			if !sameOutcome(got.Outcome, w) || got.Recorded != tc.recorded {
+				t.Fatalf("Get = %#v\nwant %#v, recorded %v", got, w, tc.recorded)
+			}
+			if st := c.Stats(); st != (Stats{Hits: 1, OldFormat: 1}) {
+				t.Fatalf("Stats = %+v", st)
+			}
+			if err := c.Put(k, got); err != nil {
+				t.Fatal(err)
+			}
+			if data, _ := os.ReadFile(c.Path(k)); !bytes.HasPrefix(data, format2Prefix) {
+				t.Fatalf("Put wrote %.20q, want format 2", data)
+			}
+		})
 	}
 }
 
 func TestMiss(t *testing.T) {
 	c := open(t)
-	if err := c.Put(testKey(1), dungeonOutcome(1)); err != nil {
+	if err := c.Put(testKey(1), Entry{Outcome: dungeonOutcome(1)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, k := range []Key{
@@ -227,7 +344,7 @@ func TestMiss(t *testing.T) {
 		{Env: "dungeon@other", Seed: 1, Prompt: testKey(1).Prompt, Semantics: 1},
 	} {
 		o, ok, err := c.Get(k)
-		if err != nil || ok || !reflect.DeepEqual(o, envs.Outcome{}) {
+		if err != nil || ok || !reflect.DeepEqual(o, Entry{}) {
 			t.Errorf("Get(%+v) = %v, %v, %v; want a miss", k, o, ok, err)
 		}
 	}
@@ -258,11 +375,24 @@ func TestPutRefuses(t *testing.T) {
 		{"NaN score", testKey(1), bad(func(o *envs.Outcome) { o.Score = math.NaN() }), nil, "score NaN is not finite"},
 		{"Inf metric", testKey(1), bad(func(o *envs.Outcome) { o.Metrics[4].Num = math.Inf(-1) }), nil, "metric 4 is -Inf"},
 		{"number and string", testKey(1), bad(func(o *envs.Outcome) { o.Metrics[5].Num = 1 }), nil, "metric 5 has both"},
-		{"bad trajectory", testKey(1), bad(func(o *envs.Outcome) { o.Trajectory = json.RawMessage(`{"a":`) }), nil, "trajectory is not valid JSON"},
+		{"bad JSON trajectory", testKey(1), bad(func(o *envs.Outcome) { o.Trajectory = json.RawMessage(`{"a":`) }), trajectory.ErrFormat,
+			"caching the outcome of seed 1: trajectory is not of its declared format: json: not one valid JSON value"},
+		{"asciicast as JSON", testKey(1), bad(func(o *envs.Outcome) { o.Trajectory = json.RawMessage(testCast) }), trajectory.ErrFormat, "json: not one valid JSON value"},
+		{"JSON as asciicast", testKey(1), bad(func(o *envs.Outcome) {
+			o.Trajectory, o.TrajectoryFormat = json.RawMessage(`{"steps":[]}`), envs.TrajectoryAsciicast
+		}), trajectory.ErrFormat, "asciicast-v2: line 1: the header's version is missing, want 2"},
+		{"asciicast with a bad event", testKey(1), bad(func(o *envs.Outcome) {
+			o.Trajectory, o.TrajectoryFormat = json.RawMessage(testCast+`[0.2, "o"]`+"\n"), envs.TrajectoryAsciicast
+		}), trajectory.ErrFormat, `asciicast-v2: line 4: [0.2, "o"] is not an event [time, code, data]`},
+		{"transcript without turns", testKey(1), bad(func(o *envs.Outcome) {
+			o.Trajectory = json.RawMessage(`{"kind":"llm-transcript/v1","system":"s"}`)
+		}), trajectory.ErrFormat, `LLM transcript (llm-transcript/v1): no "turns"`},
+		{"unknown format", testKey(1), bad(func(o *envs.Outcome) { o.Trajectory, o.TrajectoryFormat = json.RawMessage(`1`), "mp4" }),
+			trajectory.ErrFormat, `unknown format "mp4"`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			err := c.Put(tc.k, tc.o)
+			err := c.Put(tc.k, Entry{Outcome: tc.o, Recorded: true})
 			if err == nil {
 				t.Fatal("Put: want an error")
 			}
@@ -301,57 +431,106 @@ func countFiles(t *testing.T, dir string) int {
 	return n
 }
 
-// rawEntry builds an entry's bytes with a valid checksum around any
-// outcome value.
+// rawEntry builds a format-1 entry's bytes with a valid checksum around
+// any outcome value.
 func rawEntry(k Key, outcome string) []byte {
 	sum := sha256.Sum256([]byte(outcome))
 	return fmt.Appendf(nil, `{"format":1,"key":{"env":%q,"seed":"%d","prompt":%q,"agent":%q,"semantics":%d},"outcome_sha256":"%x","outcome":%s}`+"\n",
 		k.Env, k.Seed, k.Prompt, k.Agent, k.Semantics, sum, outcome)
 }
 
+// rawEntry2 builds a format-2 entry's bytes with a valid checksum around
+// any outcome value, followed by traj.
+func rawEntry2(k Key, outcome, traj string) []byte {
+	sum := sha256.Sum256([]byte(outcome))
+	return fmt.Appendf(nil, `{"format":2,"key":{"env":%q,"seed":"%d","prompt":%q,"agent":%q,"semantics":%d},"outcome_sha256":"%x","outcome":%s}`+"\n%s",
+		k.Env, k.Seed, k.Prompt, k.Agent, k.Semantics, sum, outcome, traj)
+}
+
+// trajField returns the "trajectory" field of a format-2 outcome for
+// traj, with its true length and checksum.
+func trajField(format, traj string) string {
+	return fmt.Sprintf(`"trajectory":{"format":%q,"bytes":%d,"sha256":"%x"}`, format, len(traj), sha256.Sum256([]byte(traj)))
+}
+
+// TestCorrupt: every way an entry can be damaged or forged without the
+// key is a miss, logged, removed, and replaced by the next Put.
 func TestCorrupt(t *testing.T) {
 	k := testKey(5)
-	good, err := encodeEntry(k, dungeonOutcome(5), nil)
+	good, err := encodeEntry(k, Entry{Outcome: dungeonOutcome(5)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other, _ := encodeEntry(testKey(6), dungeonOutcome(6), nil)
+	other, _ := encodeEntry(testKey(6), Entry{Outcome: dungeonOutcome(6)}, nil)
 	// A flipped digit of the score (305 becomes 205), under the old
 	// checksum.
 	i := bytes.Index(good, []byte(`"score":`)) + len(`"score":`)
 	flipped := bytes.Clone(good)
 	flipped[i] ^= 1
+	cast := dungeonOutcome(5)
+	cast.Trajectory, cast.TrajectoryFormat = json.RawMessage(testCast), envs.TrajectoryAsciicast
+	castGood, err := encodeEntry(k, Entry{Outcome: cast, Recorded: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	castFlipped := bytes.Clone(castGood)
+	castFlipped[len(castFlipped)-3] ^= 1 // in the last event's data
+	// An outcome with a trajectory field, its checksum true, around traj.
+	withTraj := func(format, traj string, recorded bool) []byte {
+		return rawEntry2(k, fmt.Sprintf(`{"seed":"5","score":1,"end_reason":"x","cause":"y","recorded":%v,%s}`, recorded, trajField(format, traj)), traj)
+	}
+	badCast := strings.Replace(testCast, `"version": 2`, `"version": 3`, 1)
 	cases := []struct {
 		name string
 		data []byte
 		why  string // a substring of decodeEntry's error
 	}{
 		{"empty", nil, `EOF`},
-		{"truncated", good[:len(good)/2], `unexpected EOF`},
-		{"truncated at the last brace", good[:len(good)-2], `unexpected EOF`},
-		{"bad JSON", []byte("{\"format\":1,,}\n"), `invalid character`},
+		{"truncated", good[:len(good)/2], `no end to the entry's line`},
+		{"truncated at the last brace", good[:len(good)-2], `no end to the entry's line`},
+		{"truncated line", append(bytes.Clone(good[:len(good)/2]), '\n'), `in string literal`},
+		{"bad JSON", []byte("{\"format\":2,,}\n"), `invalid character`},
 		{"not an object", []byte("[1,2]\n"), `cannot unmarshal array`},
-		{"trailing data", append(bytes.Clone(good), "{}\n"...), `data after the entry`},
-		{"unknown field", bytes.Replace(good, []byte(`{"format":1,`), []byte(`{"format":1,"extra":0,`), 1), `unknown field "extra"`},
-		{"format 2", bytes.Replace(good, []byte(`{"format":1,`), []byte(`{"format":2,`), 1), `format 2, want 1`},
+		{"trailing data without a trajectory", append(bytes.Clone(good), "{}\n"...), `3 bytes after an entry without a trajectory`},
+		{"trailing data in a format-1 entry", append(rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y"}`), "{}\n"...), `data after the entry`},
+		{"unknown field", bytes.Replace(good, []byte(`{"format":2,`), []byte(`{"format":2,"extra":0,`), 1), `unknown field "extra"`},
+		{"format 3", bytes.Replace(good, []byte(`{"format":2,`), []byte(`{"format":3,`), 1), `format 3, want 1 or 2`},
+		{"format 2 relabelled 1", bytes.Replace(good, []byte(`{"format":2,`), []byte(`{"format":1,`), 1), `unknown field "recorded"`},
+		{"format 2 not in canonical form", bytes.Replace(good, []byte(`{"format":2,`), []byte(`{ "format":2,`), 1), `not starting with {"format":2,`},
 		{"stored key of another seed", other, `stored key`},
 		{"stored key of another semantics", bytes.Replace(good, []byte(`"semantics":1`), []byte(`"semantics":2`), 1), `Semantics:2}`},
-		{"checksum mismatch", flipped, `checksum mismatch`},
+		{"checksum mismatch", flipped, `outcome checksum mismatch`},
 		{"no outcome", bytes.Replace(good, good[bytes.Index(good, []byte(`,"outcome":`)):], []byte("}\n"), 1), `no outcome`},
 		{"outcome of another seed", rawEntry(k, `{"seed":"6","score":1,"end_reason":"x","cause":"y"}`), `seed 6 under a key of seed 5`},
+		{"outcome of another seed, format 2", rawEntry2(k, `{"seed":"6","score":1,"end_reason":"x","cause":"y","recorded":false}`, ""), `seed 6 under a key of seed 5`},
 		{"error episode", rawEntry(k, `{"seed":"5","score":0,"end_reason":"error","cause":"error","error":"boom"}`), `an error episode`},
 		{"metric a bool", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","metrics":[1,true]}`), `metric 1 is a bool`},
 		{"metric an object", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","metrics":[{}]}`), `metric 0 is a map`},
 		{"unknown outcome field", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","turns":3}`), `unknown field "turns"`},
 		{"score out of range", rawEntry(k, `{"seed":"5","score":1e400,"end_reason":"x","cause":"y"}`), `1e400`},
+		{"format-1 trajectory not JSON", rawEntry(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","trajectory":{"kind":"llm-transcript/v1"}}`),
+			`LLM transcript (llm-transcript/v1): no "system"`},
+		{"trajectory truncated", castGood[:len(castGood)-5], fmt.Sprintf(`trajectory of %d bytes, want %d`, len(testCast)-5, len(testCast))},
+		{"trajectory without its end", castGood[:len(castGood)-len(testCast)], fmt.Sprintf(`trajectory of 0 bytes, want %d`, len(testCast))},
+		{"trajectory longer", append(bytes.Clone(castGood), '\n'), fmt.Sprintf(`trajectory of %d bytes, want %d`, len(testCast)+1, len(testCast))},
+		{"trajectory damaged", castFlipped, `trajectory checksum mismatch`},
+		{"trajectory not of its format", withTraj(envs.TrajectoryAsciicast, badCast, true), `asciicast-v2: line 1: the header's version is 3, want 2`},
+		{"JSON trajectory not JSON", withTraj(envs.TrajectoryJSON, testCast, true), `json: not one valid JSON value`},
+		{"trajectory of an unknown format", withTraj("mp4", "xyz", true), `trajectory format "mp4"`},
+		{"trajectory of no format", withTraj("", "[]", true), `trajectory format ""`},
+		{"trajectory not recorded", withTraj(envs.TrajectoryJSON, "[]", false), `a trajectory in an entry not recorded`},
+		{"trajectory of 0 bytes", rawEntry2(k, `{"seed":"5","score":1,"end_reason":"x","cause":"y","recorded":true,"trajectory":{"format":"json","bytes":0,"sha256":""}}`, ""),
+			`a trajectory of 0 bytes declared`},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := decodeEntry(tc.data, k, nil)
+			_, _, err := decodeEntry(tc.data, k, nil)
 			if !errors.Is(err, errCorrupt) || !strings.Contains(err.Error(), tc.why) {
 				t.Fatalf("decodeEntry: err = %v, want a corrupt entry: %s", err, tc.why)
 			}
 			c := open(t)
+			var log bytes.Buffer
+			c.SetLogger(slog.New(slog.NewTextHandler(&log, nil)))
 			p := c.Path(k)
 			os.MkdirAll(filepath.Dir(p), 0o755)
 			if err := os.WriteFile(p, tc.data, 0o644); err != nil {
@@ -367,18 +546,25 @@ func TestCorrupt(t *testing.T) {
 			if st := c.Stats(); st != (Stats{Misses: 1, Corrupt: 1}) {
 				t.Fatalf("Stats = %+v", st)
 			}
+			for _, want := range []string{"level=WARN", `msg="episode cache entry refused; the episode is played again and its entry replaced"`, "path=" + p, "seed=5", "reason="} {
+				if !strings.Contains(log.String(), want) {
+					t.Errorf("the log does not say %q:\n%s", want, log.String())
+				}
+			}
 			// Replayed and put again, it hits.
-			if err := c.Put(k, dungeonOutcome(5)); err != nil {
+			if err := c.Put(k, Entry{Outcome: cast, Recorded: true}); err != nil {
 				t.Fatal(err)
 			}
-			if _, ok, err := c.Get(k); !ok || err != nil {
+			if e, ok, err := c.Get(k); !ok || err != nil || string(e.Trajectory) != testCast {
 				t.Fatalf("Get after Put = %v, %v", ok, err)
 			}
 		})
 	}
-	// The good entry, for contrast, decodes.
-	if _, err := decodeEntry(good, k, nil); err != nil {
-		t.Fatal(err)
+	// The good entries, for contrast, decode.
+	for _, data := range [][]byte{good, castGood, withTraj(envs.TrajectoryJSON, "[]", true), withTraj(envs.TrajectoryAsciicast, testCast, true)} {
+		if _, _, err := decodeEntry(data, k, nil); err != nil {
+			t.Errorf("%v\n%s", err, data)
+		}
 	}
 }
 
@@ -401,7 +587,7 @@ func TestGetIOError(t *testing.T) {
 	if st := c.Stats(); st != (Stats{}) {
 		t.Fatalf("Stats = %+v, want zero", st)
 	}
-	if err := c.Put(k, dungeonOutcome(1)); err == nil || !strings.Contains(err.Error(), p) {
+	if err := c.Put(k, Entry{Outcome: dungeonOutcome(1)}); err == nil || !strings.Contains(err.Error(), p) {
 		t.Fatalf("Put over a directory: err = %v, want one naming %s", err, p)
 	}
 	if n := countFiles(t, c.Dir()); n != 0 {
@@ -471,10 +657,10 @@ func verifyAll(t *testing.T, c *Cache) int {
 		if c.Path(k) != p {
 			t.Errorf("%s holds the key of %s", p, c.Path(k))
 		}
-		o, err := decodeEntry(data, k, nil)
+		o, _, err := decodeEntry(data, k, nil)
 		if err != nil {
 			t.Errorf("%s: %v", p, err)
-		} else if !sameOutcome(o, dungeonOutcome(k.Seed)) {
+		} else if !sameOutcome(o.Outcome, dungeonOutcome(k.Seed)) {
 			t.Errorf("%s: outcome %+v", p, o)
 		}
 		n++
@@ -491,11 +677,11 @@ func verifyAll(t *testing.T, c *Cache) int {
 func hammer(c *Cache, n, offset int) error {
 	for i := range n {
 		s := uint64((i + offset) % n)
-		if err := c.Put(testKey(s), dungeonOutcome(s)); err != nil {
+		if err := c.Put(testKey(s), Entry{Outcome: dungeonOutcome(s)}); err != nil {
 			return err
 		}
 		o, ok, err := c.Get(testKey(s))
-		if err != nil || !ok || !sameOutcome(o, dungeonOutcome(s)) {
+		if err != nil || !ok || !sameOutcome(o.Outcome, dungeonOutcome(s)) {
 			return fmt.Errorf("Get(%d) after Put = %v, %v, %v", s, o, ok, err)
 		}
 	}
@@ -552,7 +738,7 @@ func TestMain(m *testing.M) {
 		n, _ := strconv.Atoi(num)
 		c, err := Open(dir)
 		for s := 1; err == nil && s <= n; s++ {
-			err = c.Put(testKey(uint64(s)), dungeonOutcome(uint64(s)))
+			err = c.Put(testKey(uint64(s)), Entry{Outcome: dungeonOutcome(uint64(s))})
 		}
 		if err != nil {
 			fmt.Fprintln(os.Stderr, err)
@@ -667,7 +853,7 @@ func TestKilledPut(t *testing.T) {
 		t.Fatal("Clean(-1s): want an error")
 	}
 	// Replayed, seed 3 is stored.
-	if err := c.Put(testKey(3), dungeonOutcome(3)); err != nil {
+	if err := c.Put(testKey(3), Entry{Outcome: dungeonOutcome(3)}); err != nil {
 		t.Fatal(err)
 	}
 	if n := verifyAll(t, c); n != 3 {
@@ -688,15 +874,15 @@ func ExampleCache() {
 		// A miss: play the episode, then store its outcome.
 		o := envs.Outcome{Seed: 42, Score: 536, EndReason: "killed", Cause: "injury",
 			Metrics: []envs.MetricValue{{Num: 3}, {Str: "jackal"}, {Null: true}}}
-		if err := c.Put(k, o); err != nil {
+		if err := c.Put(k, Entry{Outcome: o}); err != nil {
 			fmt.Println(err)
 			return
 		}
 	}
-	o, ok, err := c.Get(k)
-	fmt.Println(ok, err, o.Score, o.Cause, o.Metrics)
+	e, ok, err := c.Get(k)
+	fmt.Println(ok, err, e.Score, e.Cause, e.Metrics, e.Recorded)
 	fmt.Printf("%+v\n", c.Stats())
 	// Output:
-	// true <nil> 536 injury [{3  false} {0 jackal false} {0  true}]
-	// {Hits:1 Misses:1 Corrupt:0 Puts:1}
+	// true <nil> 536 injury [{3  false} {0 jackal false} {0  true}] false
+	// {Hits:1 OldFormat:0 Misses:1 Corrupt:0 Puts:1}
 }

@@ -21,7 +21,7 @@ import (
 // is played and put again.
 func TestHostileEntries(t *testing.T) {
 	k := testKey(7)
-	good, err := encodeEntry(k, dungeonOutcome(7), nil)
+	good, err := encodeEntry(k, Entry{Outcome: dungeonOutcome(7)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestHostileEntries(t *testing.T) {
 			if _, err := os.Lstat(p); !errors.Is(err, os.ErrNotExist) {
 				t.Errorf("the hostile entry is still there: %v", err)
 			}
-			if err := c.Put(k, dungeonOutcome(7)); err != nil {
+			if err := c.Put(k, Entry{Outcome: dungeonOutcome(7)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, ok, err := c.Get(k); !ok || err != nil {
@@ -117,7 +117,7 @@ func forge(t *testing.T, c *Cache, k Key) {
 	sum := sha256.Sum256(ob)
 	e.Outcome, e.OutcomeSHA256 = ob, hex.EncodeToString(sum[:])
 	out, _ := json.Marshal(e)
-	if err := os.WriteFile(c.Path(k), out, 0o644); err != nil {
+	if err := os.WriteFile(c.Path(k), append(out, '\n'), 0o644); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -139,7 +139,7 @@ func TestHMAC(t *testing.T) {
 	plain, _ := Open(keyed.Dir())
 
 	// Keyed write, both read.
-	if err := keyed.Put(k, dungeonOutcome(11)); err != nil {
+	if err := keyed.Put(k, Entry{Outcome: dungeonOutcome(11)}); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(keyed.Path(k))
@@ -163,14 +163,14 @@ func TestHMAC(t *testing.T) {
 	}
 
 	// An unkeyed entry, or one keyed with another key, is a miss.
-	plain.Put(k, dungeonOutcome(11))
+	plain.Put(k, Entry{Outcome: dungeonOutcome(11)})
 	if _, ok, _ := keyed.Get(k); ok {
 		t.Error("keyed Get of an unkeyed entry: a hit")
 	}
 	other := open(t)
 	other.dir = keyed.Dir()
 	other.SetHMACKey([]byte(strings.Repeat("o", MinHMACKeyLen)))
-	other.Put(k, dungeonOutcome(11))
+	other.Put(k, Entry{Outcome: dungeonOutcome(11)})
 	if _, ok, _ := keyed.Get(k); ok {
 		t.Error("keyed Get of an entry of another key: a hit")
 	}

@@ -18,7 +18,10 @@
 //     all before anything is played;
 //  4. for each variant and version (a phase), look every (seed, repeat) up
 //     in the cache (keyed by environment, seed, prompt content and agent),
-//     play the misses, store their outcomes; checkpoint;
+//     play the misses and the hits without the trajectory the
+//     trajectories policy keeps, store their outcomes with the
+//     trajectories the policy keeps; write the phase's trajectory
+//     archive; checkpoint;
 //  5. write summary.parquet (n, mean, std, median, IQM and CIs per version
 //     and variant);
 //  6. compare each version with the baseline (package gate's one-sided

@@ -164,6 +164,11 @@ type Result struct {
 	// Played and Cached count the episodes played and replayed from the
 	// cache by this process.
 	Played, Cached int
+	// Rerecorded counts the episodes of Played that were in the cache
+	// without the trajectory the trajectories policy keeps (cached under
+	// a policy that dropped it, or by an evolve from before the cache
+	// recorded whether it held one): they were played again for it.
+	Rerecorded int
 	// LLM is the language-model agent's client statistics of this
 	// process (calls, HTTP requests, response cache hits, tokens); nil for
 	// the scripted agent.
@@ -661,14 +666,19 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 			k := i*e.opt.Repeats + r
 			jobs[k] = job{seed: s, repeat: r, key: cache.Key{Env: v.Identity, Seed: EpisodeSeed(s, r), Prompt: ver.Prompt.ContentSHA256, Agent: e.agent, Semantics: SemanticsVersion}}
 			if e.opt.Cache != nil {
-				o, ok, err := e.opt.Cache.Get(jobs[k].key)
+				ce, ok, err := e.opt.Cache.Get(jobs[k].key)
 				if err != nil {
 					return err
 				}
-				if ok {
-					outs[k] = o
+				switch {
+				case ok && (ce.Recorded || !e.keepsTrajectory(ce.Cause)):
+					outs[k] = ce.Outcome
 					e.res.Cached++
 					continue
+				case ok:
+					// The policy keeps this episode's trajectory, which the
+					// entry does not hold: play it again, and replace it.
+					e.res.Rerecorded++
 				}
 			}
 			todo = append(todo, k)
@@ -708,10 +718,13 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 				if o.Cause == envs.CauseError || putErr != nil { // error episodes are retried, never cached
 					return
 				}
-				if !e.cfg.Trajectories.Keep(o.Cause) { // cache only the trajectories the policy keeps
+				// Cache only the trajectories the policy keeps; the entry
+				// says whether it holds the episode's trajectory.
+				kept := e.keepsTrajectory(o.Cause)
+				if !kept || len(o.Trajectory) > trajectory.MaxBytes { // the archive drops those over MaxBytes
 					o.Trajectory, o.TrajectoryFormat = nil, ""
 				}
-				putErr = e.opt.Cache.Put(jobs[todo[i]].key, o)
+				putErr = e.opt.Cache.Put(jobs[todo[i]].key, cache.Entry{Outcome: o, Recorded: kept})
 			}
 		}
 		var played []envs.Outcome
@@ -757,6 +770,13 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 			Seed: jobs[k].seed, Repeat: int32(jobs[k].repeat), Score: o.Score, Cause: o.Cause, EndReason: o.EndReason, Metrics: metrics})
 	}
 	return e.checkHealth(health(e.episodes, e.metrics(), v.Name, ver.Label))
+}
+
+// keepsTrajectory reports whether the eval records episodes and its
+// trajectories policy keeps the trajectory of an episode that ended with
+// cause.
+func (e *eval) keepsTrajectory(cause string) bool {
+	return e.cfg.Trajectories.Record() && e.cfg.Trajectories.Keep(cause)
 }
 
 // logError appends an error episode to episode_errors.jsonl.

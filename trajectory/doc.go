@@ -6,7 +6,10 @@
 // (envs.TrajectoryJSON: the built-in dungeon's compact action record, a
 // process environment's trajectory as given, an LLM agent's transcript) or
 // an asciicast v2 recording (envs.TrajectoryAsciicast, a terminal
-// environment such as real NetHack).
+// environment such as real NetHack). Check checks a trajectory by its
+// format's own rule (an LLM agent's transcript, a JSON object of kind
+// LLMTranscriptKind, by the transcript's), as evolve eval's outcome cache
+// does before it keeps one and again when it replays one.
 //
 // The Policy (the config key trajectories: failed|all|none, default
 // failed) says which episodes keep theirs. The trajectories of one phase

@@ -114,13 +114,19 @@ played: share a cache only among jobs trusted to write it, or set
 $EVOLVE_CACHE_HMAC_KEY (a secret of at least 32 bytes) in every job that
 reads or writes it, so that only entries with a valid HMAC-SHA256 under
 that secret are used (docs/ci.md). Only regular files of at most 64 MiB
-are read; anything else is a miss and is removed.
+are read; anything else is a miss and is removed. An entry that is
+damaged, or that this evolve cannot read, is logged ("episode cache entry
+refused", with its path and why), played again and replaced.
 
 Trajectories: by the config's trajectories policy (failed by default: every
 episode whose cause is not none; all; none) the eval keeps episodes'
 trajectories in trajectories/SPLIT[/VARIANT]/LABEL.zip (see 'evolve run
---help'); the outcome cache keeps those the policy keeps, so a cached
-episode shows its trajectory too. 'evolve view' replays them.
+--help'); the outcome cache keeps those the policy keeps, byte for byte in
+the environment's format (JSON, an LLM transcript, asciicast v2 for
+NetHack), so a cached episode shows the trajectory it was played with.
+An episode cached without the trajectory the policy now keeps (cached
+under trajectories: none, say) is played again for it. 'evolve view'
+replays them.
 
 With a language model as the agent (the config's agent: {kind: llm, ...};
 see docs/llm.md) every variant plays through one client, with
@@ -305,6 +311,7 @@ Examples:
 					if opt.Cache, err = cache.Open(dir); err != nil {
 						return err
 					}
+					opt.Cache.SetLogger(disp.Logger())
 					if key := os.Getenv(cache.HMACKeyEnv); key != "" {
 						if err := opt.Cache.SetHMACKey([]byte(key)); err != nil {
 							return fmt.Errorf("$%s: %w", cache.HMACKeyEnv, err)
@@ -344,7 +351,8 @@ Examples:
 				}
 				if opt.Cache != nil {
 					st := opt.Cache.Stats()
-					disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt)
+					disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt,
+						"cache_old_format", st.OldFormat, "replayed_for_trajectory", res.Rerecorded)
 				}
 				if res.LLM != nil {
 					disp.Logger().Info("model calls", "calls", res.LLM.Calls, "requests", res.LLM.Requests, "cache_hits", res.LLM.CacheHits,
