@@ -186,6 +186,11 @@ func TestRoundTrip(t *testing.T) {
 			Seed: 14, Score: 3, EndReason: "killed", Cause: "injury",
 			Trajectory: json.RawMessage(testTranscript), TrajectoryFormat: envs.TrajectoryJSON,
 		}, Recorded: true}},
+		{"asciicast with the LLM agent's transcript beside it", Entry{Outcome: envs.Outcome{
+			Seed: 15, Score: 4, EndReason: "died", Cause: "injury",
+			Trajectory: json.RawMessage(testCast), TrajectoryFormat: envs.TrajectoryAsciicast,
+			Transcript: json.RawMessage(testTranscript),
+		}, Recorded: true}},
 		{"no metrics", Entry{Outcome: envs.Outcome{Seed: 11, Score: 5e-324, EndReason: "x", Cause: "y"}}},
 		{"seed 2^64-1", Entry{Outcome: envs.Outcome{Seed: math.MaxUint64, Score: 1, EndReason: "x", Cause: envs.CauseNone}}},
 	}
@@ -473,6 +478,14 @@ func TestCorrupt(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	withTr := cast
+	withTr.Transcript = json.RawMessage(testTranscript)
+	trGood, err := encodeEntry(k, Entry{Outcome: withTr, Recorded: true}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	trFlipped := bytes.Clone(trGood)
+	trFlipped[len(trFlipped)-3] ^= 1 // in the transcript
 	castFlipped := bytes.Clone(castGood)
 	castFlipped[len(castFlipped)-3] ^= 1 // in the last event's data
 	// An outcome with a trajectory field, its checksum true, around traj.
@@ -514,6 +527,8 @@ func TestCorrupt(t *testing.T) {
 		{"trajectory without its end", castGood[:len(castGood)-len(testCast)], fmt.Sprintf(`trajectory of 0 bytes, want %d`, len(testCast))},
 		{"trajectory longer", append(bytes.Clone(castGood), '\n'), fmt.Sprintf(`trajectory of %d bytes, want %d`, len(testCast)+1, len(testCast))},
 		{"trajectory damaged", castFlipped, `trajectory checksum mismatch`},
+		{"transcript truncated", trGood[:len(trGood)-4], fmt.Sprintf(`trajectory and transcript of %d bytes, want %d`, len(testCast)+len(testTranscript)-4, len(testCast)+len(testTranscript))},
+		{"transcript damaged", trFlipped, `transcript checksum mismatch`},
 		{"trajectory not of its format", withTraj(envs.TrajectoryAsciicast, badCast, true), `asciicast-v2: line 1: the header's version is 3, want 2`},
 		{"JSON trajectory not JSON", withTraj(envs.TrajectoryJSON, testCast, true), `json: not one valid JSON value`},
 		{"trajectory of an unknown format", withTraj("mp4", "xyz", true), `trajectory format "mp4"`},
@@ -561,7 +576,7 @@ func TestCorrupt(t *testing.T) {
 		})
 	}
 	// The good entries, for contrast, decode.
-	for _, data := range [][]byte{good, castGood, withTraj(envs.TrajectoryJSON, "[]", true), withTraj(envs.TrajectoryAsciicast, testCast, true)} {
+	for _, data := range [][]byte{good, castGood, trGood, withTraj(envs.TrajectoryJSON, "[]", true), withTraj(envs.TrajectoryAsciicast, testCast, true)} {
 		if _, _, err := decodeEntry(data, k, nil); err != nil {
 			t.Errorf("%v\n%s", err, data)
 		}

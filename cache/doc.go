@@ -43,7 +43,11 @@
 //
 // (The line is shown wrapped: in the file it has no line break but its
 // final newline. The trajectory follows as it is, with whatever line
-// breaks it holds.)
+// breaks it holds.) An episode whose LLM agent's transcript is kept
+// beside the environment's recording (envs.Outcome.Transcript) has a
+// "transcript" field beside "trajectory", of format "json" with its
+// bytes and SHA-256, and the transcript's bytes follow the trajectory's
+// directly.
 //
 //   - format is [Format]; see below for format 1. Any other value is a
 //     corrupt entry. A format-2 entry starts with the bytes

@@ -62,6 +62,9 @@ type outcomeJSON struct {
 	Error      string   `json:"error,omitempty"`
 	Recorded   bool     `json:"recorded"`
 	Trajectory *trajRef `json:"trajectory,omitempty"`
+	// Transcript describes the LLM agent's transcript (envs.Outcome's
+	// Transcript, JSON) that follows the trajectory's bytes; nil for none.
+	Transcript *trajRef `json:"transcript,omitempty"`
 }
 
 // trajRef describes the trajectory that follows a format-2 entry's line.
@@ -93,6 +96,7 @@ type outcomeIn2 struct {
 	outcomeIn
 	Recorded   bool     `json:"recorded"`
 	Trajectory *trajRef `json:"trajectory"`
+	Transcript *trajRef `json:"transcript"`
 }
 
 // encodeMetrics returns o's metrics as the entry writes them (see the
@@ -142,6 +146,16 @@ func encodeOutcome(e Entry) (ob, traj []byte, err error) {
 		sum := sha256.Sum256(traj)
 		oj.Trajectory = &trajRef{Format: format, Bytes: int64(len(traj)), SHA256: hex.EncodeToString(sum[:])}
 		oj.Recorded = true
+		if tr := o.Transcript; len(tr) > 0 {
+			// The agent's transcript beside the environment's recording
+			// follows the trajectory's bytes.
+			if err := trajectory.Check(envs.TrajectoryJSON, tr); err != nil {
+				return nil, nil, fmt.Errorf("caching the transcript of seed %d: %w", o.Seed, err)
+			}
+			sum := sha256.Sum256(tr)
+			oj.Transcript = &trajRef{Format: envs.TrajectoryJSON, Bytes: int64(len(tr)), SHA256: hex.EncodeToString(sum[:])}
+			traj = append(traj[:len(traj):len(traj)], tr...)
+		}
 	} else {
 		traj = nil
 	}
@@ -298,7 +312,24 @@ func decodeOutcome(data, traj []byte, seed uint64) (Entry, error) {
 		return Entry{}, corrupt("trajectory format %q, want %s or %s", r.Format, envs.TrajectoryJSON, envs.TrajectoryAsciicast)
 	case r.Bytes < 1:
 		return Entry{}, corrupt("a trajectory of %d bytes declared, want at least 1", r.Bytes)
-	case int64(len(traj)) != r.Bytes:
+	}
+	var tr []byte
+	if t := oi.Transcript; t != nil {
+		switch {
+		case t.Format != envs.TrajectoryJSON || t.Bytes < 1:
+			return Entry{}, corrupt("a transcript of format %q and %d bytes declared, want %s and at least 1", t.Format, t.Bytes, envs.TrajectoryJSON)
+		case int64(len(traj)) != r.Bytes+t.Bytes:
+			return Entry{}, corrupt("trajectory and transcript of %d bytes, want %d (a truncated entry?)", len(traj), r.Bytes+t.Bytes)
+		}
+		traj, tr = traj[:r.Bytes], traj[r.Bytes:]
+		if sum := sha256.Sum256(tr); hex.EncodeToString(sum[:]) != t.SHA256 {
+			return Entry{}, corrupt("transcript checksum mismatch")
+		}
+		if err := trajectory.Check(envs.TrajectoryJSON, tr); err != nil {
+			return Entry{}, corrupt("transcript: %v", err)
+		}
+	}
+	if int64(len(traj)) != r.Bytes {
 		return Entry{}, corrupt("trajectory of %d bytes, want %d (a truncated entry?)", len(traj), r.Bytes)
 	}
 	if sum := sha256.Sum256(traj); hex.EncodeToString(sum[:]) != r.SHA256 {
@@ -307,7 +338,7 @@ func decodeOutcome(data, traj []byte, seed uint64) (Entry, error) {
 	if err := trajectory.Check(r.Format, traj); err != nil {
 		return Entry{}, corrupt("%v", err)
 	}
-	o.Trajectory, o.TrajectoryFormat = traj, r.Format
+	o.Trajectory, o.TrajectoryFormat, o.Transcript = traj, r.Format, tr
 	return Entry{Outcome: o, Recorded: true}, nil
 }
 
