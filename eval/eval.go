@@ -414,6 +414,9 @@ func (e *eval) useAgent() error {
 	if err != nil || client == nil {
 		return err
 	}
+	if e.opt.Logger != nil {
+		client.SetLogger(e.opt.Logger) // the body of each kind of unusable reply, once per phase
+	}
 	for _, v := range e.variants {
 		if err := e.cfg.AttachAgent(v.Env, client); err != nil {
 			return err
@@ -620,6 +623,9 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 		for _, ver := range e.versions {
 			if slices.Contains(e.ck.Done, phaseKey(v.Name, ver.Label)) {
 				continue
+			}
+			if e.llm != nil {
+				e.llm.ResetLogged() // each kind of unusable reply's body is logged once per phase
 			}
 			if err := e.phase(ctx, runner, exec, v, ver); err != nil {
 				closeAll()

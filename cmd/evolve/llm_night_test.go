@@ -17,6 +17,7 @@ import (
 	"evolve/experiment"
 	"evolve/llm"
 	"evolve/llm/llmtest"
+	"evolve/prompt"
 	"evolve/results"
 )
 
@@ -400,5 +401,43 @@ agent:
 	if bodies < 2 || bodies != phases || strings.Count(stderr, "kind=malformed") != bodies ||
 		strings.Count(stderr, "<title>502 Bad Gateway</title>") != bodies {
 		t.Errorf("%d bodies logged over %d phases, want one malformed body per phase:\n%s", bodies, phases, stderr)
+	}
+}
+
+// TestLLMEvalBodyLogged: evolve eval, as evolve run, logs the body of each
+// kind of unusable reply once per phase (a version on a variant), so that
+// a malformed body is seen somewhere.
+func TestLLMEvalBodyLogged(t *testing.T) {
+	srv := llmtest.New(llmtest.Rules("ACTION: explore"))
+	defer srv.Close()
+	srv.FailFraction(llmtest.HTML, 1, 1)
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "body.yaml")
+	os.WriteFile(cfg, []byte(fmt.Sprintf(`name: body
+seeds: %s
+agent:
+  kind: llm
+  llm: {base_url: %q, model: m, max_tokens: 8, concurrency: 2, reply_retries: 0}
+  cache: off
+  max_turns: 2
+  max_tries: 1
+  max_fallback_rate: 1
+`, llmSeeds(t, dir, 2, 8, 2), srv.URL)), 0o644)
+	v2 := filepath.Join(dir, "v2.yaml")
+	p := prompt.Base().Clone()
+	p.Version = prompt.MustParseVersion("v2.0.0")
+	p.RulesConstraints = append(p.RulesConstraints, "Explore first.")
+	data, err := prompt.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(v2, data, 0o644)
+	code, stdout, stderr := evolve(t, "eval", "--config", cfg, "--out", t.TempDir(), "--no-cache", "--split", "val", "embedded", v2)
+	if code != exitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	bodies := strings.Count(stderr, "model server reply not used")
+	if bodies != 2 || strings.Count(stderr, "kind=malformed") != bodies || strings.Count(stderr, "<title>502 Bad Gateway</title>") != bodies {
+		t.Errorf("%d bodies logged over 2 phases, want one malformed body per phase:\n%s", bodies, stderr)
 	}
 }
