@@ -53,7 +53,7 @@ func TestLLMAgent(t *testing.T) {
 		}
 		defer pl.Close()
 		prompt := &envs.Prompt{Slug: "nethack-agent", Version: "v1.0.0", Text: "You are an expert NetHack player."}
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: 4, Params: agent.BaseParameters(), Prompt: prompt})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: 4, Params: BaseParameters(), Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
