@@ -41,7 +41,7 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	}
 	gen.Failures = failure.Analyze(r.info.CauseNames(), trainOuts)
 	gen.TrainMean = mean(evaluate.Scores(trainOuts))
-	cands, err := r.propose(ctx, g, gen.Failures, inc)
+	cands, err := r.propose(ctx, g, gen.Failures, evaluate.Scores(trainOuts), inc)
 	if err != nil {
 		return gen, nil, nil, err
 	}
@@ -120,12 +120,17 @@ func (r *run) proposer() *mutate.Composed {
 // interrupted generation), a major bump for a text edit (rules and
 // sections are frozen parts, prompt.BumpFor), a minor one for a reorder,
 // else a patch.
-func (r *run) propose(ctx context.Context, g int, a failure.Analysis, inc *prompt.Prompt) ([]draft, error) {
+func (r *run) propose(ctx context.Context, g int, a failure.Analysis, train []float64, inc *prompt.Prompt) ([]draft, error) {
 	p := r.proposer()
 	p.OnDropped = func(res mutate.LLMRule) { r.logLLMRule(g, res) }
-	muts, err := p.Propose(ctx, mutate.Request{
+	req := mutate.Request{
 		Analysis: a, Incumbent: inc, Schema: r.info.Params, K: r.cfg.Mutation.Candidates, Stall: r.ck.Stall,
-	})
+		TrainScores: train,
+	}
+	if err := r.parentOf(inc, &req); err != nil {
+		return nil, fmt.Errorf("generation %d: %w", g, err)
+	}
+	muts, err := p.Propose(ctx, req)
 	if err != nil {
 		return nil, fmt.Errorf("generation %d: %w", g, err)
 	}
@@ -153,6 +158,37 @@ func (r *run) propose(ctx context.Context, g int, a failure.Analysis, inc *promp
 			Operator: m.Operator, Description: m.Description, Timestamp: r.now()}, r.now())}
 	}
 	return out, nil
+}
+
+// parentOf fills req's Parent and ParentTrainScores for incumbent inc:
+// the version its last mutation record was derived from, loaded from the
+// run's prompt store, and that version's train scores in this run (from
+// the episode rows, so that a resumed run sees what an uninterrupted one
+// did; the last generation that played them). A base version (no
+// history) leaves both nil, as does a parent this run never played on
+// train.
+func (r *run) parentOf(inc *prompt.Prompt, req *mutate.Request) error {
+	if len(inc.MutationHistory) == 0 {
+		return nil
+	}
+	pv := inc.MutationHistory[len(inc.MutationHistory)-1].PrevVersion
+	parent, err := r.store.Load(inc.SlugOrDefault(), pv)
+	if err != nil {
+		return fmt.Errorf("loading the incumbent's parent %s: %w", pv, err)
+	}
+	req.Parent = parent.PolicyParameters
+	gen := int32(-1)
+	for _, e := range r.episodes {
+		if e.Split == PhaseTrain && e.Version == pv.String() && e.Variant == "" {
+			gen = max(gen, e.Generation)
+		}
+	}
+	for _, e := range r.episodes {
+		if e.Split == PhaseTrain && e.Version == pv.String() && e.Variant == "" && e.Generation == gen {
+			req.ParentTrainScores = append(req.ParentTrainScores, e.Score)
+		}
+	}
+	return nil
 }
 
 // playCandidates plays every candidate on the val seeds as one pool

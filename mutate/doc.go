@@ -25,6 +25,10 @@
 //  1. rank the failure causes by count (failure.Analysis.Ranked);
 //  2. list each cause's remedies, most direct first;
 //  3. take remedies round-robin across the ranked causes, skipping any
-//     whose result equals the current parameters or an earlier candidate;
+//     whose result equals the current parameters or an earlier candidate,
+//     and (Composed, given the incumbent's parent) any that undoes the
+//     incumbent's last accepted change (Undoes) without new evidence: the
+//     incumbent must score lower than its parent on the train seeds,
+//     which the acceptance did not see (NewEvidence);
 //  4. stop at k candidates, filling up from the fill list if needed.
 package mutate

@@ -96,12 +96,18 @@ func sortedKeys[V any](m map[string]V) []string {
 // function of its arguments. It returns an error for p invalid for
 // schema, or a remedy that does not fit it.
 func Propose(a failure.Analysis, p params.Set, schema params.Schema, c Config, remedies map[string][]string, fill []string) ([]Mutation, error) {
+	return propose(a, p, schema, c, remedies, fill, nil)
+}
+
+// propose is Propose with a filter: a mutation for which keep (if not
+// nil) returns false is skipped, and the next remedy takes its place.
+func propose(a failure.Analysis, p params.Set, schema params.Schema, c Config, remedies map[string][]string, fill []string, keep func(Mutation) bool) ([]Mutation, error) {
 	if err := schema.Validate(p); err != nil {
 		return nil, err
 	}
 	var out []Mutation
 	add := func(m Mutation) {
-		if len(out) >= c.Candidates || m.Params.Equal(p) {
+		if len(out) >= c.Candidates || m.Params.Equal(p) || keep != nil && !keep(m) {
 			return
 		}
 		for _, o := range out {
@@ -152,4 +158,46 @@ func Propose(a failure.Analysis, p params.Set, schema params.Schema, c Config, r
 		add(m)
 	}
 	return out, nil
+}
+
+// Undoes reports whether m undoes the change from parent to incumbent
+// (the incumbent's last accepted change): it sets a parameter that
+// change moved back to its value in parent. A text mutation (nil Params)
+// and a nil parent undo nothing.
+func Undoes(m Mutation, incumbent, parent params.Set) bool {
+	if m.Params == nil || parent == nil {
+		return false
+	}
+	for _, was := range parent {
+		now, ok := incumbent.Get(was.Name)
+		if !ok || now.Equal(was.Value) {
+			continue
+		}
+		if v, ok := m.Params.Get(was.Name); ok && v.Equal(was.Value) {
+			return true
+		}
+	}
+	return false
+}
+
+// NewEvidence reports whether there is new evidence against the
+// incumbent's last accepted change, so that a mutation may undo it: the
+// incumbent's mean score on the train seeds is below its parent's on the
+// same seeds. The change was accepted on the val seeds; the train seeds
+// are data its acceptance did not see. A failure cause that grew after
+// the change is no such evidence: the val test already weighed it against
+// what the change gained. Unknown scores (an empty slice) are no evidence.
+func NewEvidence(incumbent, parent []float64) bool {
+	if len(incumbent) == 0 || len(parent) == 0 {
+		return false
+	}
+	return meanOf(incumbent) < meanOf(parent)
+}
+
+func meanOf(x []float64) float64 {
+	var s float64
+	for _, v := range x {
+		s += v
+	}
+	return s / float64(len(x))
 }

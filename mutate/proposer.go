@@ -28,6 +28,15 @@ type Request struct {
 	// candidate (>= 0): a stalled incumbent gets the next K proposals in
 	// the proposer's order, those after the K*Stall it already tried.
 	Stall int
+	// Parent is the policy the incumbent's last accepted mutation
+	// changed (the parameters of its mutation record's PrevVersion); nil
+	// for a base version.
+	Parent params.Set
+	// TrainScores are the incumbent's train scores (the episodes
+	// Analysis counts), and ParentTrainScores Parent's on the same train
+	// seeds, nil when unknown: an undo of the last accepted change needs
+	// the incumbent to score lower there (NewEvidence).
+	TrainScores, ParentTrainScores []float64
 }
 
 // Proposer proposes a generation's candidate mutations of an incumbent
@@ -44,10 +53,11 @@ type Proposer interface {
 }
 
 // Composed is the run's proposer: the structured proposer (Propose over
-// Config, Remedies and Fill), the text proposer (ProposeText over
-// Library) when the agent reads text, and the language-model rule
-// proposer (ProposeLLMRule) when Model is set. Its order, for n =
-// K·(Stall+1) proposals:
+// Config, Remedies and Fill, without any mutation that undoes the
+// incumbent's last accepted change, Undoes, unless NewEvidence holds),
+// the text proposer (ProposeText over Library) when the agent reads
+// text, and the language-model rule proposer (ProposeLLMRule) when Model
+// is set. Its order, for n = K·(Stall+1) proposals:
 //  1. the text mutations first (they change what the model reads), then
 //     the structured ones, cut to n;
 //  2. the model's rule, if it gave one that passed, at the place after
@@ -91,7 +101,15 @@ func (c *Composed) Propose(ctx context.Context, req Request) ([]Mutation, error)
 	n := req.K * (req.Stall + 1)
 	cfg := c.Config
 	cfg.Candidates = n
-	muts, err := Propose(req.Analysis, req.Incumbent.PolicyParameters, req.Schema, cfg, c.Remedies, c.Fill)
+	// Never simply undo the incumbent's last accepted change: a mutation
+	// that sets a parameter back to its value before that change is
+	// dropped unless the train seeds, which the acceptance did not see,
+	// speak against the change (NewEvidence).
+	evidence := NewEvidence(req.TrainScores, req.ParentTrainScores)
+	keep := func(m Mutation) bool {
+		return evidence || !Undoes(m, req.Incumbent.PolicyParameters, req.Parent)
+	}
+	muts, err := propose(req.Analysis, req.Incumbent.PolicyParameters, req.Schema, cfg, c.Remedies, c.Fill, keep)
 	if err != nil {
 		return nil, fmt.Errorf("proposing mutations: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"testing"
 
+	"evolve/params"
 	"evolve/prompt"
 )
 
@@ -73,5 +74,79 @@ func TestInsertLLMRule(t *testing.T) {
 	}
 	if got := insertLLMRule([]Mutation{m(OpAdjust)}, nil, 4, 4); len(got) != 1 {
 		t.Errorf("no rule: %v", ops(got))
+	}
+}
+
+// The proposer never simply undoes the incumbent's last accepted change:
+// with the parent known, a candidate that sets risk_tolerance back to the
+// parent's value is proposed only when the incumbent scores lower than
+// its parent on the train seeds; the other candidates fill its place.
+func TestComposedNoUndo(t *testing.T) {
+	parent := base.With("risk_tolerance", params.NumberValue(0.2))
+	incumbent := parent.With("risk_tolerance", params.NumberValue(0.4)) // the accepted "risk_tolerance+"
+	inc := &prompt.Prompt{PolicyParameters: incumbent}
+	a := analysis(map[string]int{"combat_loss": 20, "injury": 10, "none": 10})
+	incTrain := []float64{120, 80, 100}
+	c := &Composed{Remedies: info.Remedies, Fill: info.Fill}
+	for _, tc := range []struct {
+		name        string
+		parent      params.Set
+		parentTrain []float64
+		wantUndone  bool
+	}{
+		{"no parent (a base version)", nil, nil, true},
+		{"parent, its train scores unknown", parent, nil, false},
+		{"parent scored lower on train", parent, []float64{90, 70, 80}, false},
+		{"parent scored the same on train", parent, []float64{100, 100, 100}, false},
+		{"parent scored higher on train", parent, []float64{150, 90, 100}, true},
+	} {
+		got, err := c.Propose(context.Background(), Request{Analysis: a, Incumbent: inc, Schema: schema, K: 4,
+			Parent: tc.parent, TrainScores: incTrain, ParentTrainScores: tc.parentTrain})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != 4 {
+			t.Errorf("%s: %d candidates, want 4", tc.name, len(got))
+		}
+		undone := false
+		for _, m := range got {
+			if m.Params.Number("risk_tolerance") == 0.2 {
+				undone = true
+				if m.Cause != "combat_loss" {
+					t.Errorf("%s: the undo %q answers %q, want combat_loss", tc.name, m.Description, m.Cause)
+				}
+			}
+		}
+		if undone != tc.wantUndone {
+			t.Errorf("%s: risk_tolerance back to 0.2 proposed = %v, want %v (%v)", tc.name, undone, tc.wantUndone, descriptions(got))
+		}
+	}
+}
+
+func descriptions(ms []Mutation) (out []string) {
+	for _, m := range ms {
+		out = append(out, m.Description)
+	}
+	return out
+}
+
+func TestUndoes(t *testing.T) {
+	parent := base.With("risk_tolerance", params.NumberValue(0.2))
+	inc := parent.With("risk_tolerance", params.NumberValue(0.4))
+	for _, tc := range []struct {
+		name   string
+		m      Mutation
+		parent params.Set
+		want   bool
+	}{
+		{"back to the parent's value", Mutation{Params: inc.With("risk_tolerance", params.NumberValue(0.2))}, parent, true},
+		{"further on", Mutation{Params: inc.With("risk_tolerance", params.NumberValue(0.6))}, parent, false},
+		{"another parameter", Mutation{Params: inc.With("health_threshold", params.NumberValue(0.9))}, parent, false},
+		{"no parent", Mutation{Params: inc.With("risk_tolerance", params.NumberValue(0.2))}, nil, false},
+		{"a text mutation", Mutation{TextEdit: true}, parent, false},
+	} {
+		if got := Undoes(tc.m, inc, tc.parent); got != tc.want {
+			t.Errorf("%s: Undoes = %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -83,3 +83,27 @@ func BenchmarkActions(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N)/time.Since(t0).Seconds(), "actions/s")
 }
+
+// BenchmarkScriptedAct measures one decision of the scripted agent on a
+// level of two rooms and a corridor with nothing left to explore, so
+// that each decision runs its search (a breadth-first search over the
+// whole map and the scoring of every reachable square): the agent's
+// share of an action's time, apart from the game's.
+func BenchmarkScriptedAct(b *testing.B) {
+	rows := []string{
+		"                                                                          ",
+		"  +--------+                         +-----------+                        ",
+		"  |........|                         |...........|                        ",
+		"  |........-#########################-...........|                        ",
+		"  |........|                         |...........|                        ",
+		"  |........|                         |...........|                        ",
+		"  +--------+                         +-----------+                        ",
+	}
+	s := mapScreen(5, 3, nil, rows...)
+	st := s.Status()
+	a := NewScripted(BaseParameters())
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		a.act(s, st)
+	}
+}

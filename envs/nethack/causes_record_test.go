@@ -25,7 +25,7 @@ import (
 // quick config's base prompt): the dungeon's base parameters with
 // risk_tolerance 0.
 func quickBase() params.Set {
-	return agent.BaseParameters().With("risk_tolerance", params.NumberValue(0))
+	return BaseParameters().With("risk_tolerance", params.NumberValue(0))
 }
 
 // quickConfig is examples/nethack/quick.yaml's environment.

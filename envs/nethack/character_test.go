@@ -5,7 +5,6 @@ import (
 	"strings"
 	"testing"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -101,7 +100,7 @@ func TestCharacters(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pl.Close()
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: seed, Params: agent.BaseParameters()})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: seed, Params: BaseParameters()})
 		if err != nil {
 			t.Fatalf("%s seed %d: %v", c.Role, seed, err)
 		}

@@ -1,7 +1,8 @@
 // Package nethack is the environment "nethack": the real NetHack 3.6
 // (Debian's nethack-console 3.6.6 by default) played under a
 // pseudo-terminal, seeded and isolated, by a scripted agent driven by the
-// prompt's policy parameters (agent.Schema) or by a language model.
+// prompt's policy parameters (Schema, with Remedies for its failure
+// causes) or by a language model.
 //
 // Each episode is one game process: started under an 80×24 pty with a
 // preload shim (csrc/shim.c, compiled with the system C compiler into a

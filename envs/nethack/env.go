@@ -187,21 +187,7 @@ var Rules = map[string][]string{
 // Info returns the environment's declarations.
 func Info() envs.Info {
 	return envs.Info{
-		Name: Name, Causes: Causes, Metrics: Metrics, Params: agent.Schema,
-		Remedies: map[string][]string{
-			"injury":      {"health_threshold+", "prioritize skill_priority use_item", "max_combat_attempts+"},
-			"combat_loss": {"prioritize skill_priority flee", "risk_tolerance-", "health_threshold+"},
-			"starvation":  {"hunger_threshold-", "prioritize skill_priority eat"},
-			"hazard":      {"risk_tolerance-", "max_exploration_steps-"},
-			"prayer":      {"deprioritize skill_priority use_item", "health_threshold-"},
-			"helpless":    {"risk_tolerance-", "prioritize skill_priority flee"},
-			"trapped":     {"max_exploration_steps+"},
-			"action_loop": {"rotate skill_priority"},
-			"standoff":    {"risk_tolerance+", "max_combat_attempts+"},
-			"no_path":     {"risk_tolerance+", "max_exploration_steps+", "deprioritize skill_priority flee"},
-			"action_cap":  {"max_exploration_steps-"},
-		},
-		Fill: []string{"rotate skill_priority", "risk_tolerance+", "max_exploration_steps+", "max_combat_attempts+", "health_threshold-"},
+		Name: Name, Causes: Causes, Metrics: Metrics, Params: Schema, Remedies: remediesOf(Causes), Fill: Fill,
 	}
 }
 
@@ -290,7 +276,7 @@ func (p *Player) Close() error {
 // process is always killed (its process group) and its playground reset,
 // whatever the result.
 func (p *Player) Play(ctx context.Context, ep envs.Episode) (envs.Outcome, error) {
-	if err := agent.Schema.Validate(ep.Params); err != nil && p.env.llm == nil {
+	if err := Schema.Validate(ep.Params); err != nil && p.env.llm == nil {
 		return envs.Outcome{}, err
 	}
 	if err := resetPlayground(p.dir); err != nil {
@@ -415,16 +401,20 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 	_, r.reads = r.pol.(viewer)
 	r.lastFight = -1
 	interrupts := 0
+	sp, scripted := r.pol.(scriptedPolicy)
 	for !r.g.exited {
 		s := r.g.screen()
 		if m := trapMessage(s.Row(0)); m != "" {
 			r.trap, r.trapT, r.trapDlvl = m, r.last.T, r.last.Dlvl
 		}
+		if scripted {
+			sp.a.observe(s.Row(0))
+		}
 		if k, ok := interruptKey(s); ok {
 			if r.reads {
 				r.pages = append(r.pages, moreText(s)...)
 			}
-			if sp, isScripted := r.pol.(scriptedPolicy); isScripted && strings.Contains(s.Row(0), "Really attack") {
+			if scripted && strings.Contains(s.Row(0), "Really attack") {
 				sp.a.notePeaceful()
 			}
 			interrupts++
@@ -541,8 +531,8 @@ func (r *run) progress(s *Screen, st Status) {
 	}
 }
 
-// do sends decision d's keys; an object command (eat, quaff) answers the
-// game's object prompt with the first letter it offers.
+// do sends decision d's keys, or plays an object command and answers its
+// prompts (doItem).
 func (r *run) do(ctx context.Context, d decision) error {
 	if d.item == 0 {
 		return r.g.send(ctx, d.keys)
@@ -550,24 +540,103 @@ func (r *run) do(ctx context.Context, d decision) error {
 	if err := r.g.send(ctx, string(d.item)); err != nil {
 		return err
 	}
-	s := r.g.screen()
-	m := s.Row(0)
-	if l := firstOffered(m); l != 0 {
-		return r.g.send(ctx, string(l))
-	}
-	if strings.Contains(m, "don't have anything") {
-		if sp, ok := r.pol.(scriptedPolicy); ok {
-			if d.item == 'e' {
-				sp.a.noFood = true
+	return r.doItem(ctx, d)
+}
+
+// doItem answers the prompts of object command d.item, at most 10:
+//   - eat ('e'): "There is a jackal corpse here; eat it?" is answered y
+//     for the fresh safe corpse the agent chose (d.corpse,
+//     Scripted.freshCorpse) or floor food that never rots (foodItem), n
+//     otherwise; "What do you want to eat? [d or ?*]" with the first
+//     letter offered, or Escape when the agent came for a corpse only;
+//   - quaff ('q'): the first letter offered;
+//   - pick up (','): y to "pick it up?", Escape to a menu;
+//   - throw ('t'): 'b' (the starting dagger) if offered, then d.keys as
+//     the direction;
+//   - engrave ('E'): '-' (a fingertip) to "What do you want to write
+//     with?", n to "Do you want to add to the current engraving?",
+//     "Elbereth" to "What do you want to write in the dust here?".
+//
+// "You don't have anything to eat" (or drink) tells the scripted agent it
+// carries none; any other prompt is escaped, --More-- answered.
+func (r *run) doItem(ctx context.Context, d decision) error {
+	sp, scripted := r.pol.(scriptedPolicy)
+	for i := 0; i < 10 && !r.g.exited; i++ {
+		s := r.g.screen()
+		m := s.Row(0)
+		if scripted {
+			sp.a.observe(m)
+		}
+		var k string
+		switch {
+		case s.More():
+			k = "\r"
+		case strings.Contains(m, "don't have anything"):
+			if scripted {
+				if d.item == 'e' {
+					sp.a.noFood = true
+				} else if d.item == 'q' {
+					sp.a.noPotion = true
+				}
+			}
+			return nil
+		case s.Prompt() == "":
+			return nil
+		case d.item == 'e' && strings.Contains(m, "here; eat it?"):
+			k = "n"
+			if scripted {
+				if d.corpse && sp.a.freshCorpse(m, sp.a.lastX, sp.a.lastY) || !strings.Contains(m, "corpse") && foodItem(m) {
+					k = "y"
+				}
+			}
+		case d.item == 'e' && d.corpse && strings.Contains(m, "want to eat"):
+			k = "\x1b"
+		case d.item == 'E' && strings.Contains(m, "write with"):
+			k = "-"
+		case d.item == 'E' && strings.Contains(m, "add to the current engraving"):
+			k = "n"
+		case d.item == 'E' && strings.Contains(m, "want to write"):
+			k = "Elbereth\r"
+		case d.item == ',' && strings.Contains(m, "pick") && strings.Contains(m, "[yn"):
+			k = "y"
+		case d.item == 't' && strings.Contains(m, "want to throw"):
+			k = "\x1b"
+			if offers(m, 'b') {
+				k = "b" // the Valkyrie's dagger
+			} else if scripted {
+				sp.a.noDagger = true
+			}
+		case d.item == 't' && strings.Contains(m, "direction"):
+			k = d.keys
+		default:
+			if l := firstOffered(m); l != 0 && d.item != ',' {
+				k = string(l)
 			} else {
-				sp.a.noPotion = true
+				k = "\x1b"
 			}
 		}
-	}
-	if s.Prompt() != "" {
-		return r.g.send(ctx, "\x1b")
+		if err := r.g.send(ctx, k); err != nil {
+			return err
+		}
 	}
 	return nil
+}
+
+// offers reports whether the object prompt m ("What do you want to
+// throw? [$ab or ?*]", "[a-c or ?*]") offers inventory letter l.
+func offers(m string, l byte) bool {
+	i := strings.LastIndexByte(m, '[')
+	if i < 0 {
+		return false
+	}
+	list, _, _ := strings.Cut(m[i+1:], " ")
+	list = strings.TrimSuffix(list, "]")
+	for j := 0; j < len(list); j++ {
+		if list[j] == l || j+2 < len(list) && list[j+1] == '-' && list[j] <= l && l <= list[j+2] {
+			return true
+		}
+	}
+	return false
 }
 
 // firstOffered returns the first inventory letter of an object prompt

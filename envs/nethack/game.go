@@ -30,11 +30,12 @@ const (
 var waitMarker = []byte("\x1b]7717;w\a")
 
 // options are the game options of every episode (NETHACKOPTIONS) after
-// the name and the character (gameOptions): no bones, legacy, news, mail
-// or autopickup, plain ASCII without colour, no output delays, the turn
-// counter and experience points on the status line, and no pauses at the
-// end of a game.
-const options = "autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_delay,!color,!hilite_pet,!sparkle," +
+// the name and the character (gameOptions): no bones, legacy, news or
+// mail, autopickup of gold only, plain ASCII without colour but with the
+// pet in inverse video (hilite_pet, read by Screen.Pet), no output
+// delays, the turn counter and experience points on the status line, and
+// no pauses at the end of a game.
+const options = "autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_delay,!color,hilite_pet,!sparkle," +
 	"time,showexp,showscore,!verbose,symset:plain,disclose:-i -a -v -g -c -o,runmode:teleport," +
 	"pickup_burden:unencumbered,suppress_alert:3.4.3,!checkpoint,!rest_on_space,number_pad:0"
 
@@ -301,11 +302,13 @@ func (g *game) screen() *Screen {
 	defer g.term.Unlock()
 	for y := 0; y < Rows; y++ {
 		for x := 0; x < Cols; x++ {
-			c := g.term.Cell(x, y).Char
+			gl := g.term.Cell(x, y)
+			c := gl.Char
 			if c == 0 {
 				c = ' '
 			}
 			s.Grid[y][x] = c
+			s.Inverse[y][x] = gl.Mode&1 != 0 // vt10x's attrReverse
 		}
 	}
 	c := g.term.Cursor()

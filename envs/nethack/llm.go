@@ -82,8 +82,8 @@ func (l *llmSetup) newPolicy(ep envs.Episode, rc *agent.RendererCache) (policy, 
 		return nil, err
 	}
 	p := ep.Params
-	if agent.Schema.Validate(p) != nil {
-		p = agent.BaseParameters()
+	if Schema.Validate(p) != nil {
+		p = BaseParameters()
 	}
 	opt := l.opt
 	opt.Actions = ActionNames()

@@ -60,7 +60,7 @@ func TestLLMAgent(t *testing.T) {
 		}
 		defer pl.Close()
 		prompt := &envs.Prompt{Slug: "nethack-agent", Version: "v1.0.0", Text: "You are an expert NetHack player."}
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: 4, Params: agent.BaseParameters(), Prompt: prompt})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: 4, Params: BaseParameters(), Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -161,7 +161,7 @@ func TestLLMTranscript(t *testing.T) {
 	defer pl.Close()
 	prompt := &envs.Prompt{Slug: "nethack-agent", Version: "v1.0.0", Text: "You are an expert NetHack player."}
 	play := func(record bool) envs.Outcome {
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: 5, Params: agent.BaseParameters(), Prompt: prompt, Record: record})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: 5, Params: BaseParameters(), Prompt: prompt, Record: record})
 		if err != nil {
 			t.Fatal(err)
 		}

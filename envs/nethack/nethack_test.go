@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -35,7 +34,7 @@ func TestDeterminism(t *testing.T) {
 		defer pl.Close()
 		outs := map[uint64]envs.Outcome{}
 		for _, s := range order {
-			o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: agent.BaseParameters(), Record: record})
+			o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: BaseParameters(), Record: record})
 			if err != nil {
 				t.Fatalf("seed %d: %v", s, err)
 			}
@@ -79,7 +78,7 @@ func TestReplay(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pl.Close()
-	o, err := pl.Play(context.Background(), envs.Episode{Seed: 7, Params: agent.BaseParameters(), Record: true})
+	o, err := pl.Play(context.Background(), envs.Episode{Seed: 7, Params: BaseParameters(), Record: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,7 +117,7 @@ func TestKilledByIsTheGamesText(t *testing.T) {
 	// Seed 6 dies on Dlvl 1-2 under the base parameters (a stable fact of
 	// the game given the seed); look a little further if the agent changes.
 	for s := uint64(6); s < 30; s++ {
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: agent.BaseParameters()})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: BaseParameters()})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +158,7 @@ func TestCancelKillsTheGame(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		_, err := pl.Play(ctx, envs.Episode{Seed: 3, Params: agent.BaseParameters()})
+		_, err := pl.Play(ctx, envs.Episode{Seed: 3, Params: BaseParameters()})
 		done <- err
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -230,7 +229,7 @@ func TestStall(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer pl.Close()
-	_, err = pl.Play(context.Background(), envs.Episode{Seed: 1, Params: agent.BaseParameters()})
+	_, err = pl.Play(context.Background(), envs.Episode{Seed: 1, Params: BaseParameters()})
 	var se *StallError
 	if !errors.As(err, &se) || !strings.Contains(se.Screen, "Hello from a stuck game") {
 		t.Fatalf("err = %v, want a StallError with the last screen", err)

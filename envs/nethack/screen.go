@@ -12,6 +12,10 @@ import (
 type Screen struct {
 	Grid             [Rows][Cols]rune
 	CursorX, CursorY int // the cursor's cell, 0-based
+	// Inverse marks the cells drawn in inverse video. With the game's
+	// hilite_pet option (on in every episode, see options) the pet is the
+	// one monster so drawn: the game marks its own tame monsters.
+	Inverse [Rows][Cols]bool
 }
 
 // Row returns screen row y (0-based) with trailing blanks removed.
@@ -58,17 +62,26 @@ func (s *Screen) Menu() bool {
 var menuPage = regexp.MustCompile(`\(\d+ of \d+\)$`)
 
 // Prompt returns the message line if it asks a question the game waits
-// on: a y/n question ("[yn]", "[ynq]", "[yn] (n)") or an object prompt
-// ("[abc or ?*]"); "" otherwise.
+// on, "" otherwise. While the game waits for a command its cursor stands
+// on the hero (a map row), so a cursor on the map means no prompt (the
+// travel command's "Where do you want to travel to?" holds the cursor on
+// the map too, and is answered within the travel action). Otherwise a
+// prompt is a y/n question ("[yn]", "[ynq]", "[yn] (n)"), an object
+// prompt ("[abc or ?*]"), a question ending in '?' ("What do you want to
+// name this level?"), a text prompt ending in ':' ("Call a white
+// potion:"), or any message with the cursor right after it.
 func (s *Screen) Prompt() string {
 	m := strings.TrimSpace(s.Row(0))
-	if strings.Contains(m, "--More--") {
+	if m == "" || strings.Contains(m, "--More--") || s.CursorY >= 1 && s.CursorY <= MapRows {
 		return ""
 	}
 	if strings.Contains(m, "[") && (strings.HasSuffix(m, "]") || strings.HasSuffix(m, ")") || strings.HasSuffix(m, "?")) {
 		return m
 	}
-	if strings.HasSuffix(m, "?") {
+	if strings.HasSuffix(m, "?") || strings.HasSuffix(m, ":") {
+		return m
+	}
+	if s.CursorY == 0 && s.CursorX >= len([]rune(s.Row(0))) {
 		return m
 	}
 	return ""
@@ -127,10 +140,15 @@ func (s *Screen) MapCell(x, y int) rune {
 // MapRows is the number of map rows (screen rows 1–21).
 const MapRows = 21
 
-// Hero returns the hero's map position: the cursor if it is on an '@' of
-// the map, else the first '@' on the map; ok is false if there is none.
+// Hero returns the hero's map position; ok is false if it is not found.
+// When the game waits for a command its cursor stands on the hero,
+// whatever the hero looks like: '@', or a letter when polymorphed (a
+// lycanthrope's 'r'), a random glyph when hallucinating, the remembered
+// floor when invisible. So the cursor on a map row is the hero; only
+// without it (a prompt or --More-- holds the cursor on the message line)
+// is the first '@' on the map taken.
 func (s *Screen) Hero() (x, y int, ok bool) {
-	if s.CursorY >= 1 && s.CursorY <= MapRows && s.Grid[s.CursorY][s.CursorX] == '@' {
+	if s.CursorY >= 1 && s.CursorY <= MapRows {
 		return s.CursorX, s.CursorY - 1, true
 	}
 	for yy := 0; yy < MapRows; yy++ {
@@ -141,6 +159,15 @@ func (s *Screen) Hero() (x, y int, ok bool) {
 		}
 	}
 	return 0, 0, false
+}
+
+// Pet reports whether map cell (x, y) shows the hero's pet: a monster
+// drawn in inverse video (hilite_pet).
+func (s *Screen) Pet(x, y int) bool {
+	if x < 0 || x >= Cols || y < 0 || y >= MapRows {
+		return false
+	}
+	return s.Inverse[y+1][x] && isMonster(s.Grid[y+1][x])
 }
 
 // Tombstone reports whether the screen shows the end of a game (the

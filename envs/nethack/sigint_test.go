@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -92,6 +91,6 @@ func TestHelperSIGINT(t *testing.T) {
 	defer pl.Close()
 	fmt.Printf("playground %s\n", pl.(*Player).dir)
 	for s := uint64(1); ctx.Err() == nil; s++ {
-		pl.Play(ctx, envs.Episode{Seed: s, Params: agent.BaseParameters()})
+		pl.Play(ctx, envs.Episode{Seed: s, Params: BaseParameters()})
 	}
 }

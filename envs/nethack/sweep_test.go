@@ -9,7 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	"evolve/agent"
 	"evolve/envs"
 	"evolve/params"
 )
@@ -23,7 +22,7 @@ func TestSweep(t *testing.T) {
 		t.Skip("set NH_SWEEP=200 to run the parameter sweep")
 	}
 	e := newTestEnv(t, DefaultConfig())
-	base := agent.BaseParameters()
+	base := BaseParameters()
 	settings := []struct {
 		name string
 		p    params.Set
@@ -34,9 +33,13 @@ func TestSweep(t *testing.T) {
 		{"hunger_threshold=1.0", base.With("hunger_threshold", params.NumberValue(1))},
 		{"health_threshold=0.0", base.With("health_threshold", params.NumberValue(0))},
 		{"health_threshold=0.7", base.With("health_threshold", params.NumberValue(0.7))},
-		{"risk_tolerance=0.0", base.With("risk_tolerance", params.NumberValue(0))},
+		{"risk_tolerance=0.4", base.With("risk_tolerance", params.NumberValue(0.4))},
 		{"risk_tolerance=1.0", base.With("risk_tolerance", params.NumberValue(1))},
 		{"max_combat_attempts=1", base.With("max_combat_attempts", params.IntegerValue(1))},
+		{"search_turns=20", base.With("search_turns", params.IntegerValue(20))},
+		{"eat_corpses=never", base.With("eat_corpses", params.EnumValue(EatNever))},
+		{"eat_corpses=always", base.With("eat_corpses", params.EnumValue(EatAlways))},
+		{"elbereth=low", base.With("elbereth", params.EnumValue(ElberethLow))},
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| setting | mean score | mean max depth | died | starved | stuck | turn cap |\n|---|---|---|---|---|---|---|\n")

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"evolve/agent"
 	"evolve/envs"
 )
 
@@ -25,7 +24,7 @@ func TestUntilDeath(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer pl.Close()
-		o, err := pl.Play(context.Background(), envs.Episode{Seed: 7302312264533344797, Params: agent.BaseParameters()})
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: 7302312264533344797, Params: BaseParameters()})
 		if err != nil {
 			t.Fatal(err)
 		}
