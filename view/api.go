@@ -8,7 +8,6 @@ import (
 	"math"
 	"net/http"
 	"os"
-	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,6 +101,13 @@ type RunJSON struct {
 	// on the splits both played (test, then val), for the run page's
 	// links: never one on a split that was not played.
 	Comparisons []LinkJSON `json:"comparisons"`
+	// Failures is the failure analysis from episodes.parquet (cause ×
+	// version tables, top killed_by texts, the mix around each accepted
+	// mutation); nil before any episode is written.
+	Failures *FailuresJSON `json:"failures,omitempty"`
+	// Parameters is every version's policy parameters with its val mean;
+	// nil when no version of the prompt store has a policy parameter.
+	Parameters *ParametersJSON `json:"parameters,omitempty"`
 }
 
 // LinkJSON is a link the page offers: its text and URL.
@@ -180,12 +186,21 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 		out.Comparisons = []LinkJSON{}
 	}
 	out.AllFiles = listFiles(e.Dir, id)
+	if len(run.episodes) > 0 {
+		if run.fails == nil {
+			run.fails = run.failures(id)
+		}
+		out.Failures = run.fails
+	}
 	l, err := readLineage(e.Dir)
 	if err != nil {
 		httpError(w, err, http.StatusInternalServerError)
 		return
 	}
 	out.Lineage = l
+	if e.Kind == rundir.KindRun {
+		out.Parameters = parameters(e.Dir, l, run.generations, run.candidates)
+	}
 	if ents, err := os.ReadDir(filepath.Join(e.Dir, "plots")); err == nil {
 		for _, f := range ents {
 			if strings.HasSuffix(f.Name(), ".svg") {
@@ -367,18 +382,7 @@ func (s *Server) apiVersion(w http.ResponseWriter, r *http.Request) {
 	if i := strings.LastIndexByte(want, '@'); i >= 0 { // an eval's SLUG@vX.Y.Z label
 		slug, want = want[:i], want[i+1:]
 	}
-	load := func(vi store.VersionInfo) (*prompt.Prompt, error) {
-		f := path.Clean(vi.File)
-		if f != vi.File || strings.HasPrefix(f, "../") || strings.HasPrefix(f, "/") || f == ".." {
-			return nil, fmt.Errorf("versions.json names the file %q outside the store", vi.File)
-		}
-		name := filepath.Join(dir, "prompts", filepath.FromSlash(f))
-		data, err := os.ReadFile(name)
-		if err != nil {
-			return nil, err
-		}
-		return prompt.Decode(name, data)
-	}
+	load := func(vi store.VersionInfo) (*prompt.Prompt, error) { return loadVersion(dir, vi) }
 	find := func(slug, v string) (store.VersionInfo, bool) {
 		for _, vi := range l.Versions {
 			if vi.Version.String() == v && (slug == "" || vi.Slug == slug) {

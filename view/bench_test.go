@@ -167,3 +167,25 @@ func BenchmarkRunPage100k(b *testing.B) {
 		get("/api/runs/big")
 	}
 }
+
+// BenchmarkFailures100k computes the failure analysis of a run with 10^5
+// episodes (20 versions, 20 generations, three splits), as the first run
+// page after each change of episodes.parquet does; later pages reuse it.
+// Target: well under the page's 300 ms.
+func BenchmarkFailures100k(b *testing.B) {
+	root := bigRun(b, 100_000)
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := s.lookup(httptest.NewRecorder(), "big") // loads the run
+	if r == nil {
+		b.Fatal("no run big")
+	}
+	defer r.mu.Unlock()
+	for b.Loop() {
+		if fa := r.failures("big"); len(fa.Tables) != 3 {
+			b.Fatalf("%d tables, want 3", len(fa.Tables))
+		}
+	}
+}

@@ -168,6 +168,46 @@ func TestBrowser(t *testing.T) {
 	do("files", chromedp.WaitVisible(chromedp.CSS("#files-box summary")))
 	do("lineage", chromedp.WaitVisible(chromedp.CSS("#lineage rect")))
 	shot("run.png")
+	// Failures: the cause × version table of train, then of val, and a
+	// count that opens its episodes.
+	do("failures", chromedp.WaitVisible(chromedp.CSS("#cause-table td.cell a")))
+	if s := text("#cause-table"); !strings.Contains(s, f.run1.Base) || !strings.Contains(s, "starvation") || !strings.Contains(s, "no failure") {
+		t.Fatalf("the cause table lacks the base version or a cause:\n%s", s)
+	}
+	do("failures on val", chromedp.Click(chromedp.CSS(`#failure-splits button[data-split="val"]`)), chromedp.WaitVisible(chromedp.CSS(`#failure-splits button.on[data-split="val"]`)))
+	if s := text("#shifts"); !strings.Contains(s, "→") || !strings.Contains(s, "train:") || !strings.Contains(s, "val, gen") {
+		t.Fatalf("the mix table lacks a shift:\n%s", s)
+	}
+	if s := text("#killed-by"); !strings.Contains(s, "%") {
+		t.Fatalf("no killed_by ranking:\n%s", s)
+	}
+	// Parameters: a changed value highlighted and a slice plot per numeric parameter.
+	do("parameters", chromedp.WaitVisible(chromedp.CSS("#params td.changed")), chromedp.WaitVisible(chromedp.CSS("#slice-plot svg.slice circle")))
+	nPlots, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#slice-plot svg.slice').length"))
+	if err != nil || nPlots == 0 {
+		t.Fatalf("%d slice plots: %v", nPlots, err)
+	}
+	// Plots are drawn at least 640 px wide (the window is 1400), never shrunk to a thumbnail.
+	narrow, err := chromedp.Run(ctx, chromedp.Evaluate[float64]("Math.min(...[...document.querySelectorAll('.plots img')].map((i) => i.getBoundingClientRect().width))"))
+	if err != nil || narrow < 640 {
+		t.Fatalf("a plot is drawn %v px wide, want >= 640 (%v)", narrow, err)
+	}
+	do("scroll to failures", chromedp.ScrollIntoView(chromedp.CSS("#failures")))
+	shot("run-failures.png")
+	do("a killed_by text's episodes", chromedp.Click(chromedp.CSS("#killed-by a")), chromedp.WaitVisible(chromedp.CSS("#extra-filters")))
+	if s := text("#extra-filters"); !strings.Contains(s, "killed_by") {
+		t.Fatalf("the episodes page does not say it is filtered by killed_by: %q", s)
+	}
+	if s := text("#pager"); strings.Contains(s, " 0 episodes") {
+		t.Fatalf("a killed_by link lists no episode: %q", s)
+	}
+	// The episodes table scrolls inside the page, never widening it.
+	wide, err := chromedp.Run(ctx, chromedp.Evaluate[bool]("document.documentElement.scrollWidth > window.innerWidth"))
+	if err != nil || wide {
+		t.Fatalf("the episodes page is wider than the window (%v)", err)
+	}
+	shot("episodes-killed-by.png")
+	do("back to the run", chromedp.Navigate(ts.URL+"/runs/"+id1), chromedp.WaitVisible(chromedp.CSS("#episodes-link")))
 	// Episodes, filtered to failed val episodes, then one of them.
 	do("episodes", chromedp.Click(chromedp.CSS("#episodes-link")), chromedp.WaitVisible(chromedp.CSS("#episodes")))
 	do("filter", chromedp.Navigate(ts.URL+"/runs/"+id1+"/episodes?split=val&cause=injury&sort=score"), chromedp.WaitVisible(chromedp.CSS("#episodes a.episode-link")))

@@ -43,6 +43,10 @@ type run struct {
 	facets  map[string][]string
 	lastKey string
 	lastIdx []int32
+	// fails is the failure analysis of the tables read (run.failures),
+	// computed on first use after each load: O(episodes), so a polling
+	// page does not pay it every 2 s.
+	fails *FailuresJSON
 }
 
 // ID returns the URL form of a directory key: '/' written as '~'.
@@ -69,7 +73,7 @@ func (r *run) load() error {
 	}
 	r.episodes, r.metrics, r.stamp = eps, metrics, fi.ModTime()
 	r.stored = map[trajectory.Phase]map[[2]uint64]bool{}
-	r.lastKey, r.lastIdx = "", nil
+	r.lastKey, r.lastIdx, r.fails = "", nil, nil
 	vals := map[string]map[string]bool{"split": {}, "version": {}, "cause": {}, "variant": {}}
 	for i := range eps {
 		e := &eps[i]
@@ -122,6 +126,14 @@ type Query struct {
 	Split, Version, Variant, Cause string // exact matches; "" for any
 	// Seed, if not nil, is the one seed wanted.
 	Seed *uint64
+	// Generation, if not nil, is the one generation wanted (from 0, as
+	// in episodes.parquet).
+	Generation *int32
+	// Metric and MetricValue, when Metric is not "", keep the episodes
+	// whose metric of that name, formatted as text (a string as is, a
+	// number in its shortest form), equals MetricValue; a null metric
+	// never matches. An unknown metric name is an error.
+	Metric, MetricValue string
 	// Min and Max bound the score (inclusive); nil for no bound.
 	Min, Max *float64
 	// Sort is a column to order by: "seed", "score", "version", "split",
@@ -141,10 +153,19 @@ const (
 )
 
 // ParseQuery reads a Query from URL parameters split, version, variant,
-// cause, seed, min, max, sort, desc (1 or true), page and size. Errors
-// name the parameter and its value.
+// cause, seed, generation, metric, metric_value, min, max, sort, desc (1
+// or true), page and size. Errors name the parameter and its value.
 func ParseQuery(get func(string) string) (Query, error) {
-	q := Query{Split: get("split"), Version: get("version"), Variant: get("variant"), Cause: get("cause"), Sort: get("sort")}
+	q := Query{Split: get("split"), Version: get("version"), Variant: get("variant"), Cause: get("cause"), Sort: get("sort"),
+		Metric: get("metric"), MetricValue: get("metric_value")}
+	if s := get("generation"); s != "" {
+		v, err := strconv.ParseInt(s, 10, 32)
+		if err != nil || v < 0 {
+			return q, fmt.Errorf("generation: %q is not an integer >= 0", s)
+		}
+		g := int32(v)
+		q.Generation = &g
+	}
 	q.Desc = get("desc") == "1" || get("desc") == "true"
 	if s := get("seed"); s != "" {
 		v, err := strconv.ParseUint(s, 10, 64)
@@ -231,10 +252,26 @@ func (r *run) Episodes(q Query) (*EpisodePage, error) {
 			return nil, fmt.Errorf("sort: %q is not a column (seed, score, version, split, cause, generation, end_reason or a metric)", q.Sort)
 		}
 	}
-	key := fmt.Sprintf("%q %q %q %q %v %v %v %q %v", q.Split, q.Version, q.Variant, q.Cause, ptrU(q.Seed), ptrF(q.Min), ptrF(q.Max), q.Sort, q.Desc)
+	filterIdx := -1
+	if q.Metric != "" {
+		for i, m := range r.metrics {
+			if m.Name == q.Metric {
+				filterIdx = i
+			}
+		}
+		if filterIdx < 0 {
+			return nil, fmt.Errorf("metric: %q is not a metric column of %s", q.Metric, r.entry.Key)
+		}
+	}
+	gen := any(nil)
+	if q.Generation != nil {
+		gen = *q.Generation
+	}
+	key := fmt.Sprintf("%q %q %q %q %v %v %v %q %v %v %q %q", q.Split, q.Version, q.Variant, q.Cause, ptrU(q.Seed), ptrF(q.Min), ptrF(q.Max), q.Sort, q.Desc,
+		gen, q.Metric, q.MetricValue)
 	idx := r.lastIdx
 	if key != r.lastKey || idx == nil {
-		idx = r.selectEpisodes(q, metricIdx)
+		idx = r.selectEpisodes(q, metricIdx, filterIdx)
 		r.lastKey, r.lastIdx = key, idx
 	}
 	p := &EpisodePage{Total: len(idx), Page: q.Page, Size: size, Metrics: r.metrics, Episodes: []EpisodeJSON{}}
@@ -265,7 +302,7 @@ func (r *run) Episodes(q Query) (*EpisodePage, error) {
 
 // selectEpisodes returns the indexes of the episodes q's filters keep, in
 // q's order (file order when q.Sort is ""; ties keep file order).
-func (r *run) selectEpisodes(q Query, metricIdx int) []int32 {
+func (r *run) selectEpisodes(q Query, metricIdx, filterIdx int) []int32 {
 	eps := r.episodes
 	idx := make([]int32, 0, len(eps))
 	for i := range eps {
@@ -277,8 +314,22 @@ func (r *run) selectEpisodes(q Query, metricIdx int) []int32 {
 			q.Cause != "" && e.Cause != q.Cause,
 			q.Seed != nil && e.Seed != *q.Seed,
 			q.Min != nil && e.Score < *q.Min,
-			q.Max != nil && e.Score > *q.Max:
+			q.Max != nil && e.Score > *q.Max,
+			q.Generation != nil && e.Generation != *q.Generation:
 			continue
+		}
+		if filterIdx >= 0 {
+			mv := metricAt(e, filterIdx)
+			if mv.Null {
+				continue
+			}
+			text := mv.Str
+			if r.metrics[filterIdx].Type != envs.String {
+				text = strconv.FormatFloat(mv.Num, 'g', -1, 64)
+			}
+			if text != q.MetricValue {
+				continue
+			}
 		}
 		idx = append(idx, int32(i))
 	}

@@ -2,10 +2,14 @@
 // eval directories (package rundir finds them). It serves
 //
 //	/                                          the runs table (live: it polls while a run is going)
-//	/runs/{id}                                 a run: settings, stop reason, lineage, decisions, plots, files (live while running);
-//	                                           an eval: its verdict first, its gate, checks and baseline
+//	/runs/{id}                                 a run: settings, stop reason, lineage, decisions, failures (cause × version,
+//	                                           top killed_by, the mix around each accepted mutation), parameters (table,
+//	                                           slice plot), plots, files (live while running);
+//	                                           an eval: its verdict first, its gate, checks and baseline, its failures
 //	/files/{id}/{name...}                      any file of a run or eval, read-only
 //	/runs/{id}/episodes                        the episodes, filtered, sorted and paged on the server
+//	                                           (split, version, cause, variant, seed, generation, min, max,
+//	                                           metric and metric_value, sort, desc, page, size: ParseQuery)
 //	/runs/{id}/episodes/{split}/{version}/{seed}  one episode, its trajectory replayed
 //	/runs/{id}/versions/{version}              a version's rendered prompt and its diff against its parent
 //	/compare?a=ID[:VERSION]&b=ID[:VERSION]     two runs, evals or versions side by side

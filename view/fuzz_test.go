@@ -13,6 +13,8 @@ import (
 func FuzzParseQuery(f *testing.F) {
 	f.Add("split=val&sort=score&desc=1&page=3&size=20&min=1.5&seed=42")
 	f.Add("size=0&page=-1&seed=x")
+	f.Add("generation=3&metric=killed_by&metric_value=a+jackal&cause=injury")
+	f.Add("generation=-1&generation=99999999999")
 	f.Fuzz(func(t *testing.T, raw string) {
 		v, err := url.ParseQuery(raw)
 		if err != nil {
@@ -21,6 +23,9 @@ func FuzzParseQuery(f *testing.F) {
 		q, err := ParseQuery(v.Get)
 		if err == nil && (q.Size < 0 || q.Size > MaxPageSize || q.Page < 0) {
 			t.Fatalf("%q: size %d page %d out of range", raw, q.Size, q.Page)
+		}
+		if err == nil && q.Generation != nil && *q.Generation < 0 {
+			t.Fatalf("%q: generation %d < 0", raw, *q.Generation)
 		}
 	})
 }

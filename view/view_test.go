@@ -11,6 +11,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -647,5 +648,258 @@ func TestOtherHosts(t *testing.T) {
 		if _, err := New(Config{Roots: []string{f.root}, Token: tok}); !errors.Is(err, httpguard.ErrWeakToken) {
 			t.Errorf("New with token %q: %v, want ErrWeakToken", tok, err)
 		}
+	}
+}
+
+// episodesAt answers the episodes API for a page URL (/runs/ID/episodes?Q)
+// with every match on one page.
+func episodesAt(t *testing.T, ts *httptest.Server, page string) EpisodePage {
+	t.Helper()
+	u, err := url.Parse(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("size", strconv.Itoa(MaxPageSize))
+	var p EpisodePage
+	if code := get(t, ts.Client(), ts.URL+"/api"+u.Path+"?"+q.Encode(), &p); code != 200 {
+		t.Fatalf("%s: %d", page, code)
+	}
+	return p
+}
+
+// TestFailures: the cause × version tables, the killed_by ranking and the
+// mixes around each accepted mutation hold the counts episodes.parquet
+// gives (and generations.parquet, for the incumbents' train mixes), and
+// every cell's link lists exactly the episodes it counts.
+func TestFailures(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	id := runID(f, f.run1.Dir)
+	var run RunJSON
+	if code := get(t, ts.Client(), ts.URL+"/api/runs/"+id, &run); code != 200 {
+		t.Fatalf("run: %d", code)
+	}
+	eps, _, err := results.ReadEpisodes(filepath.Join(f.run1.Dir, "episodes.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	gens, causes, err := results.ReadGenerations(filepath.Join(f.run1.Dir, "generations.parquet"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fa := run.Failures
+	if fa == nil {
+		t.Fatal("no failure analysis")
+	}
+	if len(fa.Causes) < len(causes)+1 || fa.Causes[len(fa.Causes)-1] != "none" {
+		t.Fatalf("causes %v: want the declared %v first and none last", fa.Causes, causes)
+	}
+	for i, c := range causes {
+		if fa.Causes[i] != c.Name {
+			t.Fatalf("cause column %d is %q, want the declared %q", i, fa.Causes[i], c.Name)
+		}
+	}
+	count := func(split, version string, gen int, cause string) int {
+		n := 0
+		for _, e := range eps {
+			if e.Split == split && e.Version == version && (gen < 0 || int(e.Generation) == gen) && (cause == "" || e.Cause == cause) {
+				n++
+			}
+		}
+		return n
+	}
+	splits := map[string]bool{}
+	for _, e := range eps {
+		splits[e.Split] = true
+	}
+	if len(fa.Tables) != len(splits) || fa.Tables[0].Split != "train" {
+		t.Fatalf("%d tables (first %q), want one per split of %v, train first", len(fa.Tables), fa.Tables[0].Split, splits)
+	}
+	cells, linked := 0, 0
+	for _, tb := range fa.Tables {
+		total := 0
+		for _, row := range tb.Rows {
+			if want := count(tb.Split, row.Version, -1, ""); row.N != want {
+				t.Errorf("%s %s: n %d, want %d", tb.Split, row.Version, row.N, want)
+			}
+			total += row.N
+			for i, c := range fa.Causes {
+				want := count(tb.Split, row.Version, -1, c)
+				if row.Counts[i] != want {
+					t.Errorf("%s %s %s: %d, want %d", tb.Split, row.Version, c, row.Counts[i], want)
+				}
+				if got := float64(row.Shares[i]); math.Abs(got-float64(want)/float64(row.N)) > 1e-12 {
+					t.Errorf("%s %s %s: share %v, want %d/%d", tb.Split, row.Version, c, got, want, row.N)
+				}
+				cells++
+				if want > 0 && linked < 12 { // follow a dozen links: each lists exactly its episodes
+					linked++
+					p := episodesAt(t, ts, row.URLs[i])
+					if p.Total != want {
+						t.Errorf("%s lists %d episodes, want %d", row.URLs[i], p.Total, want)
+					}
+					for _, e := range p.Episodes {
+						if e.Split != tb.Split || e.Version != row.Version || e.Cause != c {
+							t.Fatalf("%s lists %s/%s/%s", row.URLs[i], e.Split, e.Version, e.Cause)
+						}
+					}
+				}
+			}
+		}
+		n := 0
+		for _, e := range eps {
+			if e.Split == tb.Split {
+				n++
+			}
+		}
+		if total != n {
+			t.Errorf("%s table counts %d episodes, the split has %d", tb.Split, total, n)
+		}
+	}
+	if cells == 0 || linked == 0 {
+		t.Fatalf("%d cells, %d links followed", cells, linked)
+	}
+
+	// killed_by: the dungeon declares it; the top text's count and link.
+	if len(fa.KilledBy) == 0 {
+		t.Fatal("no killed_by texts, though the dungeon declares killed_by and episodes died")
+	}
+	kb := fa.KilledBy[0]
+	p := episodesAt(t, ts, kb.URL)
+	if p.Total != kb.Count || kb.Count == 0 {
+		t.Fatalf("%q on %s: count %d, its link lists %d", kb.Text, kb.Split, kb.Count, p.Total)
+	}
+	for _, e := range p.Episodes {
+		if e.Metrics[KilledByMetric] != kb.Text || e.Split != kb.Split {
+			t.Fatalf("%s lists an episode killed by %v on %s", kb.URL, e.Metrics[KilledByMetric], e.Split)
+		}
+	}
+	for i := 1; i < len(fa.KilledBy); i++ {
+		if a, b := fa.KilledBy[i-1], fa.KilledBy[i]; a.Split == b.Split && a.Count < b.Count {
+			t.Errorf("killed_by not most frequent first: %+v before %+v", a, b)
+		}
+	}
+
+	// The mix around each accepted mutation: the incumbents' train mixes
+	// are generations.parquet's cause counts.
+	accepted := 0
+	for gi, g := range gens {
+		if g.Accepted != "" {
+			accepted++
+		}
+		for _, s := range fa.Shifts {
+			if s.Generation != int(g.Generation)+1 {
+				continue
+			}
+			if s.Parent != g.Incumbent || s.Accepted != g.Accepted || s.TrainBefore == nil || s.ValBefore == nil || s.ValAfter == nil {
+				t.Fatalf("generation %d: shift %+v, want %s → %s with train and val mixes", s.Generation, s, g.Incumbent, g.Accepted)
+			}
+			for ci := range causes {
+				if s.TrainBefore.Counts[ci] != int(g.CauseCounts[ci]) {
+					t.Errorf("generation %d train before, %s: %d, generations.parquet says %d", s.Generation, causes[ci].Name, s.TrainBefore.Counts[ci], g.CauseCounts[ci])
+				}
+				if gi+1 < len(gens) && s.TrainAfter.Counts[ci] != int(gens[gi+1].CauseCounts[ci]) {
+					t.Errorf("generation %d train after, %s: %d, generations.parquet says %d", s.Generation, causes[ci].Name, s.TrainAfter.Counts[ci], gens[gi+1].CauseCounts[ci])
+				}
+			}
+			if s.TrainBefore.Failures != int(g.Failures) {
+				t.Errorf("generation %d: %d train failures, generations.parquet says %d", s.Generation, s.TrainBefore.Failures, g.Failures)
+			}
+			if want := count("val", g.Accepted, int(g.Generation), ""); s.ValAfter.N != want || want == 0 {
+				t.Errorf("generation %d: val after n %d, want %d", s.Generation, s.ValAfter.N, want)
+			}
+		}
+	}
+	if len(fa.Shifts) != accepted || accepted == 0 {
+		t.Fatalf("%d shifts for %d accepted mutations", len(fa.Shifts), accepted)
+	}
+
+	// An eval: one table (its split), no mutation, snake_case keys.
+	var ev RunJSON
+	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.evalDir), &ev)
+	if ev.Failures == nil || len(ev.Failures.Tables) != 1 || ev.Failures.Tables[0].Split != "test" || len(ev.Failures.Tables[0].Rows) != 2 || len(ev.Failures.Shifts) != 0 {
+		t.Fatalf("eval failures %+v: want one test table of 2 versions and no shifts", ev.Failures)
+	}
+	resp, err := ts.Client().Get(ts.URL + "/api/runs/" + id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	for _, key := range []string{`"failures":{"causes":`, `"killed_by":[{"split":`, `"train_before":{"version":`, `"parameters":{"names":`, `"val_mean":`, `"changed":[`} {
+		if !strings.Contains(string(raw), key) {
+			t.Errorf("the run's JSON lacks %s", key)
+		}
+	}
+
+	// The episodes filters the links use refuse bad values by name.
+	for q, want := range map[string]string{"generation=-1": "generation", "generation=x": "generation", "metric=nope&metric_value=a": "metric"} {
+		resp, err := ts.Client().Get(ts.URL + "/api/runs/" + id + "/episodes?" + q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 400 || !strings.Contains(string(body), want) {
+			t.Errorf("?%s: %d %s, want 400 naming %s", q, resp.StatusCode, body, want)
+		}
+	}
+}
+
+// TestParameters: the parameter table holds every version of the store,
+// its values as its prompt file gives them, the changes from its parent
+// and its val mean from candidates.parquet.
+func TestParameters(t *testing.T) {
+	ts, f := newTestServer(t, "")
+	var run RunJSON
+	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.run1.Dir), &run)
+	pt := run.Parameters
+	if pt == nil || len(pt.Names) == 0 {
+		t.Fatal("no parameter table")
+	}
+	if len(pt.Rows) != len(run.Lineage.Versions) {
+		t.Fatalf("%d rows for %d versions", len(pt.Rows), len(run.Lineage.Versions))
+	}
+	mean := map[string]float64{}
+	for _, c := range run.Candidates {
+		mean[c.Version] = c.Mean
+	}
+	byVer := map[string]ParamRowJSON{}
+	for _, r := range pt.Rows {
+		byVer[r.Version] = r
+	}
+	changedRows := 0
+	for i, vi := range run.Lineage.Versions {
+		row := pt.Rows[i]
+		p, err := loadVersion(f.run1.Dir, vi)
+		if err != nil || row.Error != "" {
+			t.Fatalf("%s: %v %s", vi.Version, err, row.Error)
+		}
+		for k, name := range pt.Names {
+			v, ok := p.PolicyParameters.Get(name)
+			if !ok || row.Values[k] != v.String() {
+				t.Errorf("%s %s: %q, the prompt says %v", row.Version, name, row.Values[k], v)
+			}
+			if pt.Numeric[k] && float64(row.Nums[k]) != v.Num {
+				t.Errorf("%s %s: %v, the prompt says %v", row.Version, name, row.Nums[k], v.Num)
+			}
+			if par, ok := byVer[row.Parent]; ok {
+				if want := par.Values[k] != row.Values[k]; row.Changed[k] != want {
+					t.Errorf("%s %s: changed %v, parent %q, own %q", row.Version, name, row.Changed[k], par.Values[k], row.Values[k])
+				}
+			}
+		}
+		if slices.Contains(row.Changed, true) {
+			changedRows++
+		}
+		if m, ok := mean[row.Version]; ok && float64(row.ValMean) != m {
+			t.Errorf("%s: val mean %v, candidates.parquet says %v", row.Version, row.ValMean, m)
+		}
+	}
+	if changedRows == 0 {
+		t.Error("no version changed a parameter from its parent")
+	}
+	if base := byVer[f.base]; math.Abs(float64(base.ValMean)-run.Generations[0].ValMean) > 0 {
+		t.Errorf("base %s: val mean %v, generation 1's incumbent val mean %v", f.base, base.ValMean, run.Generations[0].ValMean)
 	}
 }

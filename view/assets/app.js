@@ -196,8 +196,10 @@ function drawRun(id, d) {
       (d.summaries || []).map((r) => h('tr', {}, h('td', {}, r.Variant || '–'), h('td', {}, r.Version), h('td', {class: 'num'}, r.N),
         h('td', {}, fmt(r.Mean) + ' [' + fmt(r.CILow) + ', ' + fmt(r.CIHigh) + ']'), h('td', {class: 'num'}, fmt(r.Median)), h('td', {class: 'num'}, fmt(r.IQM))))));
   }
+  if (d.failures) parts.push(failuresSection(d.failures));
+  if (d.parameters) parts.push(parametersSection(id, d.parameters));
   if (d.plots && d.plots.length) {
-    parts.push(h('h2', {}, 'Plots'), h('div', {class: 'plots'}, d.plots.map((p) => h('img', {src: '/files/' + enc(id) + '/' + p, alt: p, title: p}))));
+    parts.push(h('h2', {}, 'Plots'), h('div', {class: 'plots'}, d.plots.map((p) => h('a', {href: '/files/' + enc(id) + '/' + p}, h('img', {src: '/files/' + enc(id) + '/' + p, alt: p, title: p + ' (click for full size)'})))));
   }
   const files = d.all_files || [];
   if (files.length) {
@@ -207,6 +209,125 @@ function drawRun(id, d) {
   }
   parts.push(h('h2', {}, 'Settings'), h('pre', {id: 'config'}, d.config || ''));
   setMain(...parts);
+}
+
+// failSplit is the split the failure tables show, kept across the
+// running page's redraws.
+let failSplit = null;
+
+// pct formats a share in [0, 1] as a percentage.
+const pct = (x) => (x === null || x === undefined) ? '–' : (100 * x).toFixed(x > 0 && x < 0.1 ? 1 : 0) + '%';
+const causeLabel = (c) => c === 'none' ? 'no failure' : c;
+
+// failuresSection draws the failure analysis: the cause × version table
+// of one split (counts and shares, each linked to its episodes), the
+// top killed_by texts of that split, and the mix before and after each
+// accepted mutation.
+function failuresSection(fa) {
+  const tables = fa.tables || [];
+  const box = h('div', {id: 'failures'});
+  if (!tables.some((t) => t.split === failSplit) && tables.length) failSplit = (tables.find((t) => t.split === 'train') || tables[0]).split;
+  const cell = (row, i) => {
+    const n = row.counts[i], sh = row.shares[i];
+    const td = h('td', {class: 'num cell'}, n ? h('a', {href: row.urls[i]}, String(n)) : '0', h('span', {class: 'muted'}, ' ' + pct(sh)));
+    if (fa.causes[i] !== 'none' && sh) td.style.background = 'rgba(207, 34, 46, ' + (0.08 + 0.5 * sh).toFixed(2) + ')';
+    return td;
+  };
+  const draw = () => {
+    const t = tables.find((x) => x.split === failSplit);
+    const kids = [h('div', {class: 'controls', id: 'failure-splits'}, 'split:', tables.map((x) => h('button', {class: x.split === failSplit ? 'on' : '', 'data-split': x.split,
+      onclick: () => { failSplit = x.split; draw(); }}, x.split)))];
+    if (t) {
+      kids.push(h('div', {class: 'scroll'}, h('table', {id: 'cause-table'},
+        h('tr', {}, h('th', {}, 'version'), h('th', {class: 'num'}, 'episodes'), h('th', {class: 'num'}, 'failed'), fa.causes.map((c) => h('th', {class: 'num'}, causeLabel(c)))),
+        t.rows.map((r) => h('tr', {}, h('td', {}, r.version + (r.variant ? ' (' + r.variant + ')' : '')), h('td', {class: 'num'}, r.n),
+          h('td', {class: 'num'}, r.failures, h('span', {class: 'muted'}, ' ' + pct(r.n ? r.failures / r.n : null))), r.counts.map((_, i) => cell(r, i)))))));
+    }
+    if (fa.killed_by) {
+      const kb = fa.killed_by.filter((k) => k.split === failSplit);
+      kids.push(h('h3', {}, 'Top killed_by on ' + failSplit), kb.length ? h('table', {id: 'killed-by'},
+        h('tr', {}, h('th', {}, 'killed by'), h('th', {class: 'num'}, 'episodes'), h('th', {class: 'num'}, 'share of deaths')),
+        kb.map((k) => h('tr', {}, h('td', {}, h('a', {href: k.url}, k.text)), h('td', {class: 'num'}, k.count), h('td', {class: 'num'}, pct(k.share)))))
+        : h('p', {class: 'muted'}, 'No episode on ' + failSplit + ' has a killed_by text.'));
+    }
+    box.replaceChildren(...kids);
+  };
+  draw();
+  const out = [h('h2', {}, 'Failures'), h('p', {class: 'muted'}, 'Episodes per failure cause and version (all generations); shares are of the version\'s episodes on the split. Each count opens its episodes.'), box];
+  if ((fa.shifts || []).length) out.push(h('h3', {}, 'The mix before and after each accepted mutation'), shiftsTable(fa));
+  return out;
+}
+
+// shiftsTable draws, per accepted mutation, the incumbent's train mix
+// in its generation against the new incumbent's in the next, and the
+// val mixes of the incumbent and the accepted candidate; a failure
+// share that fell is green, one that rose red.
+function shiftsTable(fa) {
+  const mixCell = (a, b, i) => {
+    if (!a || !b) return h('td', {class: 'muted'}, '–');
+    const d = b.shares[i] - a.shares[i], worse = fa.causes[i] === 'none' ? d < 0 : d > 0;
+    const link = (r) => r.counts[i] ? h('a', {href: r.urls[i]}, pct(r.shares[i])) : pct(r.shares[i]);
+    return h('td', {class: 'num ' + (Math.abs(d) < 1e-9 ? '' : worse ? 'worse' : 'better'), title: a.counts[i] + ' of ' + a.n + ' → ' + b.counts[i] + ' of ' + b.n}, link(a), ' → ', link(b));
+  };
+  const rows = [];
+  for (const s of fa.shifts) {
+    const change = [h('b', {}, s.parent + ' → ' + s.accepted), h('div', {class: 'muted small'}, s.mutation)];
+    rows.push(h('tr', {}, h('td', {rowspan: 2}, s.generation), h('td', {rowspan: 2, class: 'mutation'}, change),
+      h('td', {}, 'train: ' + s.parent + ' in gen ' + s.generation + ' → ' + s.accepted + ' in gen ' + (s.generation + 1)), fa.causes.map((_, i) => mixCell(s.train_before, s.train_after, i))));
+    rows.push(h('tr', {}, h('td', {}, 'val, gen ' + s.generation + ': ' + s.parent + ' → ' + s.accepted), fa.causes.map((_, i) => mixCell(s.val_before, s.val_after, i))));
+  }
+  return h('div', {class: 'scroll'}, h('table', {id: 'shifts'}, h('tr', {}, h('th', {}, 'gen'), h('th', {}, 'accepted mutation'), h('th', {}, 'mix'),
+    fa.causes.map((c) => h('th', {class: 'num'}, causeLabel(c)))), rows));
+}
+
+// parametersSection draws every version's policy parameters (a value
+// changed from the parent highlighted, with the parent's in its
+// tooltip) and a slice plot: for each numeric parameter, the versions'
+// val means against its value.
+function parametersSection(id, pt) {
+  const byVer = {};
+  for (const r of pt.rows) byVer[r.slug + '@' + r.version] = r;
+  const table = h('div', {class: 'scroll'}, h('table', {id: 'params'},
+    h('tr', {}, h('th', {}, 'version'), h('th', {}, 'parent'), h('th', {class: 'num'}, 'val mean'), pt.names.map((n) => h('th', {class: 'num'}, n))),
+    pt.rows.map((r) => {
+      const par = byVer[r.slug + '@' + r.parent];
+      return h('tr', {}, h('td', {}, h('a', {href: runURL(id) + '/versions/' + enc(r.version)}, r.version)), h('td', {}, r.parent || '–'), h('td', {class: 'num'}, fmt(r.val_mean)),
+        r.error ? h('td', {class: 'error', colspan: pt.names.length}, r.error)
+          : r.values.map((v, k) => h('td', {class: 'num' + (r.changed[k] ? ' changed' : ''), title: r.changed[k] && par ? 'was ' + (par.values[k] || '(absent)') + ' in ' + r.parent : null}, v || '–')));
+    })));
+  const plots = h('div', {class: 'grid', id: 'slice-plot'});
+  const constant = [];
+  pt.names.forEach((name, k) => {
+    if (!pt.numeric[k]) return;
+    const pts = pt.rows.filter((r) => r.nums[k] !== null && r.val_mean !== null).map((r) => [r.nums[k], r.val_mean, r.version]);
+    if (new Set(pts.map((p) => p[0])).size < 2) constant.push(name);
+    else plots.append(slicePlot(name, pts));
+  });
+  return [h('h2', {}, 'Parameters'), h('p', {class: 'muted'}, 'Every version\'s policy parameters; a highlighted value changed from the parent (its tooltip gives the parent\'s).'), table,
+    h('h3', {}, 'Parameter against val mean'),
+    h('p', {class: 'muted'}, 'One plot per numeric parameter that varies (Optuna\'s slice plot): each point a version with a val mean (hover for its name), x its value, y its val mean.' +
+      (constant.length ? ' The same in every version: ' + constant.join(', ') + '.' : '')),
+    plots.childElementCount ? plots : h('p', {class: 'muted', id: 'slice-plot'}, 'No numeric parameter varies across the versions with a val mean.')];
+}
+
+// slicePlot draws one parameter's points [value, val mean, version] as
+// an inline SVG scatter with its range on each axis.
+function slicePlot(name, pts) {
+  const W = 220, H = 160, L = 44, R = 8, T = 18, B = 28;
+  const svg = s('svg', {width: W, height: H, class: 'slice', 'data-param': name});
+  svg.append(s('text', {x: L, y: 12, 'font-weight': 600}, name));
+  if (!pts.length) { svg.append(s('text', {x: L, y: H / 2}, 'no version with a val mean')); return svg; }
+  const ext = (i) => { let lo = Math.min(...pts.map((p) => p[i])), hi = Math.max(...pts.map((p) => p[i])); if (lo === hi) { lo -= 1e-9 + Math.abs(lo) * 0.05; hi += 1e-9 + Math.abs(hi) * 0.05; } return [lo, hi]; };
+  const [x0, x1] = ext(0), [y0, y1] = ext(1);
+  const X = (v) => L + (v - x0) / (x1 - x0) * (W - L - R), Y = (v) => H - B - (v - y0) / (y1 - y0) * (H - T - B);
+  svg.append(s('rect', {x: L, y: T, width: W - L - R, height: H - T - B, fill: '#fff', stroke: '#d0d7de'}));
+  const num = (v) => Number(v.toPrecision(3)).toString();
+  svg.append(s('text', {x: L + 2, y: H - B + 12, 'text-anchor': 'start'}, num(x0)), s('text', {x: W - R, y: H - B + 12, 'text-anchor': 'end'}, num(x1)),
+    s('text', {x: L - 3, y: H - B - 2, 'text-anchor': 'end'}, num(y0)), s('text', {x: L - 3, y: T + 9, 'text-anchor': 'end'}, num(y1)),
+    s('text', {x: (L + W - R) / 2, y: H - 4, 'text-anchor': 'middle', fill: '#6e7781'}, 'value'),
+    s('text', {x: 10, y: (T + H - B) / 2, transform: 'rotate(-90 10 ' + (T + H - B) / 2 + ')', 'text-anchor': 'middle', fill: '#6e7781'}, 'val mean'));
+  for (const [x, y, v] of pts) svg.append(s('circle', {cx: X(x).toFixed(1), cy: Y(y).toFixed(1), r: 4, fill: '#0969da', 'fill-opacity': 0.7}, s('title', {}, v + ': ' + name + ' ' + x + ', val mean ' + fmt(y))));
+  return svg;
 }
 
 // evalVerdict draws an eval's verdict as the eval reached it: the
@@ -366,7 +487,13 @@ async function pageEpisodes(id) {
     h('button', {disabled: page === 0, onclick: () => go({page: page - 1})}, '← previous'),
     h('span', {}, 'page ' + (page + 1) + ' of ' + pages + ' · ' + d.total + ' episodes'),
     h('button', {disabled: page + 1 >= pages, onclick: () => go({page: page + 1}), id: 'next-page'}, 'next →'));
-  setMain(h('h1', {}, 'Episodes of ' + id), form, pager, h('table', {id: 'episodes'}, head, rows));
+  // Filters the form has no field for (set by the run page's links).
+  const extra = [];
+  if (q.get('generation')) extra.push(['generation ' + (Number(q.get('generation')) + 1) + ' (' + q.get('generation') + ' in episodes.parquet)', {generation: ''}]);
+  if (q.get('metric')) extra.push([q.get('metric') + ' = ' + JSON.stringify(q.get('metric_value') || ''), {metric: '', metric_value: ''}]);
+  const chips = extra.length ? h('p', {id: 'extra-filters'}, 'Also filtered by: ', extra.map(([t, ch], i) => [i ? ', ' : '', t, ' ',
+    h('a', {href: '#', onclick: (ev) => { ev.preventDefault(); go({...ch, page: ''}); }}, '(clear)')])) : null;
+  setMain(h('h1', {}, 'Episodes of ' + id), form, chips, pager, h('div', {class: 'scroll'}, h('table', {id: 'episodes'}, head, rows)));
 }
 
 // ---------- /runs/{id}/episodes/{split}/{version}/{seed} ----------

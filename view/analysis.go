@@ -1,0 +1,411 @@
+package view
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"os"
+	"path"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+
+	"evolve/envs"
+	"evolve/params"
+	"evolve/prompt"
+	"evolve/results"
+	"evolve/store"
+)
+
+// KilledByMetric is the string metric whose texts the run page ranks:
+// the game's death text (NetHack's xlogfile death, the dungeon's
+// monster that dealt the final blow). An environment without it shows
+// no ranking.
+const KilledByMetric = "killed_by"
+
+var nan = math.NaN()
+
+// topKilledBy is how many killed_by texts the run page lists per split.
+const topKilledBy = 10
+
+// FailuresJSON is a run's or eval's failure analysis, computed from
+// episodes.parquet: cause × version tables per split, the top killed_by
+// texts and the mix before and after each accepted mutation. Every
+// count links to the episodes it counts.
+type FailuresJSON struct {
+	// Causes are the table's columns: the environment's declared causes
+	// in declaration order, then any other cause present ("error"), then
+	// "none" (no failure) last.
+	Causes []string `json:"causes"`
+	// Tables are the cause × version tables, one per split played
+	// (train, val, test order).
+	Tables []CauseTableJSON `json:"tables"`
+	// KilledBy are the most frequent non-empty killed_by texts per split
+	// (at most 10 a split, most frequent first, ties by text); nil when
+	// the environment declares no killed_by string metric.
+	KilledBy []KilledByJSON `json:"killed_by,omitempty"`
+	// Shifts are the mixes before and after each accepted mutation of a
+	// run, in generation order; empty for an eval.
+	Shifts []MixShiftJSON `json:"shifts"`
+}
+
+// CauseTableJSON is the cause × version table of one split.
+type CauseTableJSON struct {
+	Split string       `json:"split"`
+	Rows  []MixRowJSON `json:"rows"`
+}
+
+// MixRowJSON is one version's (or variant's) cause mix on one split.
+// Counts, Shares and URLs are indexed like FailuresJSON.Causes.
+type MixRowJSON struct {
+	Version string `json:"version"`
+	Variant string `json:"variant,omitempty"`
+	// Generation, when >= 0, restricts the mix to the episodes of that
+	// generation (generations.parquet's numbering, from 0); -1 for all.
+	Generation int `json:"generation"`
+	// N is the number of episodes counted, Failures those whose cause
+	// is not "none".
+	N        int   `json:"n"`
+	Failures int   `json:"failures"`
+	Counts   []int `json:"counts"`
+	// Shares are Counts[i]/N, in [0, 1]; null when N is 0.
+	Shares []num `json:"shares"`
+	// URLs open the episodes page filtered to each cell's episodes.
+	URLs []string `json:"urls"`
+}
+
+// KilledByJSON is one killed_by text of one split and how many of the
+// split's episodes ended with it.
+type KilledByJSON struct {
+	Split string `json:"split"`
+	Text  string `json:"text"`
+	Count int    `json:"count"`
+	// Share is Count over the split's episodes with a non-empty
+	// killed_by, in (0, 1].
+	Share num    `json:"share"`
+	URL   string `json:"url"` // the episodes page filtered to these
+}
+
+// MixShiftJSON is the cause mix before and after the mutation accepted
+// in one generation: Train compares the incumbent's train episodes in
+// generation g with the new incumbent's in generation g+1 (nil when the
+// run stopped before g+1 played train); Val compares the old
+// incumbent's val episodes with the accepted candidate's, both of
+// generation g.
+type MixShiftJSON struct {
+	// Generation counts from 1, as the CLI and docs do (generations.parquet's g+1).
+	Generation  int         `json:"generation"`
+	Parent      string      `json:"parent"`
+	Accepted    string      `json:"accepted"`
+	Mutation    string      `json:"mutation"` // operator: description
+	TrainBefore *MixRowJSON `json:"train_before,omitempty"`
+	TrainAfter  *MixRowJSON `json:"train_after,omitempty"`
+	ValBefore   *MixRowJSON `json:"val_before,omitempty"`
+	ValAfter    *MixRowJSON `json:"val_after,omitempty"`
+}
+
+// episodesURL is the episodes page of run id filtered by the non-empty
+// values of kv (name, value pairs).
+func episodesURL(id string, kv ...string) string {
+	q := url.Values{}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] != "" {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	return "/runs/" + url.PathEscape(id) + "/episodes?" + q.Encode()
+}
+
+// failures computes r's failure analysis. The caller holds r.mu and has
+// loaded r. It reads each episode once per table: O(episodes).
+func (r *run) failures(id string) *FailuresJSON {
+	out := &FailuresJSON{Tables: []CauseTableJSON{}, Shifts: []MixShiftJSON{}}
+	seen := map[string]bool{}
+	for _, c := range r.causes {
+		if c.Name != "none" && !seen[c.Name] {
+			out.Causes, seen[c.Name] = append(out.Causes, c.Name), true
+		}
+	}
+	for _, c := range r.facet("cause") {
+		if c != "none" && !seen[c] {
+			out.Causes, seen[c] = append(out.Causes, c), true
+		}
+	}
+	out.Causes = append(out.Causes, "none")
+	col := map[string]int{}
+	for i, c := range out.Causes {
+		col[c] = i
+	}
+	// One pass: counts by (split, variant, version, generation); the
+	// tables sum over generations.
+	type key struct {
+		split, variant, version string
+		gen                     int32
+	}
+	counts := map[key][]int{}
+	type vkey struct{ variant, version string }
+	var order []vkey // versions in order of first appearance
+	inOrder := map[vkey]bool{}
+	kb := -1
+	for i, m := range r.metrics {
+		if m.Name == KilledByMetric && m.Type == envs.String {
+			kb = i
+		}
+	}
+	killed := map[string]map[string]int{} // split -> text -> count
+	killedN := map[string]int{}
+	for i := range r.episodes {
+		e := &r.episodes[i]
+		k := key{e.Split, e.Variant, e.Version, e.Generation}
+		c := counts[k]
+		if c == nil {
+			c = make([]int, len(out.Causes))
+			counts[k] = c
+		}
+		c[col[e.Cause]]++
+		if vk := (vkey{e.Variant, e.Version}); !inOrder[vk] {
+			inOrder[vk] = true
+			order = append(order, vk)
+		}
+		if kb >= 0 {
+			if mv := metricAt(e, kb); !mv.Null && mv.Str != "" {
+				if killed[e.Split] == nil {
+					killed[e.Split] = map[string]int{}
+				}
+				killed[e.Split][mv.Str]++
+				killedN[e.Split]++
+			}
+		}
+	}
+	// mix sums the counts of (split, variant, version) over generation
+	// gen (-1 for all); nil when no episode matches.
+	mix := func(split, variant, version string, gen int) *MixRowJSON {
+		row := &MixRowJSON{Version: version, Variant: variant, Generation: gen, Counts: make([]int, len(out.Causes))}
+		found := false
+		for k, c := range counts {
+			if k.split != split || k.variant != variant || k.version != version || (gen >= 0 && int(k.gen) != gen) {
+				continue
+			}
+			found = true
+			for i, n := range c {
+				row.Counts[i] += n
+			}
+		}
+		if !found {
+			return nil
+		}
+		g := ""
+		if gen >= 0 {
+			g = strconv.Itoa(gen)
+		}
+		for i, n := range row.Counts {
+			row.N += n
+			if out.Causes[i] != "none" {
+				row.Failures += n
+			}
+			row.URLs = append(row.URLs, episodesURL(id, "split", split, "version", version, "variant", variant, "generation", g, "cause", out.Causes[i]))
+		}
+		for _, n := range row.Counts {
+			row.Shares = append(row.Shares, num(float64(n)/float64(row.N)))
+		}
+		return row
+	}
+	for _, sp := range orderedSplits(r.facet("split")) {
+		t := CauseTableJSON{Split: sp, Rows: []MixRowJSON{}}
+		for _, vk := range order {
+			if row := mix(sp, vk.variant, vk.version, -1); row != nil {
+				t.Rows = append(t.Rows, *row)
+			}
+		}
+		out.Tables = append(out.Tables, t)
+	}
+	if kb >= 0 {
+		out.KilledBy = []KilledByJSON{}
+		for _, sp := range orderedSplits(r.facet("split")) {
+			var texts []string
+			for t := range killed[sp] {
+				texts = append(texts, t)
+			}
+			sort.Slice(texts, func(i, j int) bool {
+				a, b := killed[sp][texts[i]], killed[sp][texts[j]]
+				return a > b || a == b && texts[i] < texts[j]
+			})
+			if len(texts) > topKilledBy {
+				texts = texts[:topKilledBy]
+			}
+			for _, t := range texts {
+				n := killed[sp][t]
+				out.KilledBy = append(out.KilledBy, KilledByJSON{Split: sp, Text: t, Count: n, Share: num(float64(n) / float64(killedN[sp])),
+					URL: episodesURL(id, "split", sp, "metric", KilledByMetric, "metric_value", t)})
+			}
+		}
+	}
+	mutation := map[string]string{}
+	for _, c := range r.candidates {
+		mutation[c.Version] = c.Operator + ": " + c.Mutation
+	}
+	for i, g := range r.generations {
+		if g.Accepted == "" {
+			continue
+		}
+		s := MixShiftJSON{Generation: int(g.Generation) + 1, Parent: g.Incumbent, Accepted: g.Accepted, Mutation: mutation[g.Accepted]}
+		s.TrainBefore = mix("train", "", g.Incumbent, int(g.Generation))
+		if i+1 < len(r.generations) {
+			s.TrainAfter = mix("train", "", g.Accepted, int(r.generations[i+1].Generation))
+		}
+		s.ValBefore = mix("val", "", g.Incumbent, int(g.Generation))
+		s.ValAfter = mix("val", "", g.Accepted, int(g.Generation))
+		out.Shifts = append(out.Shifts, s)
+	}
+	return out
+}
+
+// orderedSplits puts train, val and test first, in that order, then any
+// other split sorted.
+func orderedSplits(present []string) []string {
+	rank := map[string]int{"train": 0, "val": 1, "test": 2}
+	out := append([]string(nil), present...)
+	sort.SliceStable(out, func(i, j int) bool {
+		ri, ok := rank[out[i]]
+		if !ok {
+			ri = 3
+		}
+		rj, ok := rank[out[j]]
+		if !ok {
+			rj = 3
+		}
+		return ri < rj
+	})
+	return out
+}
+
+// ParametersJSON is every version's policy parameters in one table.
+type ParametersJSON struct {
+	// Names are the columns: every parameter name, in the order of
+	// first appearance (the base version's document order first).
+	Names []string `json:"names"`
+	// Numeric[i] reports whether Names[i] is a number or integer in
+	// every version that has it (a slice plot is drawn for it).
+	Numeric []bool         `json:"numeric"`
+	Rows    []ParamRowJSON `json:"rows"`
+}
+
+// ParamRowJSON is one version's parameters. Values, Nums and Changed
+// are indexed like ParametersJSON.Names.
+type ParamRowJSON struct {
+	Slug    string `json:"slug,omitempty"`
+	Version string `json:"version"`
+	Parent  string `json:"parent,omitempty"`
+	// Values are as written in a description ("0.3", "melee",
+	// "[a b c]"); "" where the version lacks the parameter.
+	Values []string `json:"values"`
+	// Nums are the numeric values; null where not numeric or absent.
+	Nums []num `json:"nums"`
+	// Changed is true where the value differs from the parent's (a
+	// parameter the parent lacks counts as changed); all false for a
+	// version without a parent in the store.
+	Changed []bool `json:"changed"`
+	// ValMean is the version's val mean: a candidate's from
+	// candidates.parquet, else (the base, an incumbent) its mean as
+	// incumbent in the first generation that played it
+	// (generations.parquet); null when it played no val episode.
+	ValMean num `json:"val_mean"`
+	// Error says why the version's prompt could not be read ("" if it was).
+	Error string `json:"error,omitempty"`
+}
+
+// loadVersion reads one version's prompt from dir's prompt store,
+// refusing a file named outside the store.
+func loadVersion(dir string, vi store.VersionInfo) (*prompt.Prompt, error) {
+	f := path.Clean(vi.File)
+	if f != vi.File || strings.HasPrefix(f, "../") || strings.HasPrefix(f, "/") || f == ".." {
+		return nil, fmt.Errorf("versions.json names the file %q outside the store", vi.File)
+	}
+	name := filepath.Join(dir, "prompts", filepath.FromSlash(f))
+	data, err := os.ReadFile(name)
+	if err != nil {
+		return nil, err
+	}
+	return prompt.Decode(name, data)
+}
+
+// parameters builds the parameter table of the versions of l (a run's
+// prompt store under dir) with their val means from gens and cands; nil
+// when no version has a policy parameter.
+func parameters(dir string, l *Lineage, gens []results.GenerationRow, cands []results.CandidateRow) *ParametersJSON {
+	if l == nil || len(l.Versions) == 0 {
+		return nil
+	}
+	valMean := map[string]float64{}
+	for _, g := range gens {
+		if _, ok := valMean[g.Incumbent]; !ok && g.NVal > 0 {
+			valMean[g.Incumbent] = g.ValMean
+		}
+	}
+	for _, c := range cands {
+		if c.N > 0 {
+			valMean[c.Version] = c.Mean
+		}
+	}
+	out := &ParametersJSON{Names: []string{}, Rows: []ParamRowJSON{}}
+	col := map[string]int{}
+	sets := make([]params.Set, len(l.Versions))
+	byRef := map[string]int{}
+	for i, vi := range l.Versions {
+		byRef[vi.Slug+"@"+vi.Version.String()] = i
+		p, err := loadVersion(dir, vi)
+		row := ParamRowJSON{Slug: vi.Slug, Version: vi.Version.String(), ValMean: num(nan)}
+		if vi.Parent != nil {
+			row.Parent = vi.Parent.String()
+		}
+		if m, ok := valMean[row.Version]; ok {
+			row.ValMean = num(m)
+		}
+		if err != nil {
+			row.Error = err.Error()
+		} else {
+			sets[i] = p.PolicyParameters
+			for _, pp := range p.PolicyParameters {
+				if _, ok := col[pp.Name]; !ok {
+					col[pp.Name] = len(out.Names)
+					out.Names = append(out.Names, pp.Name)
+					out.Numeric = append(out.Numeric, true)
+				}
+			}
+		}
+		out.Rows = append(out.Rows, row)
+	}
+	if len(out.Names) == 0 {
+		return nil
+	}
+	for i := range out.Rows {
+		row := &out.Rows[i]
+		row.Values, row.Nums, row.Changed = make([]string, len(out.Names)), make([]num, len(out.Names)), make([]bool, len(out.Names))
+		var parent params.Set
+		hasParent := false
+		if row.Parent != "" {
+			if j, ok := byRef[row.Slug+"@"+row.Parent]; ok && sets[j] != nil {
+				parent, hasParent = sets[j], true
+			}
+		}
+		for k, name := range out.Names {
+			row.Nums[k] = num(nan)
+			v, ok := sets[i].Get(name)
+			if !ok {
+				continue
+			}
+			row.Values[k] = v.String()
+			if v.Kind == params.Number || v.Kind == params.Integer {
+				row.Nums[k] = num(v.Num)
+			} else {
+				out.Numeric[k] = false
+			}
+			if hasParent {
+				pv, ok := parent.Get(name)
+				row.Changed[k] = !ok || !pv.Equal(v)
+			}
+		}
+	}
+	return out
+}
