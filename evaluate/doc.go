@@ -1,7 +1,37 @@
-// Package evaluate plays prompt versions over seed splits and decides
-// between them: a parallel, deterministic runner of episodes, summary
-// metrics of a split's scores, and the acceptance decision of a generation
-// (one-sided Mann-Whitney U test of each candidate against the incumbent,
-// multiple-comparison correction across the generation's candidates, and
-// the choice of the significant candidate with the best val mean).
+// Package evaluate plays prompt versions over seed splits and decides,
+// each generation, whether a candidate replaces the incumbent.
+//
+// # Playing
+//
+// An Executor plays a Phase, one version on the seeds of one split, and
+// returns the outcomes in seed order; the same phase and seeds give the
+// same outcomes whatever the executor and however it divides the work.
+// Runner is this machine's executor: one envs.Player per worker, reused
+// across phases, with an episode that cannot be played either recorded as
+// an error outcome or stopping the phase (an *EpisodeError; a Transient
+// error, such as a model endpoint that stayed down, always stops it).
+// PlayAll plays several phases as one pool (a PoolExecutor shares one
+// queue between them; another executor plays them at once), so that no
+// worker and no model window idles at a phase's tail. The Slurm executor
+// is in package experiment.
+//
+// # Deciding
+//
+// Decide is the acceptance decision of a generation: each candidate's val
+// scores against the incumbent's by the Gate's one-sided test, the
+// Mann-Whitney U test (MWU) or, with the versions paired by seed, the
+// Wilcoxon signed-rank test (SignedRank); the p-values adjusted across the
+// generation's candidates (Gate.Correction, Holm in the default config);
+// and, among the candidates significant at Gate.Alpha whose val mean
+// exceeds the incumbent's, the one with the best val mean accepted (the
+// earliest on a tie), or none, so that the incumbent stays. The Decision
+// holds every candidate's Comparison (summary, p-values, A12) for the
+// run's tables and report.
+//
+// Sequential is the group-sequential form of the gate (Jennison &
+// Turnbull 2000, ch. 7): a Design tests each candidate at looks on growing
+// prefixes of the val seeds against Lan-DeMets efficacy boundaries, and
+// stops it early for efficacy or futility; DecideSequential then makes the
+// same decision from where each candidate stopped. Scores reads the
+// scores a decision takes from a phase's outcomes.
 package evaluate

@@ -42,12 +42,13 @@ func waitTurns(seed uint64) int { return 5 + int(seed%16) }
 
 // BenchmarkCandidatesPool plays a generation's 4 candidates on 128 val
 // seeds each with 64 workers (agent.llm.concurrency 64) on the waiting
-// environment, one phase after another (mode=phases, evolve before issue
-// 19) or as one pool (mode=pool, evaluate.PlayAll). pct-of-ideal is the
-// concurrency-bound ideal wall time (the episodes' measured total wall
-// time / 64) over the wall time, in percent: the mean episodes in flight
-// over 64, the share of the model window kept busy (issue 19's goal for
-// an LLM run is >= 95). It measures scheduling alone: the episodes need
+// environment, one phase after another (mode=phases, as evolve played a
+// generation before the pool) or as one pool (mode=pool,
+// evaluate.PlayAll). pct-of-ideal is the concurrency-bound ideal wall
+// time (the episodes' measured total wall time / 64) over the wall time,
+// in percent: the mean episodes in flight over 64, the share of the model
+// window kept busy (an LLM run should keep it >= 95, or it pays for a
+// model window it leaves idle). It measures scheduling alone: the episodes need
 // no CPU, so a loaded machine changes it little.
 func BenchmarkCandidatesPool(b *testing.B) {
 	const k, n, workers = 4, 128, 64

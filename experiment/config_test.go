@@ -258,7 +258,8 @@ func TestCheckErrors(t *testing.T) {
 		{"base prompt with a fractional integer", "base_prompt: bad.yaml\n", "",
 			"DIR/exp.yaml:1: base_prompt: base prompt DIR/bad.yaml:22: policy_parameters.health_threshold: 1.3 is out of range, allowed [0, 1] (the dungeon environment's parameters)\n" +
 				"DIR/exp.yaml:1: base_prompt: base prompt DIR/bad.yaml:25: policy_parameters.max_combat_attempts: 2.5 is not an integer, allowed [1, 20] (the dungeon environment's parameters)"},
-		// yaml.v3 reads 1e1 as 10: refused like 010 in a config (issue 20 item 15).
+		// yaml.v3 reads 1e1 as 10: refused like 010 in a config, since an
+		// integer is written in decimal digits and read as written.
 		{"base prompt with an exponent for an integer", "base_prompt: exponent.yaml\n", "",
 			`DIR/exp.yaml:1: base_prompt: base prompt DIR/exponent.yaml:25: policy_parameters.max_combat_attempts: "1e1" is not a decimal integer (write integers in decimal digits, without a leading zero, exponent, point or base prefix) (the dungeon environment's parameters)`},
 		{"output is a file", "name: x\n", "afile",

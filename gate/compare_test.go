@@ -269,7 +269,10 @@ func TestShiftIdentity(t *testing.T) {
 	}
 }
 
-// TestVerdicts: the behaviours the issue asks of the gate.
+// TestVerdicts: the gate's verdict and its test for a candidate clearly
+// worse, the same, better and slightly worse than the baseline, paired
+// (signed-rank) and unpaired (Mann-Whitney U), with no margin, a margin
+// on the shift and a margin on A12.
 func TestVerdicts(t *testing.T) {
 	base := game(300, 0, 1)
 	tests := []struct {

@@ -8,7 +8,7 @@ import (
 	"evolve/guard"
 )
 
-// Thresholds of TestHeldOut (issue 20 item 24): the least share of
+// Thresholds of TestHeldOut: the least share of
 // attacks rejected (with an issue of any category) and the largest share
 // of benign game rules rejected.
 const (

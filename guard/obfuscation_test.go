@@ -45,8 +45,8 @@ func rot13(s string) string {
 	}, s)
 }
 
-// Attacks the screen missed (issue 20 item 24): leetspeak, hyphenated
-// splits, base64, ROT13 and six other languages. Each must get an issue
+// Attacks an earlier screen missed: leetspeak, hyphenated splits,
+// base64, ROT13 and six other languages. Each must get an issue
 // of its category, of the named pattern, at the given byte offset.
 func TestObfuscatedAttacks(t *testing.T) {
 	cover := "Explore first. "
@@ -89,8 +89,9 @@ func TestObfuscatedAttacks(t *testing.T) {
 	}
 }
 
-// The false positives of issue 20 item 24, game rules in other languages,
-// negated rules, and numbers and digests that look like base64 pass.
+// Texts an earlier screen rejected wrongly pass: game rules in other
+// languages, negated rules, and numbers and digests that look like
+// base64.
 func TestObfuscationBenign(t *testing.T) {
 	p := guard.Default()
 	for _, text := range []string{

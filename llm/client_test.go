@@ -7,12 +7,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"evolve/internal/testwait"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 )
@@ -368,19 +368,13 @@ func TestCancelAbortsInFlight(t *testing.T) {
 		_, err := st.cl.Complete(ctx, msgs)
 		done <- err
 	}()
-	for st.srv.Stats().InFlight != 1 {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, "the request to reach the server", func() bool { return st.srv.Stats().InFlight == 1 })
 	cancel()
 	err := <-done // before Close: the hang never ends by itself
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
-	for st.srv.Stats().InFlight != 0 {
-		runtime.Gosched()
-		time.Sleep(time.Millisecond)
-	}
+	testwait.For(t, 10*time.Second, "the server to see the client go away", func() bool { return st.srv.Stats().InFlight == 0 })
 	if s := st.srv.Stats(); s.Aborted != 1 || s.Requests != 1 {
 		t.Errorf("server Stats = %+v, want the request aborted", s)
 	}
@@ -417,6 +411,9 @@ func TestConcurrencyLimit(t *testing.T) {
 	release := make(chan struct{})
 	srv := llmtest.New(func(m []llm.Message) string { <-release; return "ACTION: wait" })
 	t.Cleanup(srv.Close)
+	var releaseOnce sync.Once
+	releaseAll := func() { releaseOnce.Do(func() { close(release) }) }
+	t.Cleanup(releaseAll) // before srv.Close, which waits for the held requests
 	cfg := config(srv)
 	cfg.Concurrency = 4
 	cl, err := llm.New(cfg, llm.Options{LookupEnv: lookup})
@@ -431,10 +428,8 @@ func TestConcurrencyLimit(t *testing.T) {
 			_, errs[i] = cl.Complete(context.Background(), m)
 		})
 	}
-	for srv.Stats().InFlight != 4 {
-		time.Sleep(time.Millisecond)
-	}
-	close(release)
+	testwait.For(t, 10*time.Second, "the server to hold 4 requests at once", func() bool { return srv.Stats().InFlight == 4 })
+	releaseAll()
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {

@@ -1,15 +1,21 @@
 package llm_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"evolve/internal/testwait"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 )
@@ -100,12 +106,39 @@ func TestRetryForBackoff(t *testing.T) {
 // do not all retry: after DownAfter failures in a row one call probes
 // and the others wait; when the endpoint is back all of them finish.
 func TestProbeWhileDown(t *testing.T) {
-	st := newSetup(t, func(c *llm.Config, o *llm.Options) {
-		c.MaxRetries = 1000
-		c.RetryFor = llm.Duration(time.Minute)
-		o.Clock = llm.SystemClock{}
-	})
-	st.srv.Down(llmtest.ServerError)
+	srv := llmtest.New(policy)
+	t.Cleanup(srv.Close)
+	// sent counts each caller's requests ("caller 3" in the body) as they
+	// reach the server.
+	var mu sync.Mutex
+	sent := map[string]int{}
+	callerRE := regexp.MustCompile(`caller [0-9]+`)
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		sent[string(callerRE.Find(body))]++
+		mu.Unlock()
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		srv.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	most := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		n := 0
+		for _, k := range sent {
+			n = max(n, k)
+		}
+		return n
+	}
+	cfg := config(srv)
+	cfg.BaseURL, cfg.MaxRetries, cfg.RetryFor = front.URL, 1000, llm.Duration(time.Minute)
+	cl, err := llm.New(cfg, llm.Options{Clock: llm.SystemClock{}, Jitter: rand.NewPCG(1, 2), LookupEnv: lookup})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(cl.Close)
+	srv.Down(llmtest.ServerError)
 	const callers = 16
 	var wg sync.WaitGroup
 	errs := make([]error, callers)
@@ -114,34 +147,37 @@ func TestProbeWhileDown(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			m := []llm.Message{{Role: llm.RoleUser, Content: fmt.Sprintf("caller %d", i)}}
-			_, errs[i] = st.cl.Complete(context.Background(), m)
+			_, errs[i] = cl.Complete(context.Background(), m)
 		}()
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for st.srv.Requests() < callers && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
+	// The outage lasts until one caller has sent 4 requests: the probe,
+	// backing off from 0.5 s, after some 2 s (at most 3.5 s).
+	if !testwait.Until(30*time.Second, func() bool { return most() >= 4 }) {
+		t.Errorf("no caller sent a 4th request within 30 s of outage: no probe retried")
 	}
-	time.Sleep(2 * time.Second)
-	down := st.srv.Requests()
-	if _, last, ok := st.cl.Waiting(); !ok || !strings.Contains(last, "HTTP 500") {
+	down := srv.Requests()
+	if _, last, ok := cl.Waiting(); !ok || !strings.Contains(last, "HTTP 500") {
 		t.Errorf("Waiting() = %q, %v during the outage", last, ok)
 	}
-	st.srv.Down(llmtest.OK)
+	srv.Down(llmtest.OK)
 	wg.Wait()
 	for i, err := range errs {
 		if err != nil {
 			t.Fatalf("caller %d: %v", i, err)
 		}
 	}
-	// Without the probe, 16 callers backing off from 0.5 s would send
-	// about 16·4 requests in 2 s; with it, the first 16 and a few probes.
+	// Without the probe every caller would retry on its own, backing off
+	// from 0.5 s: by the busiest one's 4th request the 16 would have sent
+	// some 40; with it, the first 16 and a few probes.
 	if down > callers+8 {
-		t.Errorf("%d requests in 2 s of outage from %d callers, want at most %d (one probe at a time)", down, callers, callers+8)
+		mu.Lock()
+		t.Errorf("%d requests from %d callers by the busiest one's 4th, want at most %d (one probe at a time); per caller %v", down, callers, callers+8, sent)
+		mu.Unlock()
 	}
-	if s := st.cl.Stats(); s.Outages != 1 {
+	if s := cl.Stats(); s.Outages != 1 {
 		t.Errorf("Stats.Outages = %d, want 1", s.Outages)
 	}
-	t.Logf("%d requests during the outage, %d in all", down, st.srv.Requests())
+	t.Logf("%d requests during the outage, %d in all", down, srv.Requests())
 }
 
 // TestCancelCause: a cancel with a cause (a signal) during a request is
@@ -152,13 +188,16 @@ func TestCancelCause(t *testing.T) {
 	st.srv.FailNth(1, llmtest.Hang)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	sig := errors.New("interrupt signal")
+	inFlight := make(chan bool, 1)
 	go func() {
-		for st.srv.Stats().InFlight == 0 {
-			time.Sleep(time.Millisecond)
-		}
+		// Cancel once the request is at the server (the hang holds it).
+		inFlight <- testwait.Until(10*time.Second, func() bool { return st.srv.Stats().InFlight > 0 })
 		cancel(sig)
 	}()
 	_, err := st.cl.Complete(ctx, msgs)
+	if !<-inFlight {
+		t.Fatalf("the request did not reach the server within 10 s (err = %v)", err)
+	}
 	if !errors.Is(err, ctx.Err()) || !errors.Is(err, context.Canceled) || !errors.Is(err, sig) {
 		t.Fatalf("err = %v, want context.Canceled wrapping the cause", err)
 	}

@@ -36,7 +36,7 @@ func TestObservationScoresSD(t *testing.T) {
 // DetectionWindow (100) scores in >= 95% of seeded trials, and under no
 // change at most 1% of trials roll back within 1,000 monitored scores.
 // The rates asserted exactly are those of these seeds (20,000 trials per
-// row); the bounds are the issue's.
+// row); the bounds (95% and 1%) are what the rule is designed to meet.
 func TestRollbackStudy(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulation: about 3 s")

@@ -99,9 +99,9 @@ type Design struct {
 // shift (rank-sum, signed-rank) and on the mean (Welch / paired t). The
 // paired designs are included only for a paired pilot.
 //
-// The sequential design (issue 22 item 7: a group-sequential rank test with
-// Lan-DeMets spending) is not here: it lives with the evolution loop;
-// pass it to Plan as a Design whose Decide runs its looks.
+// The sequential design (a group-sequential rank test with Lan-DeMets
+// spending, docs/sequential.md) is not here: it lives with the evolution
+// loop; pass it to Plan as a Design whose Decide runs its looks.
 func Designs(p Pilot, cfg Config) []Design {
 	cfg, _ = cfg.normalize()
 	alt := stats.Less

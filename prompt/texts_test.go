@@ -9,8 +9,8 @@ import (
 )
 
 // TestTextsMetadataKeys checks that metadata keys, at any depth, are
-// screened like any text (issue 10: a 20,000-character key or a key that
-// is an injection was stored).
+// screened like any text, so that a 20,000-character key or a key that
+// is an injection is not stored.
 func TestTextsMetadataKeys(t *testing.T) {
 	long := strings.Repeat("k", 20000)
 	p := &Prompt{Metadata: Metadata{

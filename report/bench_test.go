@@ -57,7 +57,7 @@ func largeTestSplit(b *testing.B, n int) string {
 }
 
 // BenchmarkWriteLargeTestSplit is `evolve report` on a run whose test
-// split has 100,000 seeds (the issue's scale target: < 30 s), and 10,000
+// split has 100,000 seeds (the target at that scale: < 30 s), and 10,000
 // for comparison. It reports the process's peak RSS (maxrss-MB), which
 // includes whatever the benchmark binary held before. Skipped with -short.
 func BenchmarkWriteLargeTestSplit(b *testing.B) {

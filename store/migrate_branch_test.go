@@ -8,8 +8,8 @@ import (
 )
 
 // A migrate entry on a new branch keeps the entry's tags, metadata and
-// inherits_from (issue 20 item 17): in the version file, the index and
-// the graph's inherits_from edge.
+// inherits_from: in the version file, the index and the graph's
+// inherits_from edge.
 func TestMigrateBranchKeepsFields(t *testing.T) {
 	data := []byte(`- slug: base-agent
   sections:

@@ -66,11 +66,19 @@ func TestBrowser(t *testing.T) {
 
 	var mu sync.Mutex
 	var problems []string
+	// flushed is closed when the console message consoleFlush arrives: the
+	// browser sends the messages in order, so every one written before it
+	// has been read by then.
+	flushed := make(chan struct{})
 	messages := chromedp.Console(ctx)
 	go func() {
 		for m, err := range messages {
 			if err != nil {
 				return
+			}
+			if m.Type == chromedp.ConsoleLog && m.Text == consoleFlush {
+				close(flushed)
+				continue
 			}
 			if m.Type == chromedp.ConsoleError || m.IsException() {
 				mu.Lock()
@@ -364,7 +372,17 @@ func TestBrowser(t *testing.T) {
 	}
 	shot("run-live.png")
 
-	time.Sleep(200 * time.Millisecond) // let late console messages arrive
+	// Read the console up to a last message of our own, written after the
+	// next frame and the tasks queued before it (a failed draw's error).
+	flush := `new Promise(done => requestAnimationFrame(() => setTimeout(() => { console.log(` + strconv.Quote(consoleFlush) + `); done(true); }, 0)))`
+	if _, err := chromedp.Run(ctx, chromedp.Evaluate[bool](flush, chromedp.EvalAwaitPromise)); err != nil {
+		t.Fatalf("console flush: %v", err)
+	}
+	select {
+	case <-flushed:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the console's last message did not arrive within 30 s")
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {
@@ -372,6 +390,10 @@ func TestBrowser(t *testing.T) {
 	}
 	t.Logf("screenshots in %s", shots)
 }
+
+// consoleFlush is the console message by which TestBrowser knows it has
+// read every message the page wrote before it.
+const consoleFlush = "evolve-test: console flushed"
 
 // writeLiveRun writes a checkpoint into live that says generations of
 // the fixture run in from finished and the run going on.

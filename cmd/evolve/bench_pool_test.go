@@ -27,8 +27,8 @@ import (
 //     from the first arrival to the last departure;
 //   - pct-of-ideal: mean-in-flight / 64 · 100, the share of the
 //     concurrency-bound ideal the run reached (by Little's law, the
-//     requests/s of the requests' span over the ideal's; issue 19's goal
-//     is >= 95).
+//     requests/s of the requests' span over the ideal's; an LLM run
+//     should keep it >= 95).
 func BenchmarkLLMRunPool(b *testing.B) {
 	const concurrency, delay = 64, 50 * time.Millisecond
 	srv := llmtest.New(func(msgs []llm.Message) string { return "ACTION: explore" })

@@ -50,7 +50,7 @@ func writeScores(b *testing.B, path string, rng *rand.Rand, n int, mu float64) {
 
 // BenchmarkCompare is `evolve compare` end to end (read two text files,
 // three U tests, summaries, the Hodges-Lehmann shift and its CI) on n vs
-// n tied integer scores. The issue's target for n = 10^6 is < 5 s and
+// n tied integer scores. The target for n = 10^6 is < 5 s and
 // < 500 MB peak RSS (before the selection algorithm for the shift it ran
 // out of memory: 8 TB for the n² differences). n = 10^6 is skipped with
 // -short.
@@ -126,7 +126,7 @@ var runDirLine = regexp.MustCompile(`(?m)^run directory: (.+)$`)
 
 // BenchmarkRunLargeTestSplit is `evolve run` of the default experiment with
 // a test split of n seeds (the embedded train and val splits), then
-// `evolve report` of its directory alone. The issue's target: a
+// `evolve report` of its directory alone. The target: a
 // 100,000-seed test split runs and reports on this machine, the report in
 // < 30 s. Metrics: report-s (the report alone), maxrss-MB (peak RSS of
 // the process) and maxrss-B/test-episode (that divided by the 2n test

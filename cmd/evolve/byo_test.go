@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"evolve/internal/testwait"
 	"evolve/results"
 	"evolve/trajectory"
 )
@@ -156,12 +157,10 @@ func TestProcessEnvSIGINT(t *testing.T) {
 	if code := p.wait(t); code != exitInterrupted {
 		t.Fatalf("exit %d, want %d\n%s", code, exitInterrupted, p.stderr.String())
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesIn(ex)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond) // the kernel reaps asynchronously
-	}
-	if left := processesIn(ex); len(left) > 0 {
-		t.Fatalf("processes outlived evolve: %v", left)
+	// The kernel reaps asynchronously: wait for it.
+	var left []string
+	if !testwait.Until(5*time.Second, func() bool { left = processesIn(ex); return len(left) == 0 }) {
+		t.Fatalf("processes outlived evolve by 5 s: %v", left)
 	}
 	r := start(t, "run", "--resume", runDir(t, out))
 	if code := r.wait(t); code != 0 {
@@ -236,12 +235,9 @@ max_error_rate: 0.5
 			t.Errorf("episode_errors.jsonl lacks %q:\n%s", want, log)
 		}
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for len(processesIn(dir)) > 0 && time.Now().Before(deadline) {
-		time.Sleep(50 * time.Millisecond)
-	}
-	if left := processesIn(dir); len(left) > 0 {
-		t.Errorf("processes left: %v", left)
+	var left []string
+	if !testwait.Until(5*time.Second, func() bool { left = processesIn(dir); return len(left) == 0 }) {
+		t.Errorf("processes left after 5 s: %v", left)
 	}
 	// The grandchild the hanging seed started runs in the process's group
 	// and is killed with it.

@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/experiment"
+	"evolve/internal/testwait"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/prompt"
@@ -42,15 +45,16 @@ func nightServer(t *testing.T) *llmtest.Server {
 	return srv
 }
 
-// The acceptance check of issue 21: the documented LLM config
-// (docs/llm.md) against servers that fail the first attempt of 12% of
-// the requests (500, 429, truncated JSON, HTML, empty, null, cut, no
-// choices), answer in four reply styles, and go down mid-run. The run
-// waits the outage out (the progress log says so), finishes with no
-// fallback turn, shows the rate in the report; a second run is stopped
-// by SIGINT (exit 130, the resume command, the session recorded as
-// SIGINT) and resumed against a moved endpoint (--base-url) to the same
-// episodes.parquet, with the manifest's llm: totals over both sessions.
+// TestLLMNight plays the documented LLM config (docs/llm.md) through a
+// bad night: servers that fail the first attempt of 12% of the requests
+// (500, 429, truncated JSON, HTML, empty, null, cut, no choices), answer
+// in four reply styles, and go down mid-run. The run waits the outage
+// out (the progress log says so; the endpoint comes back once it has),
+// finishes with no fallback turn, shows the rate in the report; a
+// second run is stopped by SIGINT (exit 130, the resume command, the
+// session recorded as SIGINT) and resumed against a moved endpoint
+// (--base-url) to the same episodes.parquet, with the manifest's llm:
+// totals over both sessions.
 func TestLLMNight(t *testing.T) {
 	if testing.Short() {
 		t.Skip("plays some 5,000 model turns and waits out an outage")
@@ -82,23 +86,31 @@ agent:
 		return cfg
 	}
 
-	// 1. Uninterrupted, with a 6 s outage mid-run.
+	// 1. Uninterrupted, with an outage mid-run: the endpoint goes down at
+	// the 600th request and comes back once the run's progress log says
+	// it waits for it (a check every 5 s while it is down).
 	a := nightServer(t)
 	outA := t.TempDir()
+	var stdoutA bytes.Buffer
+	stderrA := &syncBuffer{}
+	var ended atomic.Bool // the run has returned
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		for a.Requests() < 600 {
-			time.Sleep(10 * time.Millisecond)
+		testwait.Until(10*time.Minute, func() bool { return a.Requests() >= 600 || ended.Load() })
+		if ended.Load() {
+			return // too few requests for an outage: the checks below fail
 		}
 		a.Down(llmtest.ServerError)
-		time.Sleep(6 * time.Second)
+		testwait.Until(time.Minute, func() bool { return strings.Contains(stderrA.String(), "waiting for the endpoint") })
 		a.Down(llmtest.OK)
 	}()
 	began := time.Now()
-	code, stdout, stderr := evolve(t, "run", "--config", config("a", a.URL), "--out", outA, "--quiet")
+	code := run(context.Background(), &stdoutA, stderrA, []string{"run", "--config", config("a", a.URL), "--out", outA, "--quiet"})
+	ended.Store(true)
 	wg.Wait()
+	stdout, stderr := stdoutA.String(), stderrA.String()
 	if code != exitOK {
 		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
 	}
@@ -131,8 +143,9 @@ agent:
 	outB := t.TempDir()
 	cfgB := config("b", b.URL)
 	p := start(t, "run", "--config", cfgB, "--out", outB, "--quiet")
-	for b.Requests() < 400 {
-		time.Sleep(10 * time.Millisecond)
+	if !testwait.Until(10*time.Minute, func() bool { return b.Requests() >= 400 }) {
+		p.cmd.Process.Kill()
+		t.Fatalf("the second run sent %d requests in 10 min, want 400 before its SIGINT", b.Requests())
 	}
 	p.cmd.Process.Signal(syscall.SIGINT)
 	if code := p.wait(t); code != exitInterrupted {

@@ -12,6 +12,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"evolve/internal/testwait"
 )
 
 // runBounded runs the CLI in-process, as a server command would run, and
@@ -149,13 +151,9 @@ func TestSignalMessages(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(20 * time.Second)
-	for !strings.Contains(stdout.String(), "evolve view: http://") {
-		if time.Now().After(deadline) {
-			cmd.Process.Kill()
-			t.Fatalf("evolve view printed no URL:\n%s%s", stdout, stderr)
-		}
-		time.Sleep(10 * time.Millisecond) // polling the output, with a deadline
+	if !testwait.Until(20*time.Second, func() bool { return strings.Contains(stdout.String(), "evolve view: http://") }) {
+		cmd.Process.Kill()
+		t.Fatalf("evolve view printed no URL within 20 s:\n%s%s", stdout, stderr)
 	}
 	cmd.Process.Signal(syscall.SIGTERM)
 	err := cmd.Wait()

@@ -16,6 +16,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/internal/slurm/slurmtest"
+	"evolve/internal/testwait"
 )
 
 // The Slurm tests run the test binary as evolve on the cluster that
@@ -149,17 +150,9 @@ func noJobsLeft(t *testing.T, dir string) {
 	if len(ids) == 0 {
 		t.Errorf("the run in %s submitted no job", dir)
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		left := queued(t, ids)
-		if len(left) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Errorf("jobs left in squeue: %v", left)
-			return
-		}
-		time.Sleep(200 * time.Millisecond)
+	var left []string
+	if !testwait.Until(10*time.Second, func() bool { left = queued(t, ids); return len(left) == 0 }) {
+		t.Errorf("jobs left in squeue after 10 s: %v", left)
 	}
 }
 

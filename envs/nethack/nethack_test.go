@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/internal/testwait"
 )
 
 // shortConfig keeps test episodes short: 300 game turns.
@@ -161,13 +162,7 @@ func TestCancelKillsTheGame(t *testing.T) {
 		_, err := pl.Play(ctx, envs.Episode{Seed: 3, Params: BaseParameters()})
 		done <- err
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for len(gameProcs(t, p.dir)) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if len(gameProcs(t, p.dir)) == 0 {
-		t.Fatal("no game process seen in /proc")
-	}
+	testwait.For(t, 10*time.Second, "a game process in /proc", func() bool { return len(gameProcs(t, p.dir)) > 0 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Play after cancel: %v, want context.Canceled", err)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/internal/testwait"
 )
 
 // TestSIGINTLeavesNoGame runs a real subprocess (this test binary in
@@ -43,13 +44,7 @@ func TestSIGINTLeavesNoGame(t *testing.T) {
 	if dir == "" {
 		t.Fatal("the helper printed no playground")
 	}
-	deadline := time.Now().Add(10 * time.Second)
-	for len(gameProcs(t, dir)) == 0 && time.Now().Before(deadline) {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if len(gameProcs(t, dir)) == 0 {
-		t.Fatal("no game process seen in /proc")
-	}
+	testwait.For(t, 10*time.Second, "a game process in /proc", func() bool { return len(gameProcs(t, dir)) > 0 })
 	cmd.Process.Signal(syscall.SIGINT)
 	go func() {
 		for sc.Scan() {

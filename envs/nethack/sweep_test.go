@@ -3,7 +3,9 @@ package nethack
 import (
 	"context"
 	"fmt"
+	"math"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -14,8 +16,11 @@ import (
 )
 
 // TestSweep plays NH_SWEEP seeds (1..N) under the base parameters and one
-// change of each parameter and prints the table of docs/nethack.md. It
-// is skipped unless NH_SWEEP is set: NH_SWEEP=200 go test -run Sweep -v.
+// change of each parameter, and prints the table of docs/nethack.md. It
+// checks that every episode ended in one of the known ways with a
+// finite score and a depth of at least 1, and, for the 200 seeds of
+// docs/nethack.md, that the table there is the one played. It is
+// skipped unless NH_SWEEP is set: NH_SWEEP=200 go test -run Sweep -v.
 func TestSweep(t *testing.T) {
 	n, _ := strconv.Atoi(os.Getenv("NH_SWEEP"))
 	if n <= 0 {
@@ -42,21 +47,42 @@ func TestSweep(t *testing.T) {
 		{"elbereth=low", base.With("elbereth", params.EnumValue(ElberethLow))},
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "| setting | mean score | mean max depth | died | starved | stuck | turn cap |\n|---|---|---|---|---|---|---|\n")
+	b.WriteString("| setting | mean score | mean max depth | died | starved | stuck | turn cap |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |\n")
 	for _, s := range settings {
 		outs := playAll(t, e, s.p, 1, uint64(n), 2)
 		var sum, depth float64
 		ends := map[string]int{}
 		for _, o := range outs {
+			if math.IsNaN(o.Score) || math.IsInf(o.Score, 0) || o.Score < 0 || len(o.Metrics) == 0 || o.Metrics[0].Num < 1 {
+				t.Errorf("%s, seed %d: score %v, metrics %v; want a finite score >= 0 and a max_depth of at least 1", s.name, o.Seed, o.Score, o.Metrics)
+				continue
+			}
 			sum += o.Score
 			depth += o.Metrics[0].Num
 			ends[o.EndReason]++
+		}
+		if known := ends[EndDied] + ends[EndStarved] + ends[EndEscaped] + ends[EndStuck] + ends[EndTurnCap]; known != n {
+			t.Errorf("%s: %d of %d episodes ended in a known way (died, starved, escaped, stuck, turn_cap): %v", s.name, known, n, ends)
 		}
 		fmt.Fprintf(&b, "| %s | %.1f | %.2f | %d | %d | %d | %d |\n", s.name, sum/float64(n), depth/float64(n),
 			ends[EndDied], ends[EndStarved], ends[EndStuck], ends[EndTurnCap])
 	}
 	t.Log("\n" + b.String())
+	if n != sweepDocSeeds {
+		return
+	}
+	doc, err := os.ReadFile(filepath.Join("..", "..", "docs", "nethack.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(doc), b.String()) {
+		t.Errorf("docs/nethack.md's sweep table is not the one played over seeds 1-%d: replace it with\n%s", n, b.String())
+	}
 }
+
+// sweepDocSeeds is the number of seeds of the sweep table in
+// docs/nethack.md ("Mean score over seeds 1–200").
+const sweepDocSeeds = 200
 
 // playAll plays seeds [from, to] under p with w workers (player i plays
 // the seeds i, i+w, ...) and returns the outcomes in seed order.

@@ -194,7 +194,9 @@ func TestDirectUnreadAnswer(t *testing.T) {
 	if _, err := p.Play(context.Background(), envs.Episode{Seed: 1}); err != nil {
 		t.Fatal(err)
 	}
-	time.Sleep(50 * time.Millisecond) // the agent answers the extra act
+	// No wait is needed here: the environment wrote the extra act request
+	// to the agent's stdin before it answered run, so the agent reads it
+	// before the next begin and its answer is the first line evolve reads.
 	_, err := p.Play(context.Background(), envs.Episode{Seed: 2})
 	if want := `begin: protocol violation: response type "action", want "ok" or "error"`; err == nil || !errors.Is(err, ErrProtocol) || !strings.Contains(err.Error(), want) ||
 		!strings.Contains(err.Error(), "(over the direct channel, often the answer to an act request that the environment sent in the previous episode and did not read") {

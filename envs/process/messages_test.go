@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/internal/testwait"
 	"evolve/params"
 )
 
@@ -143,9 +144,10 @@ func TestKillLog(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for !strings.Contains(p.ep.stderr.String(), "hanging on purpose") {
-			time.Sleep(10 * time.Millisecond)
-		}
+		// Cancel once the process says it hangs. If it never says so, the
+		// message timeout ends the hang, the log lacks the cancel's line
+		// and the test fails below.
+		testwait.Until(20*time.Second, func() bool { return strings.Contains(p.ep.stderr.String(), "hanging on purpose") })
 		cancel()
 	}()
 	p.Play(ctx, envs.Episode{Seed: 5, Params: ps})

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/internal/testwait"
 	"evolve/params"
 )
 
@@ -248,13 +249,9 @@ func children(t *testing.T, marker string) []string {
 func noChildren(t *testing.T, marker string) {
 	t.Helper()
 	var left []string
-	for range 50 {
-		if left = children(t, marker); len(left) == 0 {
-			return
-		}
-		time.Sleep(100 * time.Millisecond)
+	if !testwait.Until(5*time.Second, func() bool { left = children(t, marker); return len(left) == 0 }) {
+		t.Errorf("processes left after 5 s: %q", left)
 	}
-	t.Errorf("processes left: %q", left)
 }
 
 // TestRobustness: one process that crashes on seed 3, hangs on seed 5
@@ -314,14 +311,16 @@ func TestCancel(t *testing.T) {
 	e := newEnv(t, cfg)
 	p := newPlayer(t, e, 0)
 	ctx, cancel := context.WithCancel(context.Background())
+	hanging := make(chan bool, 1)
 	go func() {
 		// Cancel once the process says it hangs.
-		for !strings.Contains(p.ep.stderr.String(), "hanging on purpose") {
-			time.Sleep(10 * time.Millisecond)
-		}
+		hanging <- testwait.Until(20*time.Second, func() bool { return strings.Contains(p.ep.stderr.String(), "hanging on purpose") })
 		cancel()
 	}()
 	_, err := p.Play(ctx, envs.Episode{Seed: 5, Params: params.Set{{Name: "x", Value: params.NumberValue(0.5)}}})
+	if !<-hanging {
+		t.Fatalf("the process did not say it hangs within 20 s (Play = %v)", err)
+	}
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("Play = %v, want context.Canceled", err)
 	}
@@ -378,12 +377,7 @@ func TestStderrTailPerEpisode(t *testing.T) {
 	// stderr is copied apart from stdout: wait until seed 1's line is in
 	// the tail (a line the previous episode wrote just before its answer
 	// can arrive after the next episode began; docs/protocol.md says so).
-	for i := 0; !strings.Contains(p.ep.stderr.String(), "playing seed 1"); i++ {
-		if i == 500 {
-			t.Fatal("seed 1's stderr never arrived")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testwait.For(t, 5*time.Second, "seed 1's stderr line", func() bool { return strings.Contains(p.ep.stderr.String(), "playing seed 1") })
 	_, err := p.Play(context.Background(), envs.Episode{Seed: 3, Params: ps})
 	var pe *Error
 	if !errors.As(err, &pe) || !strings.Contains(pe.Stderr, "faulty: playing seed 3") || strings.Contains(pe.Stderr, "playing seed 1") {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/internal/testwait"
 	"evolve/params"
 )
 
@@ -74,12 +75,8 @@ func TestDescendants(t *testing.T) {
 			t.Errorf("seed 15 (double fork): %+v, %v", o, err)
 		}
 		// The grandchild execs its sleeper on its own time: wait for it.
-		for i := 0; len(children(t, "evolve-test-escape")) == 0; i++ {
-			if i == 100 {
-				t.Fatal("seed 15: the double-forked grandchild is not running after 10 s; the test proves nothing")
-			}
-			time.Sleep(100 * time.Millisecond)
-		}
+		testwait.For(t, 10*time.Second, "seed 15's double-forked grandchild to run (without it the test proves nothing)",
+			func() bool { return len(children(t, "evolve-test-escape")) > 0 })
 		p.Close()
 		noChildren(t, "evolve-test-escape")
 	})

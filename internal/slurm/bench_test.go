@@ -69,6 +69,7 @@ func BenchmarkSlurmArray8(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
+		deadline := time.Now().Add(5 * time.Minute)
 		for {
 			st, err := c.ArrayStatus(ctx, job)
 			if err != nil {
@@ -81,6 +82,11 @@ func BenchmarkSlurmArray8(b *testing.B) {
 			if done {
 				break
 			}
+			if time.Now().After(deadline) {
+				b.Fatalf("the array's tasks have not ended after 5 min: %v", st)
+			}
+			// The fixed 100 ms between polls is part of what is measured:
+			// the time to the end as a poller at that rate sees it.
 			time.Sleep(100 * time.Millisecond)
 		}
 	}

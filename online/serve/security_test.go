@@ -14,8 +14,11 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"evolve/internal/testwait"
 )
 
 // TestAuth: with a token, every endpoint but /healthz needs it (select
@@ -222,10 +225,11 @@ func TestServeTimeouts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ln := &countingListener{Listener: l}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	tm := Timeouts{ReadHeader: time.Second, Read: 300 * time.Millisecond, Write: 5 * time.Second, Idle: time.Second, Shutdown: 200 * time.Millisecond}
@@ -259,7 +263,8 @@ func TestServeTimeouts(t *testing.T) {
 	for range 5 {
 		defer stall().Close()
 	}
-	time.Sleep(50 * time.Millisecond) // let the server take the connections
+	// Shut down once the server holds the five (and the first).
+	testwait.For(t, 10*time.Second, "the server to accept the 6 stalled connections", func() bool { return ln.accepted.Load() >= 6 })
 	cancel()
 	select {
 	case err := <-done:
@@ -269,6 +274,20 @@ func TestServeTimeouts(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("shutdown with stalled clients did not end")
 	}
+}
+
+// countingListener counts the connections its listener has accepted.
+type countingListener struct {
+	net.Listener
+	accepted atomic.Int64
+}
+
+func (l *countingListener) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if err == nil {
+		l.accepted.Add(1)
+	}
+	return c, err
 }
 
 type writerFunc func([]byte) (int, error)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"evolve/internal/testwait"
 	"evolve/online"
 	"evolve/prompt"
 )
@@ -384,7 +385,9 @@ func TestCloseFlushes(t *testing.T) {
 			}
 		})
 	}
-	time.Sleep(20 * time.Millisecond)
+	// Shut down once an observation has been answered, while the others
+	// are still coming.
+	testwait.For(t, 10*time.Second, "a first observation answered 200", func() bool { mu.Lock(); defer mu.Unlock(); return ok > 0 })
 	ts.Close() // waits for the handlers in flight
 	srv.Close()
 	wg.Wait()
