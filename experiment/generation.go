@@ -121,9 +121,7 @@ func (r *run) proposer() *mutate.Composed {
 // sections are frozen parts, prompt.BumpFor), a minor one for a reorder,
 // else a patch.
 func (r *run) propose(ctx context.Context, g int, a failure.Analysis, inc *prompt.Prompt) ([]draft, error) {
-	p := r.proposer()
-	p.OnDropped = func(res mutate.LLMRule) { r.logLLMRule(g, res) }
-	muts, err := p.Propose(ctx, mutate.Request{
+	muts, err := r.proposerFor(g).Propose(ctx, mutate.Request{
 		Analysis: a, Incumbent: inc, Schema: r.info.Params, K: r.cfg.Mutation.Candidates, Stall: r.ck.Stall,
 	})
 	if err != nil {
