@@ -38,8 +38,11 @@ type Config struct {
 	// BasePrompt is "embedded" for the built-in base prompt v1.0.0, or the
 	// path of a prompt YAML file to start from, resolved as Seeds.
 	BasePrompt string `yaml:"base_prompt"`
-	// Mutation sets the proposer: candidates per generation and step sizes.
+	// Mutation sets the proposer: its family (mutation.proposer: failure,
+	// random or cmaes), candidates per generation and step sizes.
 	Mutation mutate.Config `yaml:"mutation"`
+	// Budget bounds the episodes a run plays (see BudgetConfig).
+	Budget BudgetConfig `yaml:"budget"`
 	// Acceptance sets the statistical gate.
 	Acceptance Acceptance `yaml:"acceptance"`
 	// MaxGenerations bounds the generations, in [1, 1000].
@@ -95,6 +98,17 @@ type Config struct {
 	// they give the problems of Check their line.
 	file string
 	root *yaml.Node
+}
+
+// BudgetConfig is the run's episode budget (budget in the config).
+type BudgetConfig struct {
+	// Episodes bounds the train and val episodes of a run (test episodes
+	// are not counted), >= 0; 0 means no budget. The base version's val
+	// phase and the first generation must fit in it (the run is refused
+	// otherwise); after each generation the run stops with the stop
+	// reason budget when the next generation could exceed it: its train
+	// phase plus mutation.candidates times the val seeds.
+	Episodes int `yaml:"episodes"`
 }
 
 // EnvironmentConfig names an environment and holds its parameters, which
@@ -444,6 +458,9 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	if c.StepBudget < 0 {
 		bad("step_budget", "%d is negative (0 = no budget)", c.StepBudget)
 	}
+	if c.Budget.Episodes < 0 {
+		bad("budget.episodes", "%d is negative (0 = no budget)", c.Budget.Episodes)
+	}
 	for _, err := range c.Executor.validate() {
 		add(strictyaml.FieldError(file, "executor", nodeAt(root, "executor"), err))
 	}
@@ -541,6 +558,7 @@ func (c *Config) resolvedFor(seedsPath, basePrompt string, forID bool) ([]byte, 
 		Seeds          string        `yaml:"seeds"`
 		BasePrompt     string        `yaml:"base_prompt"`
 		Mutation       mutate.Config `yaml:"mutation"`
+		Budget         *BudgetConfig `yaml:"budget,omitempty"`
 		Acceptance     Acceptance    `yaml:"acceptance"`
 		MaxGenerations int           `yaml:"max_generations"`
 		Patience       int           `yaml:"patience"`
@@ -552,6 +570,16 @@ func (c *Config) resolvedFor(seedsPath, basePrompt string, forID bool) ([]byte, 
 	if c.Agent.Kind == AgentLLM { // the scripted default adds nothing: run IDs keep
 		ag = c.Agent.out(forID)
 	}
+	// The defaults (proposer failure, no episode budget) add nothing, so
+	// that the run IDs of configs without them keep.
+	mut := c.Mutation
+	if mut.Proposer == mutate.ProposerFailure {
+		mut.Proposer = ""
+	}
+	var budget *BudgetConfig
+	if c.Budget.Episodes != 0 {
+		budget = &c.Budget
+	}
 	return yaml.Marshal(out{c.Name, envOut{c.Environment.Name, c.Environment.params}, seedsPath, basePrompt,
-		c.Mutation, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic, ag})
+		mut, budget, c.Acceptance, c.MaxGenerations, c.Patience, c.StepBudget, c.OnEpisodePanic, ag})
 }

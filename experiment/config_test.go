@@ -51,7 +51,7 @@ func TestParseErrors(t *testing.T) {
 		name, yaml, want string
 	}{
 		{"unknown top-level key", "name: x\nmax_generation: 3\n",
-			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
+			`exp.yaml:2: unknown key "max_generation" (known: acceptance, agent, base_prompt, budget, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`},
 		{"unknown nested key", "acceptance:\n  alpah: 0.1\n",
 			`exp.yaml:2: acceptance: unknown key "alpah" (known: alpha, alpha_spending, correction, sequential, test)`},
 		{"unknown env param", "environment:\n  name: dungeon\n  params:\n    max_turn: 10\n",
@@ -167,13 +167,13 @@ func TestParseReportsEveryProblem(t *testing.T) {
 		`exp.yaml:1: name: "a b" is not a valid name (1-64 letters, digits, '.', '_', '-')`,
 		`exp.yaml:2: max_generations: "1.2" is not an integer (it has a fractional part)`,
 		`exp.yaml:4: mutation.candidates: "3.7" is not an integer (it has a fractional part)`,
-		`exp.yaml:5: mutation: unknown key "risk_delta" (known: candidates, fill, remedies, steps)`,
+		`exp.yaml:5: mutation: unknown key "risk_delta" (known: candidates, fill, proposer, remedies, steps)`,
 		`exp.yaml:8: environment.params.max_turns: "1500.5" is not an integer (it has a fractional part)`,
 		`exp.yaml:9: environment.params: unknown key "max_dpeth" (known: max_depth, max_turns, no_progress_turns)`,
 		`exp.yaml:11: acceptance.alpha: 0.9 is out of range, allowed (0, 0.5]`,
 		`exp.yaml:12: acceptance.correction: "sidak" is not one of holm, bonferroni, hochberg, bh, by, none`,
 		`exp.yaml:13: patience: 0 is out of range, allowed [1, 100]`,
-		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`,
+		`exp.yaml:14: unknown key "nmae" (known: acceptance, agent, base_prompt, budget, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)`,
 	}
 	_, err := Parse("exp.yaml", []byte(data))
 	if err == nil {

@@ -121,8 +121,7 @@ func (r *run) proposer() *mutate.Composed {
 // sections are frozen parts, prompt.BumpFor), a minor one for a reorder,
 // else a patch.
 func (r *run) propose(ctx context.Context, g int, a failure.Analysis, train []float64, inc *prompt.Prompt) ([]draft, error) {
-	p := r.proposer()
-	p.OnDropped = func(res mutate.LLMRule) { r.logLLMRule(g, res) }
+	p := r.proposerFor(g)
 	req := mutate.Request{
 		Analysis: a, Incumbent: inc, Schema: r.info.Params, K: r.cfg.Mutation.Candidates, Stall: r.ck.Stall,
 		TrainScores: train,

@@ -9,6 +9,7 @@ import (
 
 	"evolve/internal/atomicfile"
 	"evolve/llm"
+	"evolve/mutate"
 	"evolve/stats"
 )
 
@@ -33,10 +34,17 @@ type Manifest struct {
 	TestBase     SummaryYAML       `yaml:"test_base"`     // BaseVersion's test-split scores
 	TestFinal    SummaryYAML       `yaml:"test_final"`    // FinalVersion's test-split scores
 	// StopReason says why the evolution loop stopped: patience,
-	// max_generations, no_failures or no_candidates (see StopPatience).
+	// max_generations, no_failures, no_candidates or budget (see
+	// StopPatience).
 	StopReason string `yaml:"stop_reason"`
 	// StopHint is, for no_candidates, what to change in the config.
 	StopHint string `yaml:"stop_hint,omitempty"`
+	// Proposer is the proposer family that proposed the candidates
+	// (mutation.proposer): failure, random or cmaes.
+	Proposer string `yaml:"proposer"`
+	// Episodes counts the episodes played per split (test not budgeted)
+	// against budget.episodes.
+	Episodes EpisodeCounts `yaml:"episodes"`
 	// Trajectories is the trajectories policy the run stored episodes'
 	// trajectories by (failed, all or none), under trajectories/.
 	Trajectories string `yaml:"trajectories"`
@@ -99,6 +107,7 @@ func (r *run) writeManifest(res *Result) error {
 		Generations: len(res.Generations), BaseVersion: res.Base, FinalVersion: res.Final,
 		TestBase: summaryYAML(res.TestBase), TestFinal: summaryYAML(res.TestFinal),
 		StopReason: res.StopReason, StopHint: res.StopHint, Trajectories: string(r.cfg.Trajectories.OrDefault()),
+		Proposer: mutate.ProposerName(r.cfg.Mutation.Proposer), Episodes: r.episodeCounts(),
 	}
 	for s, h := range r.seeds.Hashes {
 		m.Seeds[string(s)] = h

@@ -146,7 +146,7 @@ type Result struct {
 	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
 	Started     time.Time               // when the run was first started (UTC; a resume keeps it)
 	Finished    time.Time               // when the run finished (UTC)
-	StopReason  string                  // why the loop stopped: StopPatience, StopMaxGenerations, StopNoFailures or StopNoCandidates
+	StopReason  string                  // why the loop stopped: StopPatience, StopMaxGenerations, StopNoFailures, StopNoCandidates or StopBudget
 	StopHint    string                  // for StopNoCandidates, what to change in the config; "" otherwise
 	// TestBaseErrors and TestFinalErrors count the test episodes of the
 	// base and final versions recorded as errors (on_episode_panic:
@@ -285,6 +285,9 @@ func (r *run) prepare() error {
 		} else {
 			r.now = func() time.Time { return time.Now().UTC().Truncate(time.Second) }
 		}
+	}
+	if err := r.checkBudget(); err != nil {
+		return err
 	}
 	if r.id, err = contentID(r.cfg, r.seeds, r.base); err != nil {
 		return err
@@ -467,9 +470,12 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			inc, incVal = next, nextVal
 			r.ck.Incumbent = inc.Version.String()
 		}
+		r.annotate(g)
 		r.ck.LoopDone = r.ck.Stall >= r.cfg.Patience || r.ck.Generations >= r.cfg.MaxGenerations
 		if r.ck.LoopDone {
 			r.ck.StopReason, r.ck.StopHint = r.stopReason(gen)
+		} else if r.budgetSpent() {
+			r.ck.LoopDone, r.ck.StopReason, r.ck.StopHint = true, StopBudget, ""
 		}
 		if err := r.save(); err != nil {
 			return nil, err

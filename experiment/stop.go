@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"evolve/mutate"
 )
 
 // Stop reasons: why a run's evolution loop stopped, as the manifest
@@ -41,6 +43,8 @@ func StopText(reason string, patience, maxGenerations int) string {
 		return "no candidate proposed"
 	case StopInterrupted:
 		return "interrupted (resume with evolve run --resume DIR)"
+	case StopBudget:
+		return "budget: the next generation could exceed budget.episodes"
 	}
 	return reason
 }
@@ -51,8 +55,9 @@ func (r *run) stopReason(gen Generation) (reason, hint string) {
 	if r.ck.Stall < r.cfg.Patience {
 		return StopMaxGenerations, ""
 	}
+	failureDriven := mutate.ProposerName(r.cfg.Mutation.Proposer) == mutate.ProposerFailure
 	switch {
-	case gen.Failures.Failures == 0:
+	case gen.Failures.Failures == 0 && failureDriven: // the baselines propose without failures
 		return StopNoFailures, ""
 	case len(gen.Candidates) == 0:
 		return StopNoCandidates, r.noCandidateHint(gen)
@@ -63,6 +68,12 @@ func (r *run) stopReason(gen Generation) (reason, hint string) {
 // noCandidateHint names the failing causes without a declared remedy, or
 // says that every remedy was tried.
 func (r *run) noCandidateHint(gen Generation) string {
+	switch mutate.ProposerName(r.cfg.Mutation.Proposer) {
+	case mutate.ProposerCMAES:
+		return "CMA-ES converged (its covariance collapsed below gonum's StopLogDet): nothing is left to sample"
+	case mutate.ProposerRandom:
+		return "every random draw equalled the incumbent or an earlier draw: the parameter schema has too few values"
+	}
 	remedies := r.cfg.Mutation.Remedies
 	if len(remedies) == 0 {
 		remedies = r.info.Remedies

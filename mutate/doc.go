@@ -31,4 +31,11 @@
 //     incumbent must score lower than its parent on the train seeds,
 //     which the acceptance did not see (NewEvidence);
 //  4. stop at k candidates, filling up from the fill list if needed.
+//
+// Two baseline proposers ignore the failures, for ablations
+// (mutation.proposer, docs/proposers.md): Random draws k parameter sets
+// uniformly from the schema, and CMAES runs CMA-ES (gonum's CmaEsChol)
+// over the numeric parameters in [0, 1]-normalised space, one CMA-ES
+// iteration per generation, re-derived each generation by replaying the
+// recorded val means. Both are seeded explicitly and deterministic.
 package mutate

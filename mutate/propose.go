@@ -27,6 +27,10 @@ type Config struct {
 	// Steps overrides the declared step of numeric parameters by name
 	// (> 0; a whole number for an Integer).
 	Steps map[string]float64 `yaml:"steps" json:"steps,omitempty"`
+	// Proposer is the proposer family (mutation.proposer): "failure"
+	// (the default, also written ""), "random" or "cmaes"; see
+	// ProposerFailure, ProposerRandom and ProposerCMAES.
+	Proposer string `yaml:"proposer,omitempty" json:"proposer,omitempty"`
 }
 
 // DefaultConfig returns k = 4 candidates and the environment's remedies,
@@ -41,6 +45,9 @@ func DefaultConfig() Config { return Config{Candidates: 4} }
 func (c Config) Validate(schema params.Schema, causes []string) error {
 	if c.Candidates < 1 || c.Candidates > 64 {
 		return fmt.Errorf("candidates: %d is out of range, allowed [1, 64]", c.Candidates)
+	}
+	if err := CheckProposer(c.Proposer, c.Candidates, schema); err != nil {
+		return err
 	}
 	for _, cause := range sortedKeys(c.Remedies) {
 		if !slices.Contains(causes, cause) {

@@ -123,13 +123,6 @@ func TestComposedNoUndo(t *testing.T) {
 	}
 }
 
-func descriptions(ms []Mutation) (out []string) {
-	for _, m := range ms {
-		out = append(out, m.Description)
-	}
-	return out
-}
-
 func TestUndoes(t *testing.T) {
 	parent := base.With("risk_tolerance", params.NumberValue(0.2))
 	inc := parent.With("risk_tolerance", params.NumberValue(0.4))

@@ -161,7 +161,8 @@ func generationArrowColumns(causes []envs.Cause, rows []GenerationRow) []arrowCo
 		cols = append(cols, arrowColumn{name: c.Name, typ: i32})
 	}
 	cols = append(cols, arrowColumn{"n_candidates", i32, false, nil}, arrowColumn{"accepted", str, true, nil},
-		arrowColumn{"accepted_p", f64, true, nil}, arrowColumn{"next_incumbent", str, false, nil})
+		arrowColumn{"accepted_p", f64, true, nil}, arrowColumn{"next_incumbent", str, false, nil},
+		arrowColumn{"episodes_used", arrow.PrimitiveTypes.Int64, false, nil})
 	for _, g := range rows {
 		vals := []any{g.Run, g.Generation, g.Incumbent, g.NTrain, g.NVal, g.TrainMean, g.ValMean, g.ValMedian,
 			g.ValIQM, g.ValCILow, g.ValCIHigh, g.Failures}
@@ -179,7 +180,7 @@ func generationArrowColumns(causes []envs.Cause, rows []GenerationRow) []arrowCo
 		if g.AcceptedP != nil {
 			p = *g.AcceptedP
 		}
-		vals = append(vals, g.NCandidates, acc, p, g.NextIncumbent)
+		vals = append(vals, g.NCandidates, acc, p, g.NextIncumbent, g.EpisodesUsed)
 		for i := range cols {
 			cols[i].values = append(cols[i].values, vals[i])
 		}

@@ -41,14 +41,19 @@ const MaxRowsPerRowGroup = 1 << 16
 // summary.parquet's mean_bca_ci_low and mean_bca_ci_high (the mean's BCa
 // interval) and comparisons.parquet's check, failure_method and family
 // columns, with the failure-share checks as rows of their own; episodes,
-// candidates and generations stayed at version 3.
-const SchemaVersion = 4
+// candidates and generations stayed at version 3. Version 5 added
+// candidates.proposer (the proposer family, mutation.proposer) and
+// generations.episodes_used (the cumulative train and val episodes).
+const SchemaVersion = 5
 
-// TableSchemaVersion is the schema version of table: 4 for
-// TableSummary and TableComparisons, 3 for every other table (the
-// versions before 4 were shared by all tables).
+// TableSchemaVersion is the schema version of table: 5 for
+// TableCandidates and TableGenerations, 4 for TableSummary and
+// TableComparisons, 3 for every other table (the versions before 4 were
+// shared by all tables).
 func TableSchemaVersion(table string) int {
 	switch table {
+	case TableCandidates, TableGenerations:
+		return 5
 	case TableSummary, TableComparisons:
 		return 4
 	}
@@ -381,6 +386,7 @@ func WriteGenerations(path string, causes []envs.Cause, rows []GenerationRow) er
 		}
 		e.putOptional(parquet.DoubleValue(p), g.AcceptedP == nil)
 		e.put(stringValue(g.NextIncumbent))
+		e.put(parquet.Int64Value(g.EpisodesUsed))
 	})
 }
 
@@ -501,7 +507,7 @@ func readGenerations(path string) ([]GenerationRow, []envs.Cause, error) {
 			ValCILow: d.float(9), ValCIHigh: d.float(10), Failures: int32(d.int(11)),
 			CauseCounts: make([]int32, n),
 			NCandidates: int32(d.int(h + n)), Accepted: d.str(h + n + 1), AcceptedP: d.floatPtr(h + n + 2),
-			NextIncumbent: d.str(h + n + 3),
+			NextIncumbent: d.str(h + n + 3), EpisodesUsed: d.int(h + n + 4),
 		}
 		for k := range n {
 			g.CauseCounts[k] = int32(d.int(h + k))

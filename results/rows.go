@@ -148,6 +148,9 @@ type CandidateRow struct {
 	// below the futility bound at an interim look) or "final" (the last
 	// look, without crossing); "" without interim looks.
 	Stop string `parquet:"stop,dict"`
+	// Proposer is the proposer family that proposed the candidate
+	// (mutation.proposer): "failure", "random" or "cmaes".
+	Proposer string `parquet:"proposer,dict"`
 }
 
 // GenerationRow is one row of generations.parquet: one generation of a run,
@@ -157,7 +160,8 @@ type CandidateRow struct {
 // val_median, val_iqm, val_ci_low, val_ci_high, failures, then one INT32
 // column per failure cause the environment declares (see
 // [WriteGenerations]; for the dungeon injury, combat_loss, starvation,
-// entrapment), then n_candidates, accepted, accepted_p, next_incumbent.
+// entrapment), then n_candidates, accepted, accepted_p, next_incumbent,
+// episodes_used.
 // accepted and accepted_p are nullable: null when no candidate was
 // accepted.
 type GenerationRow struct {
@@ -205,4 +209,8 @@ type GenerationRow struct {
 	// NextIncumbent is the incumbent of the next generation: Accepted if a
 	// candidate was accepted, else Incumbent.
 	NextIncumbent string
+	// EpisodesUsed is the run's cumulative count of train and val
+	// episodes at the end of this generation, the base version's val
+	// phase included (what budget.episodes bounds), >= 0.
+	EpisodesUsed int64
 }

@@ -116,6 +116,7 @@ var (
 		{name: "accepted", typ: colString, optional: true, dict: true},
 		{name: "accepted_p", typ: colDouble, optional: true},
 		{name: "next_incumbent", typ: colString, dict: true},
+		{name: "episodes_used", typ: colInt64},
 	}
 )
 

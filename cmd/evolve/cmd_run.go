@@ -69,7 +69,14 @@ shows them; 'evolve runs' lists runs.
 Stop reason: the summary, the report and manifest.yaml (stop_reason) say
 why the loop stopped: patience (that many generations in a row without an
 accepted candidate), max_generations, no_failures (the incumbent failed no
-train episode) or no_candidates (nothing left to propose, with a hint).
+train episode), no_candidates (nothing left to propose, with a hint) or
+budget (the next generation could exceed budget.episodes, which counts
+train and val episodes; manifest.yaml's episodes gives the counts).
+
+Proposer: mutation.proposer chooses who proposes the candidates: failure
+(the default: remedies of the train failures), random (uniform over the
+parameter schema) or cmaes (CMA-ES over the numeric parameters); the gate,
+versions and tables are the same for all (docs/proposers.md).
 
 Interrupting and resuming: the run directory is checkpointed at every
 generation boundary (checkpoint.json and the tables so far). Ctrl-C

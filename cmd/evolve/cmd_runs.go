@@ -38,7 +38,8 @@ Status comes from the directory's lock, checkpoint and sessions:
 The stop reason of a run says why its loop stopped: patience (that many
 generations without an accepted candidate), max_generations, no_failures
 (the incumbent failed no train episode), no_candidates (nothing left to
-propose; the hint says what to change), or interrupted/crashed.
+propose; the hint says what to change), budget (the next generation could
+exceed budget.episodes), or interrupted/crashed.
 
 --json writes the same as a JSON array, one object per directory, for
 scripts and CI. Nothing is written to the directories.

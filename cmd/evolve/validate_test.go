@@ -82,7 +82,7 @@ func TestValidateMalformed(t *testing.T) {
 		want string                    // the exact error; DIR stands for the file's directory
 	}{
 		// Configs.
-		{name: "config unknown key", file: "exp.yaml", data: "name: x\nmax_generation: 3\n", want: "DIR/exp.yaml:2: unknown key \"max_generation\" (known: acceptance, agent, base_prompt, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)"},
+		{name: "config unknown key", file: "exp.yaml", data: "name: x\nmax_generation: 3\n", want: "DIR/exp.yaml:2: unknown key \"max_generation\" (known: acceptance, agent, base_prompt, budget, environment, executor, max_error_rate, max_generations, mutation, name, on_episode_panic, output, patience, seeds, step_budget, trajectories, variants, workers)"},
 		{name: "config unknown nested key", file: "exp.yaml", data: "acceptance:\n  alpah: 0.1\n", want: "DIR/exp.yaml:2: acceptance: unknown key \"alpah\" (known: alpha, alpha_spending, correction, sequential, test)"},
 		{name: "config alpha out of range", file: "exp.yaml", data: "acceptance:\n  alpha: 0.7\n", want: "DIR/exp.yaml:2: acceptance.alpha: 0.7 is out of range, allowed (0, 0.5]"},
 		{name: "config wrong type", file: "exp.yaml", data: "max_generations: many\n", want: "DIR/exp.yaml:1: max_generations: \"many\" is not an integer"},
