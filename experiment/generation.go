@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -171,6 +172,11 @@ func (r *run) parentOf(inc *prompt.Prompt, req *mutate.Request) error {
 		return nil
 	}
 	pv := inc.MutationHistory[len(inc.MutationHistory)-1].PrevVersion
+	if !slices.Contains(r.ck.Versions, pv.String()) {
+		// A base prompt evolved by an earlier run: its parent is not in
+		// this run's store, and this run has no evidence on it.
+		return nil
+	}
 	parent, err := r.store.Load(inc.SlugOrDefault(), pv)
 	if err != nil {
 		return fmt.Errorf("loading the incumbent's parent %s: %w", pv, err)

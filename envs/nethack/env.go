@@ -571,6 +571,9 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 		switch {
 		case s.More():
 			k = "\r"
+			if r.reads {
+				r.pages = append(r.pages, moreText(s)...)
+			}
 		case strings.Contains(m, "don't have anything"):
 			if scripted {
 				if d.item == 'e' {

@@ -44,3 +44,7 @@ func shimHint(in *install) string {
 		"(codesign --force --sign - %[2]s), or use a NetHack 3.6 built from source; dyld also ignores a library built for "+
 		"another architecture than the game's (compare file %[1]s %[2]s)", in.shim, in.binary)
 }
+
+// platformErr returns nil: the game runs under a pseudo-terminal with a
+// preloaded shim.
+func platformErr() error { return nil }
