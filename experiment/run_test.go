@@ -373,3 +373,22 @@ func TestRunRefusesUnplayableBase(t *testing.T) {
 		}
 	}
 }
+
+// TestRunFromEvolvedBase: a base prompt evolved by an earlier run (its
+// mutation history names a parent that this run's store does not hold)
+// runs; the proposer treats it as having no parent in this run.
+func TestRunFromEvolvedBase(t *testing.T) {
+	prev := defaultRun(t, 2)
+	file := filepath.Join(prev.Dir, "prompts", prompt.DefaultSlug, prev.Final+".yaml")
+	cfg, err := Parse("x.yaml", []byte("name: again\nmax_generations: 1\nbase_prompt: "+file+"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), cfg, Options{Out: t.TempDir(), Now: fixedNow})
+	if err != nil {
+		t.Fatalf("a run from %s: %v", prev.Final, err)
+	}
+	if res.Base != prev.Final || len(res.Generations) != 1 || res.Generations[0].NCandidates == 0 {
+		t.Fatalf("base %s, %d generations; want base %s and one generation with candidates", res.Base, len(res.Generations), prev.Final)
+	}
+}
