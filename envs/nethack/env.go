@@ -353,6 +353,20 @@ func (p scriptedPolicy) act(_ context.Context, s *Screen, st Status) (decision, 
 }
 func (p scriptedPolicy) metrics() []envs.MetricValue { return nil }
 
+// scriptedOf returns the scripted agent that acts for pol or stands
+// behind it (a language model's fallback and explore step), nil for
+// none: the play loop passes it the game's messages (observe), the
+// peaceful monsters it must not attack and what an item command found.
+func scriptedOf(pol policy) *Scripted {
+	switch p := pol.(type) {
+	case scriptedPolicy:
+		return p.a
+	case *llmPolicy:
+		return p.fb
+	}
+	return nil
+}
+
 // run is the state of one episode's play loop.
 type run struct {
 	g         *game
@@ -401,21 +415,21 @@ func (r *run) play(ctx context.Context) (envs.Outcome, error) {
 	_, r.reads = r.pol.(viewer)
 	r.lastFight = -1
 	interrupts := 0
-	sp, scripted := r.pol.(scriptedPolicy)
+	sa := scriptedOf(r.pol)
 	for !r.g.exited {
 		s := r.g.screen()
 		if m := trapMessage(s.Row(0)); m != "" {
 			r.trap, r.trapT, r.trapDlvl = m, r.last.T, r.last.Dlvl
 		}
-		if scripted {
-			sp.a.observe(s.Row(0))
+		if sa != nil {
+			sa.observe(s.Row(0))
 		}
 		if k, ok := interruptKey(s); ok {
 			if r.reads {
 				r.pages = append(r.pages, moreText(s)...)
 			}
-			if scripted && strings.Contains(s.Row(0), "Really attack") {
-				sp.a.notePeaceful()
+			if sa != nil && strings.Contains(s.Row(0), "Really attack") {
+				sa.notePeaceful()
 			}
 			interrupts++
 			if interrupts > maxInterrupts {
@@ -560,12 +574,12 @@ func (r *run) do(ctx context.Context, d decision) error {
 // "You don't have anything to eat" (or drink) tells the scripted agent it
 // carries none; any other prompt is escaped, --More-- answered.
 func (r *run) doItem(ctx context.Context, d decision) error {
-	sp, scripted := r.pol.(scriptedPolicy)
+	sa := scriptedOf(r.pol)
 	for i := 0; i < 10 && !r.g.exited; i++ {
 		s := r.g.screen()
 		m := s.Row(0)
-		if scripted {
-			sp.a.observe(m)
+		if sa != nil {
+			sa.observe(m)
 		}
 		var k string
 		switch {
@@ -575,11 +589,11 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 				r.pages = append(r.pages, moreText(s)...)
 			}
 		case strings.Contains(m, "don't have anything"):
-			if scripted {
+			if sa != nil {
 				if d.item == 'e' {
-					sp.a.noFood = true
+					sa.noFood = true
 				} else if d.item == 'q' {
-					sp.a.noPotion = true
+					sa.noPotion = true
 				}
 			}
 			return nil
@@ -587,8 +601,8 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 			return nil
 		case d.item == 'e' && strings.Contains(m, "here; eat it?"):
 			k = "n"
-			if scripted {
-				if d.corpse && sp.a.freshCorpse(m, sp.a.lastX, sp.a.lastY) || !strings.Contains(m, "corpse") && foodItem(m) {
+			if sa != nil {
+				if d.corpse && sa.freshCorpse(m, sa.lastX, sa.lastY) || !strings.Contains(m, "corpse") && foodItem(m) {
 					k = "y"
 				}
 			}
@@ -606,8 +620,8 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 			k = "\x1b"
 			if offers(m, 'b') {
 				k = "b" // the Valkyrie's dagger
-			} else if scripted {
-				sp.a.noDagger = true
+			} else if sa != nil {
+				sa.noDagger = true
 			}
 		case d.item == 't' && strings.Contains(m, "direction"):
 			k = d.keys

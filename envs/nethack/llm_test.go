@@ -204,3 +204,48 @@ func TestLLMTranscript(t *testing.T) {
 		t.Errorf("recording changed the outcome:\n%+v\n%+v", plain, rec)
 	}
 }
+
+// garbageModel never answers with an action, so every turn takes the
+// scripted fallback.
+type garbageModel struct{}
+
+func (garbageModel) Chat(_ context.Context, msgs []agent.ChatMessage) (agent.ChatReply, error) {
+	return agent.ChatReply{Content: "I am not sure.", Requests: 1}, nil
+}
+
+// TestLLMFallbackPlaysScripted: a model whose every reply falls back
+// plays the scripted agent's game: its fallback reads the game's
+// messages (the pet, traps, doors, the corpses of its kills) as the
+// scripted agent does, so score, turns and depth agree with a scripted
+// play of the same seeds under the same action budget.
+func TestLLMFallbackPlaysScripted(t *testing.T) {
+	const budget = 300
+	play := func(e *Env, seed uint64) envs.Outcome {
+		pl, err := e.NewPlayer(0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer pl.Close()
+		prompt := &envs.Prompt{Slug: "nethack-agent", Version: "v1.0.0", Text: "You are an expert NetHack player."}
+		o, err := pl.Play(context.Background(), envs.Episode{Seed: seed, Params: BaseParameters(), Prompt: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return o
+	}
+	for _, seed := range []uint64{1, 4, 6} {
+		scripted := newTestEnv(t, shortConfig())
+		scripted.SetStepBudget(budget)
+		model := newTestEnv(t, shortConfig())
+		model.UseLLM(garbageModel{}, agent.LLMOptions{MaxTurns: budget, MaxTries: 1})
+		s, m := play(scripted, seed), play(model, seed)
+		for _, i := range []int{0, 1, 2} { // max_depth, xl, turns
+			if s.Metrics[i] != m.Metrics[i] {
+				t.Errorf("seed %d: metric %s scripted %+v, all-fallback model %+v", seed, Metrics[i].Name, s.Metrics[i], m.Metrics[i])
+			}
+		}
+		if s.Score != m.Score || s.Cause != m.Cause {
+			t.Errorf("seed %d: scripted %v (%s), all-fallback model %v (%s)", seed, s.Score, s.Cause, m.Score, m.Cause)
+		}
+	}
+}
