@@ -129,7 +129,10 @@ func listFiles(dir, id string) []FileJSON {
 			}
 			return nil
 		}
-		if !d.Type().IsRegular() || len(out) >= MaxListedFiles {
+		if len(out) >= MaxListedFiles {
+			return fs.SkipAll // the same first files, without walking the rest
+		}
+		if !d.Type().IsRegular() {
 			return nil
 		}
 		rel, err := filepath.Rel(dir, p)
