@@ -12,7 +12,6 @@ import (
 
 	"evolve/llm"
 	"evolve/llm/llmtest"
-	"evolve/prompt"
 )
 
 // spottyModel answers "ACTION: explore", except that for about one turn
@@ -161,15 +160,7 @@ func TestLLMEvalShowsMeasurement(t *testing.T) {
 	defer srv.Close()
 	dir := t.TempDir()
 	cfg := alarmConfig(t, dir, srv.URL, "  max_fallback_rate: 0.5\n", "")
-	v2 := filepath.Join(dir, "v2.yaml")
-	p := prompt.Base().Clone()
-	p.Version = prompt.MustParseVersion("v2.0.0")
-	p.RulesConstraints = append(p.RulesConstraints, "Explore first.")
-	data, err := prompt.Encode(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(v2, data, 0o644)
+	v2 := writeRulePrompt(t, dir, "Explore first.")
 	junit := filepath.Join(dir, "junit.xml")
 	out := t.TempDir()
 	code, stdout, stderr := evolve(t, "eval", "--config", cfg, "--out", out, "--quiet", "--no-cache", "--alpha", "0.1", "--junit", junit, "embedded", v2)

@@ -61,15 +61,7 @@ agent:
 	os.WriteFile(scripted, []byte(fmt.Sprintf("name: llm-eval\nseeds: %s\n", seeds)), 0o644)
 
 	// v2.0.0: the base prompt with the rule.
-	p := prompt.Base().Clone()
-	p.RulesConstraints = append(p.RulesConstraints, rule)
-	p.Version = prompt.MustParseVersion("v2.0.0")
-	data, err := prompt.Encode(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	v2 := filepath.Join(dir, "v2.yaml")
-	os.WriteFile(v2, data, 0o644)
+	v2 := writeRulePrompt(t, dir, rule)
 
 	evalArgs := func(out string, extra ...string) []string {
 		return append([]string{"eval", "--config", cfg, "--out", out, "--quiet", "--json", "--no-cache"}, append(extra, "embedded", v2)...)
@@ -160,4 +152,22 @@ agent:
 		t.Errorf("--llm-cache read on an empty cache: exit %d, %d requests\n%s", code, srv.Requests()-first, stderr)
 	}
 	t.Logf("%d requests", first)
+}
+
+// writeRulePrompt writes dir/v2.yaml, the base prompt as v2.0.0 with rule
+// added to its constraints, and returns its path.
+func writeRulePrompt(t *testing.T, dir, rule string) string {
+	t.Helper()
+	p := prompt.Base().Clone()
+	p.RulesConstraints = append(p.RulesConstraints, rule)
+	p.Version = prompt.MustParseVersion("v2.0.0")
+	data, err := prompt.Encode(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := filepath.Join(dir, "v2.yaml")
+	if err := os.WriteFile(v2, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return v2
 }

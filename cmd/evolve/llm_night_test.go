@@ -20,7 +20,6 @@ import (
 	"evolve/internal/testwait"
 	"evolve/llm"
 	"evolve/llm/llmtest"
-	"evolve/prompt"
 	"evolve/results"
 )
 
@@ -436,15 +435,7 @@ agent:
   max_tries: 1
   max_fallback_rate: 1
 `, llmSeeds(t, dir, 2, 8, 2), srv.URL)), 0o644)
-	v2 := filepath.Join(dir, "v2.yaml")
-	p := prompt.Base().Clone()
-	p.Version = prompt.MustParseVersion("v2.0.0")
-	p.RulesConstraints = append(p.RulesConstraints, "Explore first.")
-	data, err := prompt.Encode(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.WriteFile(v2, data, 0o644)
+	v2 := writeRulePrompt(t, dir, "Explore first.")
 	code, stdout, stderr := evolve(t, "eval", "--config", cfg, "--out", t.TempDir(), "--no-cache", "--split", "val", "embedded", v2)
 	if code != exitOK {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
