@@ -1,14 +1,12 @@
 package nethack
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 
 	"evolve/envs"
@@ -87,35 +85,11 @@ const sweepDocSeeds = 200
 // playAll plays seeds [from, to] under p with w workers (player i plays
 // the seeds i, i+w, ...) and returns the outcomes in seed order.
 func playAll(t testing.TB, e *Env, p params.Set, from, to uint64, w int) []envs.Outcome {
-	outs := make([]envs.Outcome, to-from+1)
-	var wg sync.WaitGroup
-	errs := make([]error, w)
-	for i := 0; i < w; i++ {
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			pl, err := e.NewPlayer(i)
-			if err != nil {
-				errs[i] = err
-				return
-			}
-			defer pl.Close()
-			for s := from + uint64(i); s <= to; s += uint64(w) {
-				o, err := pl.Play(context.Background(), envs.Episode{Seed: s, Params: p})
-				if err != nil {
-					errs[i] = fmt.Errorf("seed %d: %w", s, err)
-					return
-				}
-				outs[s-from] = o
-			}
-		}(i)
+	list := make([]uint64, 0, to-from+1)
+	for s := from; s <= to; s++ {
+		list = append(list, s)
 	}
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
+	outs, _ := playSeeds(t, e, p, list, w, "")
 	return outs
 }
 
