@@ -232,7 +232,7 @@ func effects(c *Check, s sides, cfg Config) error {
 		c.HLShift, c.HLLow, c.HLHigh = hl.Estimate, hl.CILow, hl.CIHigh
 		if slices.ContainsFunc(hl.Warnings, func(w error) bool { return errors.Is(w, stats.WarnNoCI) }) {
 			c.Warnings = append(c.Warnings, "Hodges-Lehmann estimate: "+stats.WarnNoCI.Error())
-			c.HLShift = median(s.d)
+			c.HLShift = stats.Median(s.d)
 		}
 		return nil
 	}
@@ -271,17 +271,6 @@ func permutationRand(x, y []float64) *rand.Rand {
 		}
 	}
 	return rand.New(rand.NewPCG(PermutationSeed, h.Sum64()))
-}
-
-// median of x (not modified).
-func median(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // enough reports (as a non-nil error) why n1 candidate and n2 baseline

@@ -59,7 +59,7 @@ func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 		}
 		return stats.NoetherPowerRankSum(len(x), len(y), a, cfg.Alpha), loss
 	case TestSignedRank:
-		med := median(d)
+		med := stats.Median(d)
 		dc := make([]float64, len(d))
 		for i, v := range d {
 			dc[i] = v - med - dist
@@ -79,12 +79,8 @@ func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 // meanVarOf returns the mean and sample variance of x (NaN variance for
 // fewer than 2 values).
 func meanVarOf(x []float64) (m, v float64) {
-	m = mean(x)
 	if len(x) < 2 {
-		return m, math.NaN()
+		return mean(x), math.NaN()
 	}
-	for _, a := range x {
-		v += (a - m) * (a - m)
-	}
-	return m, v / float64(len(x)-1)
+	return stats.MeanVar(x)
 }
