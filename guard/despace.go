@@ -38,21 +38,31 @@ const (
 // The map back to the original text is kept, so issues still point at the
 // spelled-out letters. despace returns n itself if there is no chain.
 func despace(n normalized) normalized {
-	s := n.text
-	// words are the runs of letters and digits of s; single marks the
-	// runs that are one letter.
-	type word struct {
-		from, to int
-		single   bool
+	words := wordRuns(n.text)
+	join := chainJoins(n.text, words)
+	if join == nil {
+		return n
 	}
-	var words []word
+	return joinGaps(n, words, join)
+}
+
+// wordRun is a run of letters and digits of a text, s[from:to]; single
+// marks a run that is one letter.
+type wordRun struct {
+	from, to int
+	single   bool
+}
+
+// wordRuns returns the runs of letters and digits of s, in order.
+func wordRuns(s string) []wordRun {
+	var words []wordRun
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if !isWordRune(r) {
 			i += size
 			continue
 		}
-		w := word{from: i}
+		w := wordRun{from: i}
 		runes := 0
 		for i < len(s) {
 			r, size := utf8.DecodeRuneInString(s[i:])
@@ -66,13 +76,20 @@ func despace(n normalized) normalized {
 		w.to = i
 		words = append(words, w)
 	}
+	return words
+}
 
-	// join[k] says how the gap between words[k] and words[k+1] is joined.
-	const (
-		keep = iota
-		hard
-		soft
-	)
+// How the gap between two words is joined (chainJoins).
+const (
+	keepGap  = iota // not joined
+	hardJoin        // joined; the word is read whole
+	softJoin        // joined softly; tokenize may split the run
+)
+
+// chainJoins returns, for each word of s (words from wordRuns), how the
+// gap after it is joined (keepGap, hardJoin or softJoin), or nil if s has
+// no chain of spelled-out letters.
+func chainJoins(s string, words []wordRun) []uint8 {
 	var join []uint8 // indexed by word
 	for k := 0; k < len(words); {
 		if !words[k].single {
@@ -91,41 +108,51 @@ func despace(n normalized) normalized {
 		if join == nil {
 			join = make([]uint8, len(words))
 		}
-		gap := func(g int) string { return s[words[g].to:words[g+1].from] } // g in [k, m)
-		shortest := maxGap + 1
-		for g := k; g < m; g++ {
-			if blank(gap(g)) {
-				shortest = min(shortest, utf8.RuneCountInString(gap(g)))
-			}
-		}
-		breaks := false
-		for g := k; g < m; g++ {
-			x := gap(g)
-			prevPunct := g > k && !blank(gap(g-1))
-			nextPunct := g+1 < m && !blank(gap(g+1))
-			var ok bool
-			if blank(x) {
-				ok = utf8.RuneCountInString(x) == shortest && !(prevPunct && nextPunct)
-			} else {
-				ok = (g > k && gap(g-1) == x) || (g+1 < m && gap(g+1) == x)
-			}
-			if ok {
-				join[g] = hard
-			} else {
-				breaks = true
-			}
-		}
-		if !breaks {
-			for g := k; g < m; g++ {
-				join[g] = soft
-			}
-		}
+		joinChain(s, words, join, k, m)
 		k = m + 1
 	}
-	if join == nil {
-		return n
-	}
+	return join
+}
 
+// joinChain sets join for the gaps of the chain words[k..m] of s, by the
+// rules of despace.
+func joinChain(s string, words []wordRun, join []uint8, k, m int) {
+	gap := func(g int) string { return s[words[g].to:words[g+1].from] } // g in [k, m)
+	shortest := maxGap + 1
+	for g := k; g < m; g++ {
+		if blank(gap(g)) {
+			shortest = min(shortest, utf8.RuneCountInString(gap(g)))
+		}
+	}
+	breaks := false
+	for g := k; g < m; g++ {
+		x := gap(g)
+		prevPunct := g > k && !blank(gap(g-1))
+		nextPunct := g+1 < m && !blank(gap(g+1))
+		var ok bool
+		if blank(x) {
+			ok = utf8.RuneCountInString(x) == shortest && !(prevPunct && nextPunct)
+		} else {
+			ok = (g > k && gap(g-1) == x) || (g+1 < m && gap(g+1) == x)
+		}
+		if ok {
+			join[g] = hardJoin
+		} else {
+			breaks = true
+		}
+	}
+	if !breaks {
+		for g := k; g < m; g++ {
+			join[g] = softJoin
+		}
+	}
+}
+
+// joinGaps returns n with the gaps that join marks dropped, keeping the
+// map back to the original text and the soft boundaries (a soft join adds
+// one).
+func joinGaps(n normalized, words []wordRun, join []uint8) normalized {
+	s := n.text
 	out := normalized{
 		start: make([]int, 0, len(n.start)),
 		end:   make([]int, 0, len(n.end)),
@@ -147,11 +174,11 @@ func despace(n normalized) normalized {
 	}
 	pos := 0
 	for g, j := range join {
-		if j == keep {
+		if j == keepGap {
 			continue
 		}
 		copyRange(pos, words[g].to)
-		if j == soft {
+		if j == softJoin {
 			addSoft(&out.soft, len(text))
 		}
 		pos = words[g+1].from

@@ -104,13 +104,23 @@ func encodeColumnar(w io.Writer, table string, cols []column, meta [][2]string, 
 		return fmt.Errorf("results: reading the footer of an empty table: %w", err)
 	}
 	schema := buildSchema(cols)
-	fields := schema.Fields()
 
-	// One task per column chunk, the largest first so that the
-	// goroutines finish together.
 	nGroups := (n + MaxRowsPerRowGroup - 1) / MaxRowsPerRowGroup
 	st := columnarPool.Get().(*columnarState)
 	defer columnarPool.Put(st)
+	chunks, err := st.encodeChunks(cols, schema.Fields(), data, n, nGroups)
+	if err != nil {
+		return err
+	}
+	return st.writeFile(w, empty, &fmd, chunks, len(cols), n, nGroups)
+}
+
+// encodeChunks encodes the nGroups*len(cols) column chunks of the n rows
+// of data (chunk g*len(cols)+j is column j of row group g), each a task of
+// its own on up to GOMAXPROCS goroutines; the chunks are st's buffers.
+func (st *columnarState) encodeChunks(cols []column, fields []parquet.Field, data []colData, n, nGroups int) ([]chunkOut, error) {
+	// One task per column chunk, the largest first so that the
+	// goroutines finish together.
 	chunks := grow(&st.chunks, nGroups*len(cols))
 	clear(chunks)
 	pageBufs := grow(&st.pages, len(chunks))
@@ -163,10 +173,17 @@ func encodeColumnar(w io.Writer, table string, cols []column, meta [][2]string, 
 	}
 	for t := range chunks {
 		if chunks[t].err != nil {
-			return chunks[t].err
+			return nil, chunks[t].err
 		}
 	}
+	return chunks, nil
+}
 
+// writeFile writes to w the Parquet file of the encoded chunks (nCols
+// columns, nGroups row groups, n rows): the magic number, each row group's
+// chunks, the column and offset indexes, and fmd, the footer of the empty
+// file (empty) completed with the row groups.
+func (st *columnarState) writeFile(w io.Writer, empty []byte, fmd *format.FileMetaData, chunks []chunkOut, nCols, n, nGroups int) error {
 	size := len(empty)
 	for t := range chunks {
 		size += len(chunks[t].dict) + len(chunks[t].pages) + 64*len(chunks[t].offsets.PageLocations) + 256
@@ -186,9 +203,9 @@ func encodeColumnar(w io.Writer, table string, cols []column, meta [][2]string, 
 		rg.NumRows = int64(min(n, (g+1)*MaxRowsPerRowGroup) - g*MaxRowsPerRowGroup)
 		rg.SortingColumns = sortingColumns
 		rg.Ordinal = int16(g)
-		rg.Columns = make([]format.ColumnChunk, len(cols))
-		for j := range cols {
-			c := &chunks[g*len(cols)+j]
+		rg.Columns = make([]format.ColumnChunk, nCols)
+		for j := range nCols {
+			c := &chunks[g*nCols+j]
 			md := &c.meta
 			if c.dict != nil {
 				md.DictionaryPageOffset = pos()
@@ -206,20 +223,20 @@ func encodeColumnar(w io.Writer, table string, cols []column, meta [][2]string, 
 	}
 	enc := thrift.NewEncoder(new(thrift.CompactProtocol).NewWriter(out))
 	for g := range nGroups {
-		for j := range cols {
+		for j := range nCols {
 			cc := &fmd.RowGroups[g].Columns[j]
 			cc.ColumnIndexOffset = pos()
-			if err := enc.Encode(&chunks[g*len(cols)+j].index); err != nil {
+			if err := enc.Encode(&chunks[g*nCols+j].index); err != nil {
 				return err
 			}
 			cc.ColumnIndexLength = int32(pos() - cc.ColumnIndexOffset)
 		}
 	}
 	for g := range nGroups {
-		for j := range cols {
+		for j := range nCols {
 			cc := &fmd.RowGroups[g].Columns[j]
 			cc.OffsetIndexOffset = pos()
-			if err := enc.Encode(&chunks[g*len(cols)+j].offsets); err != nil {
+			if err := enc.Encode(&chunks[g*nCols+j].offsets); err != nil {
 				return err
 			}
 			cc.OffsetIndexLength = int32(pos() - cc.OffsetIndexOffset)
@@ -227,14 +244,14 @@ func encodeColumnar(w io.Writer, table string, cols []column, meta [][2]string, 
 	}
 	fmd.NumRows = int64(n)
 	start := pos()
-	if err := enc.Encode(&fmd); err != nil {
+	if err := enc.Encode(fmd); err != nil {
 		return err
 	}
 	var tail [8]byte
 	binary.LittleEndian.PutUint32(tail[:4], uint32(pos()-start))
 	copy(tail[4:], "PAR1")
 	out.Write(tail[:])
-	_, err = w.Write(out.Bytes())
+	_, err := w.Write(out.Bytes())
 	return err
 }
 
@@ -311,40 +328,74 @@ func newChunkEncoder() *chunkEncoder {
 	return e
 }
 
+// chunkState is the state of one column chunk while encode cuts it into
+// pages: the column, its Parquet type and data, the dictionary and the
+// dictionary index of each non-null value (dictionary columns only), and
+// what the chunk's metadata accumulates page after page.
+type chunkState struct {
+	c             column
+	typ           parquet.Type
+	kind          parquet.Kind
+	d             *colData
+	dict          []string
+	idx           []int32
+	valueEncoding format.Encoding
+
+	indexer      parquet.ColumnIndexer
+	defHist      []int64 // definition level histogram of the chunk (optional columns)
+	pageDefHists []int64 // the same, per page, concatenated
+	stats        format.Statistics
+	haveBounds   bool
+	chunkMin     parquet.Value
+	chunkMax     parquet.Value
+	numRows      int64
+	encStats     []format.PageEncodingStats
+	nv           int // non-null values before the next page
+}
+
+// addEncStats counts one page of type pt with encoding enc.
+func (s *chunkState) addEncStats(pt format.PageType, enc format.Encoding) {
+	for i := range s.encStats {
+		if s.encStats[i].PageType == pt && s.encStats[i].Encoding == enc {
+			s.encStats[i].Count++
+			return
+		}
+	}
+	s.encStats = append(s.encStats, format.PageEncodingStats{PageType: pt, Encoding: enc, Count: 1})
+}
+
 // encode returns the column chunk of rows lo to hi-1 of column c, of
 // parquet type typ, held in d; its data pages are appended to pages.
 func (e *chunkEncoder) encode(c column, typ parquet.Type, d *colData, lo, hi int, pages []byte) (out chunkOut) {
-	kind := typ.Kind()
+	s := &chunkState{c: c, typ: typ, kind: typ.Kind(), d: d}
 	out.meta = format.ColumnMetaData{
-		Type:         format.Type(kind),
+		Type:         format.Type(s.kind),
 		PathInSchema: []string{c.name},
 		Codec:        format.Zstd,
 	}
-	valueEncoding := format.Plain
+	s.valueEncoding = format.Plain
 	var encodings []format.Encoding
 	if c.optional {
 		encodings = append(encodings, format.RLE)
 	}
 	if c.dict {
 		encodings = append(encodings, format.Plain)
-		valueEncoding = format.RLEDictionary
+		s.valueEncoding = format.RLEDictionary
 	}
-	if !slices.Contains(encodings, valueEncoding) {
-		encodings = append(encodings, valueEncoding)
+	if !slices.Contains(encodings, s.valueEncoding) {
+		encodings = append(encodings, s.valueEncoding)
 	}
 	slices.Sort(encodings)
 	out.meta.Encoding = encodings
 
 	// The dictionary of the chunk, its distinct values in order of first
 	// appearance, and the index of each non-null value in it.
-	var idx []int32
-	var dict []string
 	if c.dict {
 		if e.dict == nil {
 			e.dict = newInterner()
 		}
 		e.dict.reset()
-		idx = e.packed[:0]
+		idx := e.packed[:0]
 		for i := lo; i < hi; i++ {
 			if d.def != nil && d.def[i] == 0 {
 				continue
@@ -352,120 +403,19 @@ func (e *chunkEncoder) encode(c column, typ parquet.Type, d *colData, lo, hi int
 			idx = append(idx, e.dict.id(d.strs[i]))
 		}
 		e.packed = idx
-		dict = e.dict.strs
+		s.idx = idx
+		s.dict = e.dict.strs
 	}
 
-	indexer := typ.NewColumnIndexer(columnIndexSizeLimit)
-	var defHist, pageDefHists []int64
+	s.indexer = typ.NewColumnIndexer(columnIndexSizeLimit)
 	if c.optional {
-		defHist = make([]int64, 2)
-	}
-	var stats format.Statistics
-	var haveBounds bool
-	var chunkMin, chunkMax parquet.Value
-	var numRows int64
-	var encStats []format.PageEncodingStats
-	addEncStats := func(pt format.PageType, enc format.Encoding) {
-		for i := range encStats {
-			if encStats[i].PageType == pt && encStats[i].Encoding == enc {
-				encStats[i].Count++
-				return
-			}
-		}
-		encStats = append(encStats, format.PageEncodingStats{PageType: pt, Encoding: enc, Count: 1})
-	}
-	nv := 0 // non-null values before the page
-	flush := func(p0, p1 int) error {
-		rows := p1 - p0
-		var defs []byte
-		m := rows
-		if c.optional {
-			m = 0
-			for _, l := range d.def[p0:p1] {
-				m += int(l)
-			}
-			var err error
-			if e.defs, err = (&rle.Encoding{BitWidth: 1}).EncodeLevels(e.defs[:0], d.def[p0:p1]); err != nil {
-				return err
-			}
-			defs = e.defs
-		}
-		nulls := int64(rows - m)
-		minV, maxV, ok, err := e.encodeValues(c, kind, d, dict, idx, p0, p1, nv, m)
-		if err != nil {
-			return err
-		}
-		nv += m
-		uncompressed := len(defs) + len(e.body)
-		compressed, err := zstdCodec.Encode(e.zbuf[:0], e.body)
-		if err != nil {
-			return fmt.Errorf("compressing parquet data page: %w", err)
-		}
-		e.zbuf = compressed
-		crc := crc32.Update(crc32.Update(0, crc32.IEEETable, defs), crc32.IEEETable, compressed)
-		minB, maxB := minV.Bytes(), maxV.Bytes()
-		h := format.PageHeader{
-			Type:                 format.DataPageV2,
-			UncompressedPageSize: int32(uncompressed),
-			CompressedPageSize:   int32(len(defs) + len(compressed)),
-			CRC:                  int32(crc),
-		}
-		h.DataPageHeaderV2.Valid = true
-		h.DataPageHeaderV2.V = format.DataPageHeaderV2{
-			NumValues:                  int32(rows),
-			NumNulls:                   int32(nulls),
-			NumRows:                    int32(rows),
-			Encoding:                   valueEncoding,
-			DefinitionLevelsByteLength: int32(len(defs)),
-			IsCompressed:               thrift.New(true),
-			Statistics:                 format.Statistics{Min: minB, Max: maxB, NullCount: nulls, MinValue: minB, MaxValue: maxB},
-		}
-		e.header.Reset()
-		if err := e.henc.Encode(&h); err != nil {
-			return err
-		}
-		hl := int64(e.header.Len())
-		pageStart := len(pages)
-		pages = append(pages, e.header.Bytes()...)
-		pages = append(pages, defs...)
-		pages = append(pages, compressed...)
-
-		// parquet-go's ColumnWriter.recordPageStats.
-		indexer.IndexPage(int64(rows), nulls, minV, maxV)
-		out.meta.NumValues += int64(rows)
-		stats.NullCount += nulls
-		if ok {
-			if !haveBounds || typ.Compare(maxV, chunkMax) > 0 {
-				chunkMax = maxV
-				stats.MaxValue = maxV.AppendBytes(make([]byte, 0, len(maxB)))
-			}
-			if !haveBounds || typ.Compare(minV, chunkMin) < 0 {
-				chunkMin = minV
-				stats.MinValue = minV.AppendBytes(make([]byte, 0, len(minB)))
-			}
-			haveBounds = true
-		}
-		out.offsets.PageLocations = append(out.offsets.PageLocations, format.PageLocation{
-			Offset:             out.meta.TotalCompressedSize,
-			CompressedPageSize: int32(len(pages) - pageStart),
-			FirstRowIndex:      numRows,
-		})
-		numRows += int64(rows)
-		if c.optional {
-			n1 := int64(m)
-			defHist[0] += int64(rows) - n1
-			defHist[1] += n1
-			pageDefHists = append(pageDefHists, int64(rows)-n1, n1)
-		}
-		out.meta.TotalUncompressedSize += hl + int64(uncompressed)
-		out.meta.TotalCompressedSize += int64(len(pages) - pageStart)
-		addEncStats(format.DataPageV2, valueEncoding)
-		return nil
+		s.defHist = make([]int64, 2)
 	}
 
 	// Rows are added columnChunk at a time; a page is flushed when the
 	// column buffer's size estimate reaches pageBufferSize.
 	p0, m := lo, 0
+	var err error
 	for i := lo; i < hi; {
 		k := min(columnChunk, hi-i)
 		if d.def != nil {
@@ -476,8 +426,8 @@ func (e *chunkEncoder) encode(c column, typ parquet.Type, d *colData, lo, hi int
 			m += k
 		}
 		i += k
-		if bufferSize(c, kind, int64(i-p0), int64(m)) >= pageBufferSize {
-			if err := flush(p0, i); err != nil {
+		if bufferSize(c, s.kind, int64(i-p0), int64(m)) >= pageBufferSize {
+			if pages, err = e.flushPage(s, &out, p0, i, pages); err != nil {
 				out.err = err
 				return out
 			}
@@ -485,56 +435,155 @@ func (e *chunkEncoder) encode(c column, typ parquet.Type, d *colData, lo, hi int
 		}
 	}
 	if p0 < hi {
-		if err := flush(p0, hi); err != nil {
+		if pages, err = e.flushPage(s, &out, p0, hi, pages); err != nil {
 			out.err = err
 			return out
 		}
 	}
-
 	if c.dict {
-		e.plain = e.plain[:0]
-		for _, s := range dict {
-			e.plain = binary.LittleEndian.AppendUint32(e.plain, uint32(len(s)))
-			e.plain = append(e.plain, s...)
-		}
-		compressed, err := zstdCodec.Encode(nil, e.plain)
-		if err != nil {
-			out.err = fmt.Errorf("compressing parquet dictionary page: %w", err)
-			return out
-		}
-		h := format.PageHeader{
-			Type:                 format.DictionaryPage,
-			UncompressedPageSize: int32(len(e.plain)),
-			CompressedPageSize:   int32(len(compressed)),
-			CRC:                  int32(crc32.ChecksumIEEE(compressed)),
-		}
-		h.DictionaryPageHeader.Valid = true
-		h.DictionaryPageHeader.V = format.DictionaryPageHeader{NumValues: int32(len(dict)), Encoding: format.Plain}
-		e.header.Reset()
-		if err := e.henc.Encode(&h); err != nil {
+		if err := e.dictPage(s, &out); err != nil {
 			out.err = err
 			return out
 		}
-		hl := int64(e.header.Len())
-		out.dict = append(append(make([]byte, 0, int(hl)+len(compressed)), e.header.Bytes()...), compressed...)
-		out.meta.TotalUncompressedSize += hl + int64(len(e.plain))
-		out.meta.TotalCompressedSize += int64(len(out.dict))
-		addEncStats(format.DictionaryPage, format.Plain)
 	}
 	out.pages = pages
-	out.meta.Statistics = stats
-	slices.SortFunc(encStats, func(a, b format.PageEncodingStats) int {
+	out.meta.Statistics = s.stats
+	slices.SortFunc(s.encStats, func(a, b format.PageEncodingStats) int {
 		if a.PageType != b.PageType {
 			return int(a.PageType) - int(b.PageType)
 		}
 		return int(a.Encoding) - int(b.Encoding)
 	})
-	out.meta.EncodingStats = encStats
-	out.meta.SizeStatistics = format.SizeStatistics{DefinitionLevelHistogram: defHist}
-	out.index = indexer.ColumnIndex()
+	out.meta.EncodingStats = s.encStats
+	out.meta.SizeStatistics = format.SizeStatistics{DefinitionLevelHistogram: s.defHist}
+	out.index = s.indexer.ColumnIndex()
 	out.index.RepetitionLevelHistogram = out.index.RepetitionLevelHistogram[:0]
-	out.index.DefinitionLevelHistogram = append(out.index.DefinitionLevelHistogram[:0], pageDefHists...)
+	out.index.DefinitionLevelHistogram = append(out.index.DefinitionLevelHistogram[:0], s.pageDefHists...)
 	return out
+}
+
+// flushPage appends to pages the data page of rows p0 to p1-1 of the chunk
+// s (header, definition levels, compressed values) and records it in out's
+// metadata and offset index and in s's statistics; it returns pages.
+func (e *chunkEncoder) flushPage(s *chunkState, out *chunkOut, p0, p1 int, pages []byte) ([]byte, error) {
+	c, d := s.c, s.d
+	rows := p1 - p0
+	var defs []byte
+	m := rows
+	if c.optional {
+		m = 0
+		for _, l := range d.def[p0:p1] {
+			m += int(l)
+		}
+		var err error
+		if e.defs, err = (&rle.Encoding{BitWidth: 1}).EncodeLevels(e.defs[:0], d.def[p0:p1]); err != nil {
+			return pages, err
+		}
+		defs = e.defs
+	}
+	nulls := int64(rows - m)
+	minV, maxV, ok, err := e.encodeValues(c, s.kind, d, s.dict, s.idx, p0, p1, s.nv, m)
+	if err != nil {
+		return pages, err
+	}
+	s.nv += m
+	uncompressed := len(defs) + len(e.body)
+	compressed, err := zstdCodec.Encode(e.zbuf[:0], e.body)
+	if err != nil {
+		return pages, fmt.Errorf("compressing parquet data page: %w", err)
+	}
+	e.zbuf = compressed
+	crc := crc32.Update(crc32.Update(0, crc32.IEEETable, defs), crc32.IEEETable, compressed)
+	minB, maxB := minV.Bytes(), maxV.Bytes()
+	h := format.PageHeader{
+		Type:                 format.DataPageV2,
+		UncompressedPageSize: int32(uncompressed),
+		CompressedPageSize:   int32(len(defs) + len(compressed)),
+		CRC:                  int32(crc),
+	}
+	h.DataPageHeaderV2.Valid = true
+	h.DataPageHeaderV2.V = format.DataPageHeaderV2{
+		NumValues:                  int32(rows),
+		NumNulls:                   int32(nulls),
+		NumRows:                    int32(rows),
+		Encoding:                   s.valueEncoding,
+		DefinitionLevelsByteLength: int32(len(defs)),
+		IsCompressed:               thrift.New(true),
+		Statistics:                 format.Statistics{Min: minB, Max: maxB, NullCount: nulls, MinValue: minB, MaxValue: maxB},
+	}
+	e.header.Reset()
+	if err := e.henc.Encode(&h); err != nil {
+		return pages, err
+	}
+	hl := int64(e.header.Len())
+	pageStart := len(pages)
+	pages = append(pages, e.header.Bytes()...)
+	pages = append(pages, defs...)
+	pages = append(pages, compressed...)
+
+	// parquet-go's ColumnWriter.recordPageStats.
+	s.indexer.IndexPage(int64(rows), nulls, minV, maxV)
+	out.meta.NumValues += int64(rows)
+	s.stats.NullCount += nulls
+	if ok {
+		if !s.haveBounds || s.typ.Compare(maxV, s.chunkMax) > 0 {
+			s.chunkMax = maxV
+			s.stats.MaxValue = maxV.AppendBytes(make([]byte, 0, len(maxB)))
+		}
+		if !s.haveBounds || s.typ.Compare(minV, s.chunkMin) < 0 {
+			s.chunkMin = minV
+			s.stats.MinValue = minV.AppendBytes(make([]byte, 0, len(minB)))
+		}
+		s.haveBounds = true
+	}
+	out.offsets.PageLocations = append(out.offsets.PageLocations, format.PageLocation{
+		Offset:             out.meta.TotalCompressedSize,
+		CompressedPageSize: int32(len(pages) - pageStart),
+		FirstRowIndex:      s.numRows,
+	})
+	s.numRows += int64(rows)
+	if c.optional {
+		n1 := int64(m)
+		s.defHist[0] += int64(rows) - n1
+		s.defHist[1] += n1
+		s.pageDefHists = append(s.pageDefHists, int64(rows)-n1, n1)
+	}
+	out.meta.TotalUncompressedSize += hl + int64(uncompressed)
+	out.meta.TotalCompressedSize += int64(len(pages) - pageStart)
+	s.addEncStats(format.DataPageV2, s.valueEncoding)
+	return pages, nil
+}
+
+// dictPage sets out.dict to the dictionary page of the chunk s (PLAIN
+// values, compressed) and adds it to out's sizes and s's statistics.
+func (e *chunkEncoder) dictPage(s *chunkState, out *chunkOut) error {
+	e.plain = e.plain[:0]
+	for _, v := range s.dict {
+		e.plain = binary.LittleEndian.AppendUint32(e.plain, uint32(len(v)))
+		e.plain = append(e.plain, v...)
+	}
+	compressed, err := zstdCodec.Encode(nil, e.plain)
+	if err != nil {
+		return fmt.Errorf("compressing parquet dictionary page: %w", err)
+	}
+	h := format.PageHeader{
+		Type:                 format.DictionaryPage,
+		UncompressedPageSize: int32(len(e.plain)),
+		CompressedPageSize:   int32(len(compressed)),
+		CRC:                  int32(crc32.ChecksumIEEE(compressed)),
+	}
+	h.DictionaryPageHeader.Valid = true
+	h.DictionaryPageHeader.V = format.DictionaryPageHeader{NumValues: int32(len(s.dict)), Encoding: format.Plain}
+	e.header.Reset()
+	if err := e.henc.Encode(&h); err != nil {
+		return err
+	}
+	hl := int64(e.header.Len())
+	out.dict = append(append(make([]byte, 0, int(hl)+len(compressed)), e.header.Bytes()...), compressed...)
+	out.meta.TotalUncompressedSize += hl + int64(len(e.plain))
+	out.meta.TotalCompressedSize += int64(len(out.dict))
+	s.addEncStats(format.DictionaryPage, format.Plain)
+	return nil
 }
 
 // bufferSize is parquet-go's size estimate of a column buffer holding rows

@@ -369,8 +369,30 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	p.Legend.XOffs = vg.Points(6)
 	p.Legend.YOffs = -vg.Points(4)
-	entries := 0 // legend entries, to make room for them
+	// Legend entries, to make room for them.
+	entries, err := addIncumbentCurve(p, gens)
+	if err != nil {
+		return Figure{}, err
+	}
+	n, err := addBestCandidates(p, cands)
+	if err != nil {
+		return Figure{}, err
+	}
+	entries += n
 
+	// Half a generation of room on each side, so end points are not cut.
+	lo, hi := float64(gens[0].Generation), float64(gens[len(gens)-1].Generation)
+	p.X.Min, p.X.Max = lo-0.5, hi+0.5
+	// Room above the data for the legend: its entries are about 12 points
+	// high in a data area of about 250 points.
+	padY(p, 0.05, legendRoom(float64(entries)*12+10, 250))
+	return Figure{Panels: [][]*plot.Plot{{p}}, Width: 7 * vg.Inch, Height: 4.5 * vg.Inch}, nil
+}
+
+// addIncumbentCurve adds to p the incumbent's val mean by generation and
+// its 95% CI band (gens sorted by generation) and returns the number of
+// legend entries it added.
+func addIncumbentCurve(p *plot.Plot, gens []GenerationRow) (entries int, err error) {
 	// The CI band: one polygon per stretch of consecutive generations
 	// whose CI is finite.
 	var band []plotter.XYs
@@ -407,7 +429,7 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 		}
 		poly, err := plotter.NewPolygon(ring)
 		if err != nil {
-			return Figure{}, fmt.Errorf("results: %s: CI band: %w", ValByGenerationName, err)
+			return 0, fmt.Errorf("results: %s: CI band: %w", ValByGenerationName, err)
 		}
 		poly.Color = colorIncumbentBand
 		poly.LineStyle.Width = 0
@@ -421,7 +443,7 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 	if len(mean) > 0 {
 		line, points, err := plotter.NewLinePoints(mean)
 		if err != nil {
-			return Figure{}, fmt.Errorf("results: %s: incumbent line: %w", ValByGenerationName, err)
+			return 0, fmt.Errorf("results: %s: incumbent line: %w", ValByGenerationName, err)
 		}
 		line.Color = colorIncumbent
 		line.Width = vg.Points(1.5)
@@ -432,7 +454,13 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 		p.Legend.Add("incumbent val mean", line, points)
 		entries++
 	}
+	return entries, nil
+}
 
+// addBestCandidates adds to p the best and the accepted candidate of each
+// generation (cands sorted by run and generation) and returns the number
+// of legend entries it added.
+func addBestCandidates(p *plot.Plot, cands []CandidateRow) (entries int, err error) {
 	// The best and the accepted candidate of each generation.
 	var best, accepted plotter.XYs
 	for i := 0; i < len(cands); {
@@ -460,7 +488,7 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 	if len(best) > 0 {
 		s, err := plotter.NewScatter(best)
 		if err != nil {
-			return Figure{}, fmt.Errorf("results: %s: best candidates: %w", ValByGenerationName, err)
+			return 0, fmt.Errorf("results: %s: best candidates: %w", ValByGenerationName, err)
 		}
 		s.Color = colorCandidate
 		s.Shape = draw.RingGlyph{}
@@ -472,7 +500,7 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 	if len(accepted) > 0 {
 		s, err := plotter.NewScatter(accepted)
 		if err != nil {
-			return Figure{}, fmt.Errorf("results: %s: accepted candidates: %w", ValByGenerationName, err)
+			return 0, fmt.Errorf("results: %s: accepted candidates: %w", ValByGenerationName, err)
 		}
 		s.Color = colorAccepted
 		s.Shape = draw.TriangleGlyph{}
@@ -481,14 +509,7 @@ func ValByGenerationFigure(gens []GenerationRow, cands []CandidateRow) (Figure, 
 		p.Legend.Add("accepted candidate val mean", s)
 		entries++
 	}
-
-	// Half a generation of room on each side, so end points are not cut.
-	lo, hi := float64(gens[0].Generation), float64(gens[len(gens)-1].Generation)
-	p.X.Min, p.X.Max = lo-0.5, hi+0.5
-	// Room above the data for the legend: its entries are about 12 points
-	// high in a data area of about 250 points.
-	padY(p, 0.05, legendRoom(float64(entries)*12+10, 250))
-	return Figure{Panels: [][]*plot.Plot{{p}}, Width: 7 * vg.Inch, Height: 4.5 * vg.Inch}, nil
+	return entries, nil
 }
 
 // legendRoom is the fraction of the data range to add above the data so

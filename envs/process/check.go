@@ -151,91 +151,134 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 	rep.Direct = env.hello.Direct && env.agent != nil
 	defaults := rep.Info.Params.Defaults()
 	rep.Params = defaults
-	type result struct {
-		raw    []byte // the outcome as written
-		digest string // the step stream's digest (step mode)
-		steps  int    // the episode's steps (step mode), or its acts (direct)
-		err    error
-	}
-	results := [2]map[uint64]result{{}, {}}
-	var ok int
-	var passTotal [2]time.Duration // each process's time in episodes played
-	var passSteps [2]int           // and their steps (step mode)
-	warned := map[string]bool{}
+	ch := &checkRun{rep: rep, results: [2]map[uint64]checkResult{{}, {}}, warned: map[string]bool{}}
 	for pass := range 2 {
-		order := slices.Clone(seeds)
-		if pass == 1 {
-			slices.Reverse(order)
+		if err := ch.playPass(ctx, env, pass, seeds, defaults); err != nil {
+			return rep, err
 		}
-		player, err := env.newPlayer(pass, pass == 1 && rep.Direct)
+	}
+	ch.times()
+	ch.compare(seeds)
+	return rep, rep.print(out)
+}
+
+// checkResult is one episode of Check's pass: the outcome as written, the
+// step stream's digest (step mode), the episode's steps (step mode) or its
+// acts (direct), or its error.
+type checkResult struct {
+	raw    []byte
+	digest string
+	steps  int
+	err    error
+}
+
+// checkRun is the state of Check's two passes: each pass's results by
+// seed, the episodes played without error, each process's time in them
+// and their steps, and the warnings already reported.
+type checkRun struct {
+	rep       *CheckReport
+	results   [2]map[uint64]checkResult
+	ok        int
+	passTotal [2]time.Duration
+	passSteps [2]int
+	warned    map[string]bool
+}
+
+// warn adds w to the report's warnings once.
+func (ch *checkRun) warn(w string) {
+	if !ch.warned[w] {
+		ch.warned[w] = true
+		ch.rep.Warnings = append(ch.rep.Warnings, errors.New(w))
+	}
+}
+
+// violation records err, of process A or B (pass 0 or 1), as a violation
+// and, if it is the first, as the report's first error; it returns the
+// error as recorded.
+func (ch *checkRun) violation(pass int, err error) error {
+	err = fmt.Errorf("process %c: %w", 'A'+pass, err)
+	ch.rep.Violations = append(ch.rep.Violations, err)
+	if ch.rep.FirstError == nil {
+		ch.rep.FirstError = err
+	}
+	return err
+}
+
+// playPass plays seeds with default parameters on a new player of env:
+// pass 0 in order, pass 1 in reverse order (over the direct channel when
+// the report's Direct is set). It returns only ctx's error.
+func (ch *checkRun) playPass(ctx context.Context, env *Env, pass int, seeds []uint64, defaults params.Set) error {
+	rep := ch.rep
+	order := slices.Clone(seeds)
+	if pass == 1 {
+		slices.Reverse(order)
+	}
+	player, err := env.newPlayer(pass, pass == 1 && rep.Direct)
+	if err != nil {
+		ch.violation(pass, err)
+		return nil
+	}
+	tr := &trace{}
+	player.trace = tr
+	for _, s := range order {
+		tr.reset()
+		start := time.Now()
+		_, err := player.Play(ctx, envs.Episode{Seed: s, Params: defaults, Prompt: checkPrompt})
+		d := time.Since(start)
+		if cerr := ctx.Err(); cerr != nil {
+			player.Close()
+			return cerr
+		}
+		rep.Episodes++
+		for _, w := range tr.warnings {
+			ch.warn(w)
+		}
 		if err != nil {
-			err = fmt.Errorf("process %c: %w", 'A'+pass, err)
-			rep.Violations = append(rep.Violations, err)
-			if rep.FirstError == nil {
-				rep.FirstError = err
-			}
+			rep.Errors++
+			ch.results[pass][s] = checkResult{err: ch.violation(pass, err)}
 			continue
 		}
-		tr := &trace{}
-		player.trace = tr
-		for _, s := range order {
-			tr.reset()
-			start := time.Now()
-			_, err := player.Play(ctx, envs.Episode{Seed: s, Params: defaults, Prompt: checkPrompt})
-			d := time.Since(start)
-			if cerr := ctx.Err(); cerr != nil {
-				player.Close()
-				return rep, cerr
-			}
-			rep.Episodes++
-			for _, w := range tr.warnings {
-				if !warned[w] {
-					warned[w] = true
-					rep.Warnings = append(rep.Warnings, errors.New(w))
-				}
-			}
-			if err != nil {
-				rep.Errors++
-				err = fmt.Errorf("process %c: %w", 'A'+pass, err)
-				rep.Violations = append(rep.Violations, err)
-				if rep.FirstError == nil {
-					rep.FirstError = err
-				}
-				results[pass][s] = result{err: err}
-				continue
-			}
-			ok++
-			rep.Steps += tr.steps
-			passTotal[pass] += d
-			passSteps[pass] += tr.steps
-			results[pass][s] = result{raw: tr.outcomeRaw, digest: tr.digest(), steps: tr.steps}
-		}
-		player.Close()
-		for _, role := range player.closeIgnored {
-			if w := fmt.Sprintf("the %s process did not exit within %s of close (evolve killed it): exit on close, or at end of file on stdin (docs/protocol.md, section 2.6)", role, closeGrace); !warned[w] {
-				warned[w] = true
-				rep.Warnings = append(rep.Warnings, errors.New(w))
-			}
-		}
+		ch.ok++
+		rep.Steps += tr.steps
+		ch.passTotal[pass] += d
+		ch.passSteps[pass] += tr.steps
+		ch.results[pass][s] = checkResult{raw: tr.outcomeRaw, digest: tr.digest(), steps: tr.steps}
 	}
-	total := passTotal[0] + passTotal[1]
-	if ok > 0 {
-		rep.EpisodeTime = total / time.Duration(ok)
+	player.Close()
+	for _, role := range player.closeIgnored {
+		ch.warn(fmt.Sprintf("the %s process did not exit within %s of close (evolve killed it): exit on close, or at end of file on stdin (docs/protocol.md, section 2.6)", role, closeGrace))
+	}
+	return nil
+}
+
+// times sets the report's mean time per episode and per step (per
+// process when the second pass was direct).
+func (ch *checkRun) times() {
+	rep := ch.rep
+	total := ch.passTotal[0] + ch.passTotal[1]
+	if ch.ok > 0 {
+		rep.EpisodeTime = total / time.Duration(ch.ok)
 	}
 	switch {
 	case rep.Direct:
-		if passSteps[0] > 0 {
-			rep.StepTime = passTotal[0] / time.Duration(passSteps[0])
+		if ch.passSteps[0] > 0 {
+			rep.StepTime = ch.passTotal[0] / time.Duration(ch.passSteps[0])
 		}
-		if passSteps[1] > 0 {
-			rep.DirectStepTime = passTotal[1] / time.Duration(passSteps[1])
+		if ch.passSteps[1] > 0 {
+			rep.DirectStepTime = ch.passTotal[1] / time.Duration(ch.passSteps[1])
 		}
 	case rep.Steps > 0:
 		rep.StepTime = total / time.Duration(rep.Steps)
 	}
+}
+
+// compare compares the two passes' outcomes seed by seed: a difference is
+// a violation, equality counts as identical.
+func (ch *checkRun) compare(seeds []uint64) {
+	rep := ch.rep
 	for _, s := range seeds {
-		a, okA := results[0][s]
-		b, okB := results[1][s]
+		a, okA := ch.results[0][s]
+		b, okB := ch.results[1][s]
 		if !okA || !okB || a.err != nil || b.err != nil {
 			continue
 		}
@@ -255,7 +298,6 @@ func Check(ctx context.Context, cfg Config, seeds []uint64, out io.Writer) (*Che
 			rep.Identical++
 		}
 	}
-	return rep, rep.print(out)
 }
 
 // firstDifference describes where a and b first differ.

@@ -442,30 +442,8 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 
-	switch f {
-	case TooMany:
-		writeError(w, http.StatusTooManyRequests, "rate limited")
-		return
-	case TooManyRetryAfter, Unavailable:
-		w.Header().Set("Retry-After", ra)
-		status := http.StatusTooManyRequests
-		if f == Unavailable {
-			status = http.StatusServiceUnavailable
-		}
-		writeError(w, status, "try again later")
-		return
-	case ServerError:
-		writeError(w, http.StatusInternalServerError, "internal error")
-		return
-	case Unauthorized:
-		writeError(w, http.StatusUnauthorized, "invalid credentials: "+auth)
-		return
-	case Hang:
-		select {
-		case <-r.Context().Done():
-			aborted = true
-		case <-s.closed:
-		}
+	if handled, ab := writeStatusFault(w, r, f, ra, auth, s.closed); handled {
+		aborted = ab
 		return
 	}
 	if jerr != nil || req.Model == "" || len(req.Messages) == 0 {
@@ -494,33 +472,85 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if writeBodyFault(w, f) {
+		return
+	}
+	if f == EmptyContent {
+		content = ""
+	}
+	json.NewEncoder(w).Encode(completion(req, f, content))
+}
+
+// writeStatusFault answers the faults that come before the request is read
+// (rate limits, server errors, unauthorized, a hang until the client or
+// the server gives up); handled reports whether f was one of them, aborted
+// whether the client went away.
+func writeStatusFault(w http.ResponseWriter, r *http.Request, f Fault, ra, auth string, closed <-chan struct{}) (handled, aborted bool) {
+	switch f {
+	case TooMany:
+		writeError(w, http.StatusTooManyRequests, "rate limited")
+		return true, false
+	case TooManyRetryAfter, Unavailable:
+		w.Header().Set("Retry-After", ra)
+		status := http.StatusTooManyRequests
+		if f == Unavailable {
+			status = http.StatusServiceUnavailable
+		}
+		writeError(w, status, "try again later")
+		return true, false
+	case ServerError:
+		writeError(w, http.StatusInternalServerError, "internal error")
+		return true, false
+	case Unauthorized:
+		writeError(w, http.StatusUnauthorized, "invalid credentials: "+auth)
+		return true, false
+	case Hang:
+		select {
+		case <-r.Context().Done():
+			return true, true
+		case <-closed:
+		}
+		return true, false
+	}
+	return false, false
+}
+
+// writeBodyFault writes the broken bodies of the faults that answer 200
+// (malformed or truncated JSON, HTML, null or empty content, an error
+// object) and reports whether f was one of them.
+func writeBodyFault(w http.ResponseWriter, f Fault) bool {
 	switch f {
 	case Malformed:
 		io.WriteString(w, `{"id":"chatcmpl-1","choices":[{"message":{"content":"trunc`)
-		return
+		return true
 	case Truncated:
 		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","con`)
-		return
+		return true
 	case HTML:
 		w.Header().Set("Content-Type", "text/html")
 		io.WriteString(w, "<!DOCTYPE html>\n<html><head><title>502 Bad Gateway</title></head><body><h1>Bad Gateway</h1></body></html>\n")
-		return
+		return true
 	case NullContent, CutContent:
 		finish := "stop"
 		if f == CutContent {
 			finish = "length"
 		}
 		fmt.Fprintf(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":null},"finish_reason":%q}],"usage":{"prompt_tokens":1,"completion_tokens":%d,"total_tokens":1}}`, finish, 1)
-		return
+		return true
 	case EmptyChoices:
 		io.WriteString(w, `{"id":"chatcmpl-1","object":"chat.completion","choices":[],"usage":{"prompt_tokens":1,"completion_tokens":0,"total_tokens":1}}`)
-		return
+		return true
 	case ErrorObject:
 		fmt.Fprintf(w, `{"error":{"message":%q,"type":"server_error","param":null,"code":503}}`, ErrorObjectMessage)
-		return
-	case EmptyContent:
-		content = ""
+		return true
 	}
+	return false
+}
+
+// completion is the chat completion answering req with content under
+// fault f (content parts, tool calls, reasoning only, or none), with usage
+// counted by CountTokens.
+func completion(req llm.Request, f Fault, content string) map[string]any {
 	if f == OK && len(req.Tools) > 0 && req.ToolChoice == "required" {
 		f = ToolCall
 	}
@@ -553,7 +583,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		prompt += CountTokens(m.Content)
 	}
 	compl := CountTokens(content)
-	out := map[string]any{
+	return map[string]any{
 		"id":      "chatcmpl-llmtest",
 		"object":  "chat.completion",
 		"created": 0,
@@ -565,7 +595,6 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}},
 		"usage": map[string]any{"prompt_tokens": prompt, "completion_tokens": compl, "total_tokens": prompt + compl},
 	}
-	json.NewEncoder(w).Encode(out)
 }
 
 // CountTokens is the server's stand-in for a tokenizer: the number of
