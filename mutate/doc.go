@@ -1,5 +1,7 @@
-// Package mutate proposes candidate policy parameters from a failure
-// analysis. Its operators work on any declared parameter schema (package
+// Package mutate proposes candidate prompt versions: from a failure
+// analysis (the structured, text and LLM rule operators, the proposer
+// evolve exists for) or, for ablations, without one (the random and CMA-ES
+// baselines below). Its operators work on any declared parameter schema (package
 // params): a Number or Integer moves by its step within its range, an
 // Enum to its next or previous item, an Ordering has an item moved to the
 // front or back or is rotated. Each is a deterministic function from
