@@ -37,7 +37,7 @@ vet:
 
 ## bench: Go benchmarks (env steps/s, real NetHack actions/s per worker and start-up time, trajectory recording cost and bytes/step, evolve view's runs page (200 runs) and episodes page (10^5 episodes), episodes/s at 1 and 2 workers, the default run's wall time (BenchmarkExecutor/executor=local), an LLM run's requests/s against the concurrency-bound ideal (BenchmarkLLMRunPool), the candidates' pool, U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./envs/nethack ./evaluate ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
+	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./agent/nethack ./evaluate ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRunLargeTestSplit' -benchtime 1x -count 1 -timeout 30m ./cmd/evolve | tee -a bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 
@@ -119,16 +119,16 @@ bench-slurm:
 ## stats-tables: the simulations of docs/statistics.md (size of the gate's tests, A12 margin, family-wise error, interval coverage), fixed seeds
 .PHONY: stats-tables stats-reference
 stats-tables:
-	$(GO) run ./stats/internal/simulate -table all
+	$(GO) run ./gate/internal/simulate -table all
 
 ## sim-a12: the A12-margin gate's size at the margin (studentized permutation test vs the logit-normal and Brunner-Munzel t tests; n = 10, 20, 50, 100, with and without ties; 10,000 reps per row, about 8 minutes; the table of docs/statistics.md)
 .PHONY: sim-a12 sim-coverage
 sim-a12:
-	$(GO) run ./stats/internal/simulate -table a12
+	$(GO) run ./gate/internal/simulate -table a12
 
 ## sim-coverage: coverage of the t and BCa intervals of the mean and the percentile and BCa intervals of the IQM (normal and lognormal scores, n = 5 to 50, 10,000 reps per row; the table of docs/statistics.md)
 sim-coverage:
-	$(GO) run ./stats/internal/simulate -table coverage
+	$(GO) run ./gate/internal/simulate -table coverage
 
 ## stats-reference: regenerate the R and scipy reference values of stats/testdata (needs Rscript and python3 with scipy)
 stats-reference:

@@ -32,7 +32,7 @@
 //
 // LLMEpisode and DungeonEnv.UseLLM play the dungeon with a Session;
 // StepAgent plays the declared actions of a step-mode process environment
-// (envs/process), and NetHack's language-model player (envs/nethack)
+// (envs/process), and NetHack's language-model player (agent/nethack)
 // builds on Session too. LLMModel is the llm.Client as a ChatModel. A
 // Session records its Transcript when asked (envs.Episode.Record), and a
 // ReplyTally counts the unusable replies across a run, so that a run

@@ -9,10 +9,10 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	_ "evolve/agent" // registers the dungeon, played by the scripted agent
+	_ "evolve/agent"         // registers the dungeon, played by the scripted agent
+	_ "evolve/agent/nethack" // registers nethack: real NetHack 3.6 under a pty (docs/nethack.md)
 	"evolve/envs"
 	_ "evolve/envs/dungeon" // the built-in environment is always registered
-	_ "evolve/envs/nethack" // registers nethack: real NetHack 3.6 under a pty (docs/nethack.md)
 	_ "evolve/envs/process" // registers process: environments and agents in other languages (docs/protocol.md)
 	"evolve/internal/strictyaml"
 	"evolve/mutate"

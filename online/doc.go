@@ -4,7 +4,7 @@
 // auto-rollback detector. It is pure and seeded: no clock, no files, no
 // global random source. The prompt store keeps the weights and the
 // observation log they replay from (store.Store.Observe), and evolve
-// serve puts both behind HTTP (package online/serve).
+// serve puts both behind HTTP (package serve).
 //
 // The steps of one interaction, from the graph prompt design
 // ("Context-Aware Selection" through "Auto-Rollback"):

@@ -103,17 +103,8 @@ type SignedRankResult struct {
 // ErrNaN if an input or a difference (Inf − Inf) is NaN; ErrOption for an
 // out-of-range option.
 func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult, error) {
-	if err := checkAlternative(opt.Alternative); err != nil {
+	if err := checkSignedRankOptions(opt); err != nil {
 		return SignedRankResult{}, err
-	}
-	if err := checkMethod(opt.Method); err != nil {
-		return SignedRankResult{}, err
-	}
-	if err := checkTwoSidedRule(opt.TwoSidedRule); err != nil {
-		return SignedRankResult{}, err
-	}
-	if opt.ZeroMethod < Wilcox || opt.ZeroMethod > ZSplit {
-		return SignedRankResult{}, fmt.Errorf("%w: zero method %d", ErrOption, int(opt.ZeroMethod))
 	}
 	if len(x) != len(y) {
 		return SignedRankResult{}, fmt.Errorf("%w: len(x) = %d, len(y) = %d", ErrLength, len(x), len(y))
@@ -121,20 +112,9 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 	if len(x) == 0 {
 		return SignedRankResult{}, fmt.Errorf("%w: WilcoxonSignedRank with no pairs", ErrSampleSize)
 	}
-	d := make([]float64, 0, len(x))
-	nz := 0
-	for i := range x {
-		di := x[i] - y[i]
-		if math.IsNaN(di) {
-			return SignedRankResult{}, fmt.Errorf("%w: pair %d: x = %v, y = %v", ErrNaN, i, x[i], y[i])
-		}
-		if di == 0 {
-			nz++
-			if opt.ZeroMethod == Wilcox {
-				continue
-			}
-		}
-		d = append(d, di)
+	d, nz, err := signedDiffs(x, y, opt.ZeroMethod)
+	if err != nil {
+		return SignedRankResult{}, err
 	}
 	res := SignedRankResult{
 		N: len(x), NZero: nz, NUsed: len(d),
@@ -150,8 +130,100 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 		}
 		res.Warnings = append(res.Warnings, fmt.Errorf("%w: %d of %d %s", WarnZeros, nz, len(x), how))
 	}
+	g := rankSigned(d)
+	res.Ties = g.ties
+	// zsplit adds half the zero rank sum: 2·(zero2/2/2) = zero2/2 in doubled
+	// units; zero2 = nz(nz+1) is even.
+	shift2 := 0
+	if opt.ZeroMethod == ZSplit {
+		shift2 = g.zero2 / 2
+	}
+	res.TPlus = float64(g.tPlus2+shift2) / 2
 
-	// Rank |d| with midranks; doubled ranks are integers.
+	method := opt.Method
+	if method == Auto {
+		if g.nonzeroN <= AutoExactMaxSignedRank {
+			method = Exact
+		} else {
+			method = Asymptotic
+		}
+	}
+	if g.nonzeroN == 0 {
+		res.Method = method
+		if method == Asymptotic {
+			res.Z = 0
+		}
+		res.P = 1
+		res.Warnings = append(res.Warnings, WarnAllTied)
+		return res, nil
+	}
+	if method == Exact {
+		if p, ok := signedRankExactP(g, opt); ok {
+			res.P, res.Method = p, Exact
+			if res.Ties {
+				res.Warnings = append(res.Warnings, WarnTiesExact)
+			}
+			return res, nil
+		}
+		res.Warnings = append(res.Warnings, fmt.Errorf("%w (%d nonzero differences)", WarnExactTooLarge, g.nonzeroN))
+	}
+	signedRankAsymptotic(&res, g, len(d), nz, opt)
+	return res, nil
+}
+
+// checkSignedRankOptions returns an error wrapping ErrOption for an
+// out-of-range alternative, method, two-sided rule or zero method.
+func checkSignedRankOptions(opt SignedRankOptions) error {
+	if err := checkAlternative(opt.Alternative); err != nil {
+		return err
+	}
+	if err := checkMethod(opt.Method); err != nil {
+		return err
+	}
+	if err := checkTwoSidedRule(opt.TwoSidedRule); err != nil {
+		return err
+	}
+	if opt.ZeroMethod < Wilcox || opt.ZeroMethod > ZSplit {
+		return fmt.Errorf("%w: zero method %d", ErrOption, int(opt.ZeroMethod))
+	}
+	return nil
+}
+
+// signedDiffs returns the differences x_i − y_i to rank, in pair order
+// (the zeros left out for Wilcox), and the number of zero differences.
+// Error: ErrNaN naming the first pair whose difference is NaN.
+func signedDiffs(x, y []float64, zm ZeroMethod) (d []float64, nz int, err error) {
+	d = make([]float64, 0, len(x))
+	for i := range x {
+		di := x[i] - y[i]
+		if math.IsNaN(di) {
+			return nil, 0, fmt.Errorf("%w: pair %d: x = %v, y = %v", ErrNaN, i, x[i], y[i])
+		}
+		if di == 0 {
+			nz++
+			if zm == Wilcox {
+				continue
+			}
+		}
+		d = append(d, di)
+	}
+	return d, nz, nil
+}
+
+// signedRanks is the ranking of |d|: doubled midranks (integers) and the
+// tie groups the exact and asymptotic methods need.
+type signedRanks struct {
+	tPlus2   int   // 2·T+ (before the zsplit constant)
+	zero2    int   // sum of doubled ranks of zeros
+	ws, ts   []int // nonzero groups: doubled midrank, size
+	tieNZ    float64
+	tieZero  float64
+	nonzeroN int
+	ties     bool // a nonzero group has more than one member
+}
+
+// rankSigned sorts d by |d| in place and ranks it with midranks.
+func rankSigned(d []float64) signedRanks {
 	slices.SortFunc(d, func(a, b float64) int {
 		a, b = math.Abs(a), math.Abs(b)
 		switch {
@@ -163,14 +235,7 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 		return 0
 	})
 	n := len(d)
-	var (
-		tPlus2   int   // 2·T+ (before the zsplit constant)
-		zero2    int   // sum of doubled ranks of zeros
-		ws, ts   []int // nonzero groups: doubled midrank, size
-		tieNZ    float64
-		tieZero  float64
-		nonzeroN int
-	)
+	var g signedRanks
 	for a := 0; a < n; {
 		b := a + 1
 		for b < n && math.Abs(d[b]) == math.Abs(d[a]) {
@@ -180,85 +245,62 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 		r2 := a + 1 + b // doubled midrank of positions a..b-1 (ranks a+1..b)
 		ft := float64(t)
 		if d[a] == 0 {
-			zero2 += r2 * t
-			tieZero += ft*ft*ft - ft
+			g.zero2 += r2 * t
+			g.tieZero += ft*ft*ft - ft
 		} else {
 			for _, v := range d[a:b] {
 				if v > 0 {
-					tPlus2 += r2
+					g.tPlus2 += r2
 				}
 			}
-			ws = append(ws, r2)
-			ts = append(ts, t)
-			nonzeroN += t
+			g.ws = append(g.ws, r2)
+			g.ts = append(g.ts, t)
+			g.nonzeroN += t
 			if t > 1 {
-				res.Ties = true
-				tieNZ += ft*ft*ft - ft
+				g.ties = true
+				g.tieNZ += ft*ft*ft - ft
 			}
 		}
 		a = b
 	}
-	// zsplit adds half the zero rank sum: 2·(zero2/2/2) = zero2/2 in doubled
-	// units; zero2 = nz(nz+1) is even.
-	shift2 := 0
-	if opt.ZeroMethod == ZSplit {
-		shift2 = zero2 / 2
-	}
-	res.TPlus = float64(tPlus2+shift2) / 2
+	return g
+}
 
-	method := opt.Method
-	if method == Auto {
-		if nonzeroN <= AutoExactMaxSignedRank {
-			method = Exact
-		} else {
-			method = Asymptotic
+// signedRankExactP returns the exact p-value of T+ (conditional on the
+// tie pattern and the zeros), or ok false when the distribution would
+// take more than MaxExactCells cells. It may halve g.ws in place.
+func signedRankExactP(g signedRanks, opt SignedRankOptions) (p float64, ok bool) {
+	// Scale: doubled ranks, halved if all even.
+	ws := g.ws
+	allEven := true
+	for _, w := range ws {
+		if w%2 != 0 {
+			allEven = false
+			break
 		}
 	}
-	if nonzeroN == 0 {
-		res.Method = method
-		if method == Asymptotic {
-			res.Z = 0
+	obs := g.tPlus2
+	if allEven {
+		for i := range ws {
+			ws[i] /= 2
 		}
-		res.P = 1
-		res.Warnings = append(res.Warnings, WarnAllTied)
-		return res, nil
+		obs /= 2
 	}
+	if signedRankCells(ws, g.ts) > MaxExactCells {
+		return 0, false
+	}
+	center2 := 0
+	for i := range ws {
+		center2 += ws[i] * g.ts[i]
+	}
+	dist := signedRankDist(ws, g.ts)
+	tl := exactTails(dist, obs, center2)
+	return exactP(tl, opt.Alternative, opt.TwoSidedRule), true
+}
 
-	if method == Exact {
-		// Scale: doubled ranks, halved if all even.
-		allEven := true
-		for _, w := range ws {
-			if w%2 != 0 {
-				allEven = false
-				break
-			}
-		}
-		obs := tPlus2
-		if allEven {
-			for g := range ws {
-				ws[g] /= 2
-			}
-			obs /= 2
-		}
-		if signedRankCells(ws, ts) > MaxExactCells {
-			res.Warnings = append(res.Warnings, fmt.Errorf("%w (%d nonzero differences)", WarnExactTooLarge, nonzeroN))
-			method = Asymptotic
-		} else {
-			center2 := 0
-			for g := range ws {
-				center2 += ws[g] * ts[g]
-			}
-			dist := signedRankDist(ws, ts)
-			tl := exactTails(dist, obs, center2)
-			res.P = exactP(tl, opt.Alternative, opt.TwoSidedRule)
-			res.Method = Exact
-			if res.Ties {
-				res.Warnings = append(res.Warnings, WarnTiesExact)
-			}
-			return res, nil
-		}
-	}
-
+// signedRankAsymptotic sets res's Method, Z, P and warnings by the normal
+// approximation of T+ over n ranked differences, nz of them zero.
+func signedRankAsymptotic(res *SignedRankResult, g signedRanks, n, nz int, opt SignedRankOptions) {
 	res.Method = Asymptotic
 	fn := float64(n)
 	mean := fn * (fn + 1) / 4
@@ -268,14 +310,14 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 		fz := float64(nz)
 		mean -= fz * (fz + 1) / 4
 		variance -= fz * (fz + 1) * (2*fz + 1) / 24
-		variance -= tieNZ / 48
+		variance -= g.tieNZ / 48
 	case ZSplit:
-		variance -= (tieNZ + tieZero) / 48
+		variance -= (g.tieNZ + g.tieZero) / 48
 	default:
-		variance -= tieNZ / 48
+		variance -= g.tieNZ / 48
 	}
-	if nonzeroN < 10 {
-		res.Warnings = append(res.Warnings, fmt.Errorf("%w (%d nonzero)", WarnSmallSample, nonzeroN))
+	if g.nonzeroN < 10 {
+		res.Warnings = append(res.Warnings, fmt.Errorf("%w (%d nonzero)", WarnSmallSample, g.nonzeroN))
 	}
 	if res.Ties {
 		res.Warnings = append(res.Warnings, WarnTiesAsymptotic)
@@ -285,9 +327,8 @@ func WilcoxonSignedRank(x, y []float64, opt SignedRankOptions) (SignedRankResult
 	if !(sigma > 0) {
 		res.Z, res.P = 0, 1
 		res.Warnings = append(res.Warnings, WarnAllTied)
-		return res, nil
+		return
 	}
 	res.Z = (dev - continuity(dev, opt.Alternative, opt.NoContinuity)) / sigma
 	res.P = normalP(res.Z, opt.Alternative)
-	return res, nil
 }

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"evolve/online/sim"
+	"evolve/bandit"
 )
 
 func init() {
@@ -84,7 +84,7 @@ Examples:
 	evolve bandit simulate --epsilon 0.05 --seed 7 --out bandit-eps05
 	duckdb -c "SELECT policy, avg(cumulative_regret) FROM 'bandit-sim/regret.parquet' WHERE t = 10000 GROUP BY ALL"`,
 		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			def := sim.DefaultConfig()
+			def := bandit.DefaultConfig()
 			requests := fs.Int("requests", def.Requests, "requests per stream, `N` >= 1")
 			repeats := fs.Int("repeats", def.Repeats, "independent streams `R` >= 2 (the CIs are over them)")
 			epsilon := fs.Float64("epsilon", def.Epsilon, "exploration probability `E` in [0, 1] of the epsilon-greedy policies")
@@ -131,25 +131,25 @@ Examples:
 				if err := checkOutDir(*out); err != nil {
 					return err
 				}
-				var progress sim.Progress
+				var progress bandit.Progress
 				if !*quiet {
 					fmt.Fprintf(env.stderr, "bandit simulate: seed %d; %d episodes (%d contexts x %d versions x %d seeds); %d policies x %d streams x %d requests; rollback %d shifts x %d trials\n",
 						s, len(cfg.Contexts)*len(cfg.Versions)*cfg.Pool, len(cfg.Contexts), len(cfg.Versions), cfg.Pool,
 						len(cfg.Policies), cfg.Repeats, cfg.Requests, len(cfg.Rollback.Shifts), cfg.Rollback.Trials)
 					progress = quarters(env.stderr)
 				}
-				res, err := sim.Run(ctx, cfg, progress)
+				res, err := bandit.Run(ctx, cfg, progress)
 				if err != nil {
 					if ctx.Err() != nil {
 						return &exitError{code: interruptCode(ctx), err: fmt.Errorf("interrupted: nothing was written")}
 					}
 					return err
 				}
-				if err := sim.WriteDir(*out, res); err != nil {
+				if err := bandit.WriteDir(*out, res); err != nil {
 					return err
 				}
 				printBandit(env.stdout, res)
-				fmt.Fprintf(env.stdout, "\nwrote %s: %s\n", *out, strings.Join(sim.Files(), ", "))
+				fmt.Fprintf(env.stdout, "\nwrote %s: %s\n", *out, strings.Join(bandit.Files(), ", "))
 				return nil
 			}
 		},
@@ -159,7 +159,7 @@ Examples:
 // checkOutDir refuses an output directory that holds a study's files
 // already, before any work.
 func checkOutDir(dir string) error {
-	for _, f := range sim.Files() {
+	for _, f := range bandit.Files() {
 		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
 			return fmt.Errorf("--out %s holds %s already: choose another directory (nothing is overwritten)", dir, f)
 		}
@@ -169,7 +169,7 @@ func checkOutDir(dir string) error {
 
 // quarters returns a progress function that logs each phase's start and
 // every further quarter of it to w.
-func quarters(w io.Writer) sim.Progress {
+func quarters(w io.Writer) bandit.Progress {
 	last := map[string]int{}
 	return func(phase string, done, total int) {
 		q := 4 * done / total
@@ -183,12 +183,12 @@ func quarters(w io.Writer) sim.Progress {
 
 // printBandit prints the policies' final regret and the rollback study
 // as aligned tables.
-func printBandit(w io.Writer, res *sim.Result) {
+func printBandit(w io.Writer, res *bandit.Result) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "policy\tregret after %d\t95%% CI\tvs seed-egreedy\t95%% CI\tbest chosen\tmean reward\n", res.Config.Requests)
 	for _, s := range res.Summaries {
 		vs, vsci := "-", "-"
-		if s.VsSeed.N > 0 && s.Policy != sim.PolicySeed {
+		if s.VsSeed.N > 0 && s.Policy != bandit.PolicySeed {
 			vs, vsci = fmt.Sprintf("%+.1f", s.VsSeed.Mean), fmt.Sprintf("[%+.1f, %+.1f]", s.VsSeed.CILow, s.VsSeed.CIHigh)
 		}
 		fmt.Fprintf(tw, "%s\t%.1f\t[%.1f, %.1f]\t%s\t%s\t%.1f%%\t%.3f\n", s.Policy, s.Final.Mean, s.Final.CILow, s.Final.CIHigh, vs, vsci, 100*s.OptimalShare, s.MeanReward)

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"evolve/online/sim"
+	"evolve/bandit"
 )
 
 func TestBanditUsage(t *testing.T) {
@@ -75,7 +75,7 @@ func TestBanditSimulate(t *testing.T) {
 	if outs[0] != outs[1] {
 		t.Errorf("stdout differs between 1 and 2 workers:\n%s\n---\n%s", outs[0], outs[1])
 	}
-	for _, f := range sim.Files() {
+	for _, f := range bandit.Files() {
 		a, err := os.ReadFile(filepath.Join(dir, "w1", f))
 		if err != nil {
 			t.Fatal(err)
@@ -107,7 +107,7 @@ func TestBanditSimulate(t *testing.T) {
 		t.Errorf("stdout differs from %s (go test -update rewrites it):\n%s", golden, outs[0])
 	}
 
-	before, err := os.ReadFile(filepath.Join(dir, "w1", sim.SummaryMD))
+	before, err := os.ReadFile(filepath.Join(dir, "w1", bandit.SummaryMD))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func TestBanditSimulate(t *testing.T) {
 	if code != exitFailure || !strings.Contains(stderr, "holds rewards.parquet already") {
 		t.Errorf("rerun into the same --out: exit %d, stderr %q; want 1 and 'holds rewards.parquet already'", code, stderr)
 	}
-	after, _ := os.ReadFile(filepath.Join(dir, "w1", sim.SummaryMD))
+	after, _ := os.ReadFile(filepath.Join(dir, "w1", bandit.SummaryMD))
 	if !bytes.Equal(before, after) {
 		t.Error("the refused rerun changed summary.md")
 	}

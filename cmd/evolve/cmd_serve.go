@@ -13,7 +13,7 @@ import (
 
 	"evolve/internal/httpguard"
 	"evolve/online"
-	"evolve/online/serve"
+	"evolve/serve"
 )
 
 func init() {

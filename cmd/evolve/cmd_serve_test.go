@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"evolve/bandit"
 	"evolve/online"
-	"evolve/online/sim"
 	"evolve/prompt"
 )
 
@@ -252,7 +252,7 @@ func TestServeSignalTables(t *testing.T) {
 	stop()
 
 	table := filepath.Join(t.TempDir(), "study-signals.yaml")
-	os.WriteFile(table, online.FormatSignals(sim.Signals()), 0o644)
+	os.WriteFile(table, online.FormatSignals(bandit.Signals()), 0o644)
 	url, stderr, stop := startServe(t, "--store", dir, "--signals", table)
 	if code, out := post(t, url+"/v1/select", "", body); code != 200 {
 		t.Errorf("--signals with the study's table: %d %v", code, out)
@@ -265,7 +265,7 @@ func TestServeSignalTables(t *testing.T) {
 		t.Errorf("stderr does not say where the signals come from:\n%s", stderr)
 	}
 
-	os.WriteFile(filepath.Join(dir, online.SignalTableFile), online.FormatSignals(sim.Signals()), 0o644)
+	os.WriteFile(filepath.Join(dir, online.SignalTableFile), online.FormatSignals(bandit.Signals()), 0o644)
 	url, _, stop = startServe(t, "--store", dir)
 	if code, out := post(t, url+"/v1/select", "", body); code != 200 {
 		t.Errorf("the store's signals.yaml: %d %v", code, out)

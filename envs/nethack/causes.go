@@ -81,8 +81,8 @@ var trapMessages = []string{
 	"stuck to the web", "You are stuck in the", "You are caught in",
 }
 
-// trapMessage returns the trap message on message line m, "" if none.
-func trapMessage(m string) string {
+// TrapMessage returns the trap message on message line m, "" if none.
+func TrapMessage(m string) string {
 	for _, w := range trapMessages {
 		if strings.Contains(m, w) {
 			return strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(m), "--More--"))
@@ -91,7 +91,7 @@ func trapMessage(m string) string {
 	return ""
 }
 
-// waitsForAnswer reports whether the game, on a screen where the agent
+// WaitsForAnswer reports whether the game, on a screen where the agent
 // was asked to act, was in fact waiting on an answer rather than a
 // command. When NetHack reads a command the cursor rests on the hero;
 // when it reads an answer the cursor follows the typed text on the
@@ -100,7 +100,7 @@ func trapMessage(m string) string {
 // (NetHack's tty wraps a long answer at column 79 onto the map rows) and
 // the cursor, in the rows below it, is not on an '@'; or the message line asks for a map position
 // ("Where do you want to travel to?", "Pick an object").
-func waitsForAnswer(s *Screen) bool {
+func WaitsForAnswer(s *Screen) bool {
 	if s.CursorY == 0 {
 		return true
 	}
@@ -111,11 +111,11 @@ func waitsForAnswer(s *Screen) bool {
 	return strings.HasPrefix(m, "Where do you want") || strings.HasPrefix(m, "Pick ")
 }
 
-// heroHidden reports whether the hero is not shown as '@' on a screen
+// HeroHidden reports whether the hero is not shown as '@' on a screen
 // where the game reads a command: the cursor, which rests on the hero,
 // is on the map over another glyph (polymorphed, e.g. into a wererat 'r';
 // or an unseen square when invisible).
-func heroHidden(s *Screen) bool {
+func HeroHidden(s *Screen) bool {
 	if s.CursorY < 1 || s.CursorY > MapRows || s.CursorX < 0 || s.CursorX >= Cols {
 		return false
 	}
@@ -191,11 +191,11 @@ func Classify(ev Evidence) (cause, evidence string) {
 func classifyStall(ev Evidence, fainting bool) (cause, evidence string) {
 	stall := fmt.Sprintf("%d turns and %d actions without progress on Dlvl %d", ev.StallTurns, ev.StallActions, ev.Dlvl)
 	if ev.Screen != "" {
-		s := screenFromText(ev.Screen, ev.CursorX, ev.CursorY)
-		if waitsForAnswer(s) {
+		s := ScreenFromText(ev.Screen, ev.CursorX, ev.CursorY)
+		if WaitsForAnswer(s) {
 			return "unanswered_prompt", fmt.Sprintf("prompt: %q, the last %d actions typed into it; %s", s.Message(), ev.PromptRun, stall)
 		}
-		if heroHidden(s) {
+		if HeroHidden(s) {
 			return "hero_lost", fmt.Sprintf("hero: the cursor rests on %q, not @, for the last %d actions; %s",
 				s.Grid[s.CursorY][s.CursorX], ev.LostRun, stall)
 		}
@@ -206,7 +206,7 @@ func classifyStall(ev Evidence, fainting bool) (cause, evidence string) {
 	if ev.Trap != "" {
 		return "trapped", fmt.Sprintf("trap: %q at T:%d; %s", ev.Trap, ev.TrapT, stall)
 	}
-	s := screenFromText(ev.Screen, ev.CursorX, ev.CursorY)
+	s := ScreenFromText(ev.Screen, ev.CursorX, ev.CursorY)
 	if ev.ByActions {
 		return "action_loop", fmt.Sprintf("actions: the last actions took no game time (last message %q); %s", s.Message(), stall)
 	}
@@ -238,7 +238,7 @@ func besideMonster(s *Screen, pet string) (rune, bool) {
 		return 0, false
 	}
 	for d := 0; d < 8; d++ {
-		c := s.MapCell(hx+dirDX[d], hy+dirDY[d])
+		c := s.MapCell(hx+DirDX[d], hy+DirDY[d])
 		if pet == "" && (c == 'f' || c == 'd') || pet != "" && string(c) == pet {
 			continue
 		}
@@ -249,10 +249,10 @@ func besideMonster(s *Screen, pet string) (rune, bool) {
 	return 0, false
 }
 
-// screenFromText parses Screen.String's text back into a Screen with the
+// ScreenFromText parses Screen.String's text back into a Screen with the
 // cursor at (x, y): lines beyond Rows and characters beyond Cols are
 // dropped, missing ones are blank.
-func screenFromText(text string, x, y int) *Screen {
+func ScreenFromText(text string, x, y int) *Screen {
 	s := &Screen{CursorX: x, CursorY: y}
 	lines := strings.Split(text, "\n")
 	for r := 0; r < Rows; r++ {
@@ -273,15 +273,27 @@ func screenFromText(text string, x, y int) *Screen {
 	return s
 }
 
-// petBeside returns "f" or "d", the letter of the first of them next to
+// PetBeside returns "f" or "d", the letter of the first of them next to
 // the hero (the cursor) on s, "" if neither is: on the first screen of a
 // game it is the pet, a kitten or a little dog.
-func petBeside(s *Screen) string {
+func PetBeside(s *Screen) string {
 	hx, hy := s.CursorX, s.CursorY-1
 	for d := 0; d < 8; d++ {
-		if c := s.MapCell(hx+dirDX[d], hy+dirDY[d]); c == 'f' || c == 'd' {
+		if c := s.MapCell(hx+DirDX[d], hy+DirDY[d]); c == 'f' || c == 'd' {
 			return string(c)
 		}
 	}
 	return ""
 }
+
+// End reasons of an episode: how it ended. The game ends itself with
+// EndDied, EndStarved or EndEscaped; evolve ends it with #quit (the column
+// quit) on EndStuck, EndTurnCap or EndActionCap.
+const (
+	EndDied      = "died"       // the hero died of anything but starvation
+	EndStarved   = "starved"    // the hero died of starvation ("died of starvation")
+	EndEscaped   = "escaped"    // the hero climbed out of the dungeon (xlogfile death "escaped")
+	EndStuck     = "stuck"      // no new square seen or stood on and no descent within no_progress_turns turns (or twice that many actions)
+	EndTurnCap   = "turn_cap"   // the game's turn counter reached max_turns
+	EndActionCap = "action_cap" // the agent's own action budget ran out (the LLM agent's max_turns, or the run's step budget)
+)

@@ -30,7 +30,7 @@ const (
 var waitMarker = []byte("\x1b]7717;w\a")
 
 // options are the game options of every episode (NETHACKOPTIONS) after
-// the name and the character (gameOptions): no bones, legacy, news or
+// the name and the character (GameOptions): no bones, legacy, news or
 // mail, autopickup of gold only, plain ASCII without colour but with the
 // pet in inverse video (hilite_pet, read by Screen.Pet), no output
 // delays, the turn counter and experience points on the status line, and
@@ -39,10 +39,10 @@ const options = "autopickup,pickup_types:$,!legacy,!news,!bones,!mail,!timed_del
 	"time,showexp,showscore,!verbose,symset:plain,disclose:-i -a -v -g -c -o,runmode:teleport," +
 	"pickup_burden:unencumbered,suppress_alert:3.4.3,!checkpoint,!rest_on_space,number_pad:0"
 
-// gameOptions returns NETHACKOPTIONS for character c (valid): the name
+// GameOptions returns NETHACKOPTIONS for character c (valid): the name
 // agent, the character, then options. The default character gives
 // "name:agent,role:Valkyrie,race:human,gender:female,align:neutral,...".
-func gameOptions(c Character) string { return "name:agent," + c.options() + "," + options }
+func GameOptions(c Character) string { return "name:agent," + c.options() + "," + options }
 
 // FixedTime is the clock every game reads, in seconds since the Unix
 // epoch: 2024-01-17 12:00:00 UTC, a Wednesday at noon in the moon's first
@@ -60,9 +60,9 @@ func (e *StallError) Error() string {
 	return fmt.Sprintf("nethack: the game did not ask for a key for %v; last screen:\n%s", e.After, e.Screen)
 }
 
-// game is one running NetHack process under a pseudo-terminal, with the
+// Game is one running NetHack process under a pseudo-terminal, with the
 // terminal emulator that parses its output.
-type game struct {
+type Game struct {
 	cmd    *exec.Cmd
 	pty    *os.File
 	chunks chan []byte
@@ -70,15 +70,15 @@ type game struct {
 	buf    []byte // output read but not yet parsed
 	stall  time.Duration
 	exited bool
-	rec    *recorder
+	rec    *Recorder
 	waited chan struct{}
 	keys   int // keys sent
 }
 
-// startGame starts the game of in with seed and NETHACKOPTIONS opts
-// (gameOptions) in playground dir and waits until it asks for its first
+// StartGame starts the game of in with seed and NETHACKOPTIONS opts
+// (GameOptions) in playground dir and waits until it asks for its first
 // key. rec, if not nil, records the output.
-func startGame(ctx context.Context, in *install, dir string, seed uint64, opts string, stall time.Duration, rec *recorder) (*game, error) {
+func StartGame(ctx context.Context, in *Install, dir string, seed uint64, opts string, stall time.Duration, rec *Recorder) (*Game, error) {
 	cmd := exec.Command(in.binary, "-d", dir)
 	cmd.Dir = dir
 	cmd.Env = []string{
@@ -99,7 +99,7 @@ func startGame(ctx context.Context, in *install, dir string, seed uint64, opts s
 	// blocked in read(2) that the kernel wakes directly, not a goroutine
 	// parked in the poller, which shortens each key's round trip.
 	f.Fd()
-	g := &game{cmd: cmd, pty: f, chunks: make(chan []byte, 64), term: vt10x.New(vt10x.WithSize(Cols, Rows)),
+	g := &Game{cmd: cmd, pty: f, chunks: make(chan []byte, 64), term: vt10x.New(vt10x.WithSize(Cols, Rows)),
 		stall: stall, rec: rec, waited: make(chan struct{})}
 	go g.read()
 	go func() { cmd.Wait(); close(g.waited) }()
@@ -113,7 +113,7 @@ func startGame(ctx context.Context, in *install, dir string, seed uint64, opts s
 		}
 	}
 	if err != nil {
-		g.kill()
+		g.Kill()
 		return nil, err
 	}
 	return g, nil
@@ -139,7 +139,7 @@ var ErrUnseeded = errors.New("the game did not take its seed from the shim")
 // ErrShimNotLoaded if the shim did not load, or, when asked is true (the
 // game asked for its first key), ErrUnseeded if it never answered an open
 // of /dev/urandom.
-func checkShim(in *install, dir string, asked bool) error {
+func checkShim(in *Install, dir string, asked bool) error {
 	data, _ := os.ReadFile(filepath.Join(dir, shimLog))
 	lines := strings.Split(string(data), "\n")
 	switch {
@@ -156,7 +156,7 @@ func checkShim(in *install, dir string, asked bool) error {
 }
 
 // read copies the terminal's output to g.chunks until the game exits.
-func (g *game) read() {
+func (g *Game) read() {
 	defer close(g.chunks)
 	for {
 		b := make([]byte, 8192)
@@ -171,7 +171,7 @@ func (g *game) read() {
 }
 
 // feed parses b into the terminal and the recording.
-func (g *game) feed(b []byte) {
+func (g *Game) feed(b []byte) {
 	if len(b) == 0 {
 		return
 	}
@@ -183,7 +183,7 @@ func (g *game) feed(b []byte) {
 
 // waitInput parses output until the game asks for a key (the shim's
 // marker) or exits. Errors: ctx's, or a *StallError.
-func (g *game) waitInput(ctx context.Context) error {
+func (g *Game) waitInput(ctx context.Context) error {
 	var timer *time.Timer
 	defer func() {
 		if timer != nil {
@@ -232,16 +232,16 @@ func (g *game) waitInput(ctx context.Context) error {
 			}
 			timer.Reset(g.stall)
 		case <-timer.C:
-			return &StallError{After: g.stall, Screen: g.screenText()}
+			return &StallError{After: g.stall, Screen: g.ScreenText()}
 		case <-ctx.Done():
 			return ctx.Err()
 		}
 	}
 }
 
-// send writes keys to the game one at a time, each after the game asked
+// Send writes keys to the game one at a time, each after the game asked
 // for it, and parses the output until the game asks for the next key.
-func (g *game) send(ctx context.Context, keys string) error {
+func (g *Game) Send(ctx context.Context, keys string) error {
 	for i := 0; i < len(keys); i++ {
 		if g.exited {
 			return nil
@@ -262,7 +262,7 @@ func (g *game) send(ctx context.Context, keys string) error {
 
 // drainExit waits briefly for a game whose terminal refused a key to
 // exit; it reports whether it did.
-func (g *game) drainExit(ctx context.Context) bool {
+func (g *Game) drainExit(ctx context.Context) bool {
 	select {
 	case <-g.waited:
 		g.waitInput(ctx)
@@ -272,9 +272,9 @@ func (g *game) drainExit(ctx context.Context) bool {
 	}
 }
 
-// kill ends the game's process group (SIGKILL), waits for it and closes
+// Kill ends the game's process group (SIGKILL), waits for it and closes
 // the terminal. It is safe to call twice.
-func (g *game) kill() {
+func (g *Game) Kill() {
 	if g.cmd.Process != nil {
 		killGame(g.cmd.Process)
 	}
@@ -295,8 +295,8 @@ func (g *game) kill() {
 	}
 }
 
-// screen returns the terminal's 24 rows of 80 characters and the cursor.
-func (g *game) screen() *Screen {
+// Screen returns the terminal's 24 rows of 80 characters and the cursor.
+func (g *Game) Screen() *Screen {
 	s := &Screen{}
 	g.term.Lock()
 	defer g.term.Unlock()
@@ -316,25 +316,35 @@ func (g *game) screen() *Screen {
 	return s
 }
 
-func (g *game) screenText() string { return g.screen().String() }
+// Keys returns the number of keys sent to the game so far.
+func (g *Game) Keys() int { return g.keys }
 
-// recorder collects an asciicast v2 recording: one "o" event per key the
+// Exited reports whether the game process has exited (its terminal
+// closed); a game that exited takes no more keys.
+func (g *Game) Exited() bool { return g.exited }
+
+// ScreenText returns the terminal's screen as text (Screen.String).
+func (g *Game) ScreenText() string { return g.Screen().String() }
+
+// Recorder collects an asciicast v2 recording: one "o" event per key the
 // game asked for, at a fixed step of Step seconds per event.
-type recorder struct {
+type Recorder struct {
 	b    bytes.Buffer
 	out  []byte
 	n    int
 	Step float64
 }
 
-func newRecorder() *recorder {
-	r := &recorder{Step: 0.1}
+// NewRecorder returns a recorder with the asciicast header written and
+// a step of 0.1 s.
+func NewRecorder() *Recorder {
+	r := &Recorder{Step: 0.1}
 	r.b.WriteString(`{"version": 2, "width": 80, "height": 24, "env": {"TERM": "xterm"}, "title": "evolve nethack"}` + "\n")
 	return r
 }
 
 // event writes the output since the last event as one event.
-func (r *recorder) event() {
+func (r *Recorder) event() {
 	if len(r.out) == 0 {
 		return
 	}
@@ -344,5 +354,5 @@ func (r *recorder) event() {
 	r.out = r.out[:0]
 }
 
-// bytes returns the recording.
-func (r *recorder) bytes() []byte { return bytes.Clone(r.b.Bytes()) }
+// Bytes returns the recording.
+func (r *Recorder) Bytes() []byte { return bytes.Clone(r.b.Bytes()) }

@@ -37,7 +37,7 @@ func installHint() string {
 }
 
 // shimHint says why dyld may have ignored the shim, and what to do.
-func shimHint(in *install) string {
+func shimHint(in *Install) string {
 	return fmt.Sprintf("macOS ignores DYLD_INSERT_LIBRARIES for protected programs: those under System Integrity Protection "+
 		"(/usr/bin, /bin, /System) and those signed with the hardened runtime (codesign -dv %[2]s shows flags with runtime). "+
 		"evolve runs its private copy %[2]s, so re-sign that copy ad hoc, which drops the hardened runtime "+
@@ -45,6 +45,6 @@ func shimHint(in *install) string {
 		"another architecture than the game's (compare file %[1]s %[2]s)", in.shim, in.binary)
 }
 
-// platformErr returns nil: the game runs under a pseudo-terminal with a
+// PlatformErr returns nil: the game runs under a pseudo-terminal with a
 // preloaded shim.
-func platformErr() error { return nil }
+func PlatformErr() error { return nil }

@@ -35,12 +35,12 @@ func installHint() string {
 
 // shimHint says why the dynamic loader may have ignored the shim, and
 // what to do.
-func shimHint(in *install) string {
+func shimHint(in *Install) string {
 	return fmt.Sprintf("the dynamic loader ignored LD_PRELOAD=%s, as it does for a setuid or setgid program (evolve's private copy is "+
 		"neither) and for a library built for another architecture than the game's (compare file %s %s; set CC to a compiler for the game's)",
 		in.shim, in.shim, in.binary)
 }
 
-// platformErr returns nil: the game runs under a pseudo-terminal with a
+// PlatformErr returns nil: the game runs under a pseudo-terminal with a
 // preloaded shim.
-func platformErr() error { return nil }
+func PlatformErr() error { return nil }

@@ -7,13 +7,13 @@ import (
 	"syscall"
 )
 
-// platformErr returns the refusal of real NetHack on the other Unix
+// PlatformErr returns the refusal of real NetHack on the other Unix
 // systems (the BSDs, illumos): evolve builds and preloads its seeding
 // shim only with Linux's and macOS's loaders, and never plays an unseeded
 // game.
-func platformErr() error { return unsupported(runtime.GOOS) }
+func PlatformErr() error { return unsupported(runtime.GOOS) }
 
-// The rest is never reached (New refuses, see platformErr); it keeps the
+// The rest is never reached (New refuses, see PlatformErr); it keeps the
 // package building.
 
 func gameAttr() *syscall.SysProcAttr { return nil }
@@ -25,5 +25,5 @@ const (
 )
 
 func shimArgs(out, src string) []string { return nil }
-func installHint() string               { return platformErr().Error() }
-func shimHint(*install) string          { return platformErr().Error() }
+func installHint() string               { return PlatformErr().Error() }
+func shimHint(*Install) string          { return PlatformErr().Error() }

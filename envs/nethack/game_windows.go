@@ -6,12 +6,12 @@ import (
 	"syscall"
 )
 
-// platformErr returns the refusal of real NetHack: Windows has neither
+// PlatformErr returns the refusal of real NetHack: Windows has neither
 // the pseudo-terminals (as Unix has them) nor the preloaded libraries the
 // game is played and seeded with.
-func platformErr() error { return unsupported(runtime.GOOS) }
+func PlatformErr() error { return unsupported(runtime.GOOS) }
 
-// The rest is never reached (New refuses, see platformErr); it keeps the
+// The rest is never reached (New refuses, see PlatformErr); it keeps the
 // package building.
 
 func gameAttr() *syscall.SysProcAttr { return nil }
@@ -24,5 +24,5 @@ const (
 )
 
 func shimArgs(out, src string) []string { return nil }
-func installHint() string               { return platformErr().Error() }
-func shimHint(*install) string          { return platformErr().Error() }
+func installHint() string               { return PlatformErr().Error() }
+func shimHint(*Install) string          { return PlatformErr().Error() }

@@ -29,10 +29,10 @@ const DefaultBinary = "/usr/lib/games/nethack/nethack-console"
 // nhdat (levels, dungeon, data), symbols and the licence.
 var dataFiles = []string{"nhdat", "symbols", "license"}
 
-// install is what a player needs on disk, shared by all the players of one
+// Install is what a player needs on disk, shared by all the players of one
 // binary: the built shim and a private copy of the binary (without the
 // setgid bit, which would make the dynamic loader ignore LD_PRELOAD).
-type install struct {
+type Install struct {
 	dir     string // the cache directory holding the shim (shimName) and the game
 	shim    string // path of the built shim
 	binary  string // path of the private copy of the game
@@ -41,7 +41,7 @@ type install struct {
 
 var (
 	installMu    sync.Mutex
-	installCache = map[string]*install{}
+	installCache = map[string]*Install{}
 )
 
 // cacheRoot returns $EVOLVE_CACHE_DIR/nethack, or the user cache
@@ -61,13 +61,13 @@ func cacheRoot() string {
 // the message says how to install it on this platform.
 var ErrNotInstalled = errors.New("NetHack is not installed")
 
-// prepare returns the install of binary, building the shim with the system
+// Prepare returns the install of binary, building the shim with the system
 // C compiler (cc, or $CC; see buildShim) and copying the binary into the
 // cache directory the first time. The cache directory is named by a hash
 // of the shim's source and the binary's contents, so a changed shim or
 // game gets a new one; files are written to a temporary name and renamed,
 // so concurrent runs never see half a file.
-func prepare(binary string) (*install, error) {
+func Prepare(binary string) (*Install, error) {
 	installMu.Lock()
 	defer installMu.Unlock()
 	if in, ok := installCache[binary]; ok {
@@ -93,7 +93,7 @@ func prepare(binary string) (*install, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("nethack cache: %w", err)
 	}
-	in := &install{dir: dir, shim: filepath.Join(dir, shimName), binary: filepath.Join(dir, "nethack"), dataDir: dataDir}
+	in := &Install{dir: dir, shim: filepath.Join(dir, shimName), binary: filepath.Join(dir, "nethack"), dataDir: dataDir}
 	if _, err := os.Stat(in.shim); err != nil {
 		if err := buildShim(dir, in.shim); err != nil {
 			return nil, err
@@ -154,11 +154,11 @@ func writeAtomic(path string, b []byte, mode os.FileMode) error {
 	return os.Rename(f.Name(), path)
 }
 
-// newPlayground makes a private playground directory under the system's
+// NewPlayground makes a private playground directory under the system's
 // temporary directory, named for this process (playgroundName): links to
 // the game's data files, empty perm, record, logfile and xlogfile, and
 // save/. The game is started with -d on it.
-func (in *install) newPlayground() (string, error) {
+func (in *Install) NewPlayground() (string, error) {
 	dir, err := os.MkdirTemp("", playgroundPattern())
 	if err != nil {
 		return "", err
@@ -173,16 +173,16 @@ func (in *install) newPlayground() (string, error) {
 			return "", err
 		}
 	}
-	if err := resetPlayground(dir); err != nil {
+	if err := ResetPlayground(dir); err != nil {
 		os.RemoveAll(dir)
 		return "", err
 	}
 	return dir, nil
 }
 
-// resetPlayground removes everything a game wrote in dir (lock, level,
+// ResetPlayground removes everything a game wrote in dir (lock, level,
 // save and score files) and recreates the empty files a game needs.
-func resetPlayground(dir string) error {
+func ResetPlayground(dir string) error {
 	ents, err := os.ReadDir(dir)
 	if err != nil {
 		return err

@@ -84,13 +84,11 @@ func TestSweepPlaygrounds(t *testing.T) {
 // TestPlaygroundNamesItsOwner: a player's playground is named for this
 // process, so a sweep by another process keeps it while this one runs.
 func TestPlaygroundNamesItsOwner(t *testing.T) {
-	e := newTestEnv(t, shortConfig())
-	pl, err := e.NewPlayer(0)
+	dir, err := testInstall(t).NewPlayground()
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer pl.Close()
-	dir := pl.(*Player).dir
+	defer os.RemoveAll(dir)
 	m := playgroundName.FindStringSubmatch(filepath.Base(dir))
 	if m == nil || m[1] != fmt.Sprint(os.Getpid()) {
 		t.Fatalf("playground %s is not named for pid %d", dir, os.Getpid())
@@ -103,11 +101,12 @@ func TestPlaygroundNamesItsOwner(t *testing.T) {
 	}
 }
 
-// TestKill9PlaygroundSwept kills (SIGKILL) a subprocess that opened a
-// player: its playground stays in its temporary directory; the next New
-// in a process with the same temporary directory removes it.
+// TestKill9PlaygroundSwept kills (SIGKILL) a subprocess that made a
+// playground: it stays in its temporary directory; the next sweep in a
+// process with the same temporary directory (SweepStale, at a player's
+// New) removes it.
 func TestKill9PlaygroundSwept(t *testing.T) {
-	newTestEnv(t, DefaultConfig()) // skips without the game
+	testInstall(t) // skips without the game
 	tmp := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperKill9$")
 	cmd.Env = append(os.Environ(), "EVOLVE_NH_HELPER=kill9", "TMPDIR="+tmp)
@@ -147,21 +146,21 @@ func TestKill9PlaygroundSwept(t *testing.T) {
 	}
 }
 
-// TestHelperKill9 is the helper of TestKill9PlaygroundSwept: it opens a
-// player, prints its playground and waits to be killed (or for its stdin
-// to close); it does nothing in a normal test run.
+// TestHelperKill9 is the helper of TestKill9PlaygroundSwept: it makes a
+// playground, prints it and waits to be killed (or for its stdin to
+// close); it does nothing in a normal test run.
 func TestHelperKill9(t *testing.T) {
 	if os.Getenv("EVOLVE_NH_HELPER") != "kill9" {
 		t.Skip("helper process of TestKill9PlaygroundSwept")
 	}
-	e, err := New(DefaultConfig())
+	in, err := Prepare(DefaultBinary)
 	if err != nil {
 		t.Fatal(err)
 	}
-	pl, err := e.NewPlayer(0)
+	dir, err := in.NewPlayground()
 	if err != nil {
 		t.Fatal(err)
 	}
-	fmt.Printf("playground %s\n", pl.(*Player).dir)
+	fmt.Printf("playground %s\n", dir)
 	io.Copy(io.Discard, os.Stdin)
 }

@@ -52,14 +52,16 @@ func (s *Screen) More() bool {
 func (s *Screen) Menu() bool {
 	for y := 0; y < Rows; y++ {
 		r := strings.TrimSpace(s.Row(y))
-		if strings.HasSuffix(r, "(end)") || menuPage.MatchString(r) {
+		if strings.HasSuffix(r, "(end)") || MenuPage.MatchString(r) {
 			return true
 		}
 	}
 	return false
 }
 
-var menuPage = regexp.MustCompile(`\(\d+ of \d+\)$`)
+// MenuPage matches the page marker that ends a menu page's last row:
+// "(1 of 3)".
+var MenuPage = regexp.MustCompile(`\(\d+ of \d+\)$`)
 
 // Prompt returns the message line if it asks a question the game waits
 // on, "" otherwise. While the game waits for a command its cursor stands
@@ -167,7 +169,7 @@ func (s *Screen) Pet(x, y int) bool {
 	if x < 0 || x >= Cols || y < 0 || y >= MapRows {
 		return false
 	}
-	return s.Inverse[y+1][x] && isMonster(s.Grid[y+1][x])
+	return s.Inverse[y+1][x] && IsMonster(s.Grid[y+1][x])
 }
 
 // Tombstone reports whether the screen shows the end of a game (the
@@ -175,4 +177,19 @@ func (s *Screen) Pet(x, y int) bool {
 func (s *Screen) Tombstone() bool {
 	t := s.String()
 	return strings.Contains(t, "REST") && strings.Contains(t, "PEACE") || strings.Contains(t, "Goodbye agent")
+}
+
+// DirKeys are the eight directions as vi-keys (h left, j down, k up, l
+// right, y u b n the diagonals); DirDX and DirDY are their offsets on the
+// map (x to the right, y down).
+var (
+	DirKeys = [8]byte{'h', 'j', 'k', 'l', 'y', 'u', 'b', 'n'}
+	DirDX   = [8]int{-1, 0, 0, 1, -1, 1, -1, 1}
+	DirDY   = [8]int{0, 1, -1, 0, -1, -1, 1, 1}
+)
+
+// IsMonster reports whether map character c shows a monster (a letter,
+// '@' other than the hero, '&', ':', ';' or '\”).
+func IsMonster(c rune) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '@' || c == '&' || c == ':' || c == ';' || c == '\''
 }

@@ -1,8 +1,6 @@
 package nethack
 
 import (
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -48,59 +46,20 @@ func TestScreenPrompts(t *testing.T) {
 	for _, tc := range []struct {
 		row0         string
 		more, prompt bool
-		key          string
 	}{
-		{"Velkommen agent, welcome to NetHack!--More--", true, false, "\r"},
-		{"Really attack the watchman? [yn] (n)", false, true, "n"},
-		{"Are you sure you want to pray? [yn] (n)", false, true, "y"},
-		{"What do you want to eat? [d or ?*]", false, true, "\x1b"},
-		{"You see here a scroll labeled GHOTI.", false, false, ""},
+		{"Velkommen agent, welcome to NetHack!--More--", true, false},
+		{"Really attack the watchman? [yn] (n)", false, true},
+		{"Are you sure you want to pray? [yn] (n)", false, true},
+		{"What do you want to eat? [d or ?*]", false, true},
+		{"You see here a scroll labeled GHOTI.", false, false},
 	} {
 		s := screenOf(tc.row0)
 		if s.More() != tc.more || (s.Prompt() != "") != tc.prompt {
 			t.Errorf("%q: More %v Prompt %q", tc.row0, s.More(), s.Prompt())
 		}
-		k, _ := interruptKey(s)
-		if k != tc.key {
-			t.Errorf("%q: key %q, want %q", tc.row0, k, tc.key)
-		}
 	}
 	if !screenOf("", "  a - a long sword", " (end)").Menu() {
 		t.Error("menu ending in (end) not seen")
-	}
-}
-
-func TestFirstOffered(t *testing.T) {
-	for m, want := range map[string]byte{
-		"What do you want to eat? [d or ?*]":     'd',
-		"What do you want to drink? [fg or ?*]":  'f',
-		"What do you want to eat? [a-c or ?*]":   'a',
-		"You don't have anything to eat.":        0,
-		"What do you want to drink? [*]":         0,
-		"Really attack the newt? [yn] (n)":       0,
-		"What do you want to eat? [$ or ?*]":     0,
-		"What do you want to quaff? [Ab or ?*]:": 'A',
-	} {
-		if got := firstOffered(m); got != want {
-			t.Errorf("%q: %q, want %q", m, got, want)
-		}
-	}
-}
-
-func TestReadXlog(t *testing.T) {
-	p := filepath.Join(t.TempDir(), "xlogfile")
-	line := "version=3.6.6\tpoints=1011\tdeathdnum=0\tdeathlev=6\tmaxlvl=6\thp=-2\tmaxhp=40\tdeaths=1\tturns=1893\trole=Val\tdeath=killed by a hill orc\n"
-	os.WriteFile(p, []byte("version=3.6.6\tpoints=1\tdeath=quit\n"+line), 0o644)
-	x, err := readXlog(p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if x.int("points") != 1011 || x["death"] != "killed by a hill orc" || x.int("maxlvl") != 6 || x.int("turns") != 1893 {
-		t.Errorf("got %v", x)
-	}
-	os.WriteFile(p, nil, 0o644)
-	if _, err := readXlog(p); err == nil {
-		t.Error("empty xlogfile: no error")
 	}
 }
 

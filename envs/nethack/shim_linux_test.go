@@ -17,18 +17,18 @@ import (
 // (the loader ignores it, as it would a shim it refused); the second a
 // shell script that reads a key, into which the real shim loads.
 func TestShimRefusals(t *testing.T) {
-	e := newTestEnv(t, shortConfig())
-	missing := *e.in
+	in := testInstall(t)
+	missing := *in
 	missing.shim = filepath.Join(t.TempDir(), "no-shim.so")
 
-	script := *e.in
+	script := *in
 	script.binary = filepath.Join(t.TempDir(), "fake-game")
 	if err := os.WriteFile(script.binary, []byte("#!/bin/sh\nread key\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
 		name string
-		in   *install
+		in   *Install
 		want error
 		says []string
 	}{
@@ -36,17 +36,17 @@ func TestShimRefusals(t *testing.T) {
 		{"no /dev/urandom", &script, ErrUnseeded, []string{script.binary, "/dev/urandom", "never plays an unseeded game"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			dir, err := tc.in.newPlayground()
+			dir, err := tc.in.NewPlayground()
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer os.RemoveAll(dir)
-			g, err := startGame(context.Background(), tc.in, dir, 1, gameOptions(DefaultConfig().Character()), 2*time.Second, nil)
+			g, err := StartGame(context.Background(), tc.in, dir, 1, GameOptions(valkyrie), 2*time.Second, nil)
 			if g != nil {
-				g.kill()
+				g.Kill()
 			}
 			if !errors.Is(err, tc.want) {
-				t.Fatalf("startGame: %v, want %v", err, tc.want)
+				t.Fatalf("StartGame: %v, want %v", err, tc.want)
 			}
 			for _, w := range tc.says {
 				if !strings.Contains(err.Error(), w) {
@@ -61,17 +61,17 @@ func TestShimRefusals(t *testing.T) {
 // checkShim reads: loaded, and six answered opens of /dev/urandom by the
 // end of a game (at least one before the first key).
 func TestShimLog(t *testing.T) {
-	e := newTestEnv(t, shortConfig())
-	dir, err := e.in.newPlayground()
+	in := testInstall(t)
+	dir, err := in.NewPlayground()
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(dir)
-	g, err := startGame(context.Background(), e.in, dir, 1, gameOptions(DefaultConfig().Character()), 10*time.Second, nil)
+	g, err := StartGame(context.Background(), in, dir, 1, GameOptions(valkyrie), 10*time.Second, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer g.kill()
+	defer g.Kill()
 	data, err := os.ReadFile(filepath.Join(dir, shimLog))
 	if err != nil {
 		t.Fatal(err)

@@ -103,9 +103,9 @@ func sweepPlaygrounds(tmp string) ([]string, error) {
 
 var sweepOnce sync.Once
 
-// sweepStale sweeps the system's temporary directory once per process,
+// SweepStale sweeps the system's temporary directory once per process,
 // before the first playground is made. A failure is not an error of the
 // environment: a stale directory left is only litter.
-func sweepStale() {
+func SweepStale() {
 	sweepOnce.Do(func() { sweepPlaygrounds(os.TempDir()) })
 }

@@ -3,7 +3,7 @@ package nethack
 import "os"
 
 // processExists is always true on Windows, where real NetHack is refused
-// (platformErr) and no playground is ever made: the sweep removes nothing.
+// (PlatformErr) and no playground is ever made: the sweep removes nothing.
 func processExists(int) bool { return true }
 
 // ownedByMe is always true on Windows (see processExists).

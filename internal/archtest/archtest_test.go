@@ -5,8 +5,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -161,6 +163,79 @@ func TestFloors(t *testing.T) {
 	}
 	if !t.Failed() {
 		t.Logf("%d packages on %d rows keep to their floors", len(paths), len(rows))
+	}
+}
+
+// folderBreak is a package that stands above the floor of a folder it
+// lies under: pkg (floor floor) under the folder whose root package is
+// root (floor rootFloor).
+type folderBreak struct {
+	pkg       string
+	floor     int
+	root      string
+	rootFloor int
+}
+
+// checkFolders returns the packages of floors (package paths relative to
+// the module, each with its floor) that stand above a folder they lie
+// under, in path order. A folder's floor is the floor of the package at
+// its root; a folder without a root package (internal/, cmd/) has no
+// floor of its own, and each folder under it stands alone. Every
+// enclosing folder with a root package is checked, not only the nearest.
+func checkFolders(floors map[string]int) []folderBreak {
+	var out []folderBreak
+	for _, p := range slices.Sorted(maps.Keys(floors)) {
+		for dir := path.Dir(p); dir != "." && dir != "/"; dir = path.Dir(dir) {
+			if f, ok := floors[dir]; ok && floors[p] > f {
+				out = append(out, folderBreak{pkg: p, floor: floors[p], root: dir, rootFloor: f})
+			}
+		}
+	}
+	return out
+}
+
+// TestFolders fails on a package that stands above the floor of a folder
+// it lies under (checkFolders), so that a folder's name says its floor.
+func TestFolders(t *testing.T) {
+	root := filepath.Join("..", "..")
+	doc := filepath.Join(root, "docs", "architecture.md")
+	rows := readFloors(t, doc)
+	floors := map[string]int{}
+	for p := range listPackages(t, root) {
+		if r, ok := floorOf(rows, rel(p)); ok {
+			floors[rel(p)] = r.floor
+		}
+	}
+	for _, b := range checkFolders(floors) {
+		t.Errorf("%s (floor %d) lies under %s/ (floor %d, its root package's): move it to a folder on floor %d or higher, or split the folder",
+			b.pkg, b.floor, b.root, b.rootFloor, b.floor)
+	}
+}
+
+// TestCheckFolders checks the folder rule on small package maps, those
+// that break it included.
+func TestCheckFolders(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		floors map[string]int
+		want   []folderBreak
+	}{
+		{"empty", nil, nil},
+		{"below the root", map[string]int{"envs": 2, "envs/dungeon": 0, "envs/process": 2}, nil},
+		{"above the root", map[string]int{"envs": 1, "envs/dungeon": 0, "envs/process": 2},
+			[]folderBreak{{"envs/process", 2, "envs", 1}}},
+		{"no root package", map[string]int{"internal/atomicfile": 0, "internal/castore": 1, "cmd/evolve": 6}, nil},
+		{"deep, through a folder without a package", map[string]int{"stats": 0, "stats/internal/simulate": 2},
+			[]folderBreak{{"stats/internal/simulate", 2, "stats", 0}}},
+		{"every enclosing root", map[string]int{"a": 0, "a/b": 1, "a/b/c": 2},
+			[]folderBreak{{"a/b", 1, "a", 0}, {"a/b/c", 2, "a/b", 1}, {"a/b/c", 2, "a", 0}}},
+		{"a name prefix is no folder", map[string]int{"online": 0, "onlineserve": 4}, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			if got := checkFolders(c.floors); !slices.Equal(got, c.want) {
+				t.Errorf("checkFolders(%v) = %v; want %v", c.floors, got, c.want)
+			}
+		})
 	}
 }
 

@@ -1,0 +1,31 @@
+package nethack
+
+import nh "evolve/envs/nethack"
+
+// Screen and Status are the game's screen and status line (package
+// envs/nethack), which the player reads each action; the aliases let the
+// player say Screen as the game does, as package os says FileInfo for
+// io/fs's.
+type (
+	Screen = nh.Screen
+	Status = nh.Status
+)
+
+// MapRows and Cols are the game's map rows and terminal columns (package
+// envs/nethack).
+const (
+	MapRows = nh.MapRows
+	Cols    = nh.Cols
+)
+
+// The eight directions as vi-keys, with their offsets (the game's
+// DirKeys, DirDX and DirDY).
+var (
+	dirKeys = nh.DirKeys
+	dirDX   = nh.DirDX
+	dirDY   = nh.DirDY
+)
+
+// isMonster reports whether map character c shows a monster (the game's
+// IsMonster).
+func isMonster(c rune) bool { return nh.IsMonster(c) }
