@@ -14,12 +14,11 @@ import (
 	"evolve/bandit"
 )
 
-func init() {
-	register(&command{
-		name:     "bandit",
-		synopsis: "simulate online selection on the dungeon: regret of epsilon-greedy, UCB1, Thompson; auto-rollback",
-		usage:    "simulate [--requests N] [--repeats R] [--epsilon E] [--seed S] [--out DIR] [--workers W]",
-		help: `
+// cmdBandit is evolve bandit simulate.
+var cmdBandit = &Command{
+	UsageLine: "evolve bandit simulate [--requests N] [--repeats R] [--epsilon E] [--seed S] [--out DIR] [--workers W]",
+	Short:     "simulate online selection on the dungeon: regret of epsilon-greedy, UCB1, Thompson; auto-rollback",
+	Long: `
 An offline study of online selection (what 'evolve serve' does live) on
 the built-in dungeon, where every answer can be checked against the truth.
 
@@ -83,77 +82,99 @@ Examples:
 	evolve bandit simulate --requests 20000 --repeats 20 --out bandit-long
 	evolve bandit simulate --epsilon 0.05 --seed 7 --out bandit-eps05
 	duckdb -c "SELECT policy, avg(cumulative_regret) FROM 'bandit-sim/regret.parquet' WHERE t = 10000 GROUP BY ALL"`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			def := bandit.DefaultConfig()
-			requests := fs.Int("requests", def.Requests, "requests per stream, `N` >= 1")
-			repeats := fs.Int("repeats", def.Repeats, "independent streams `R` >= 2 (the CIs are over them)")
-			epsilon := fs.Float64("epsilon", def.Epsilon, "exploration probability `E` in [0, 1] of the epsilon-greedy policies")
-			alpha := fs.Float64("alpha", def.Alpha, "EMA smoothing factor `A` in (0, 1] of the seed's weights")
-			seed := fs.String("seed", strconv.FormatUint(def.Seed, 10), "seed `S` of every random stream, an unsigned 64-bit integer (decimal or 0x hex)")
-			pool := fs.Int("pool", def.Pool, "episode seeds `P` in [1, 1000]: the first P of the embedded test split")
-			trials := fs.Int("trials", def.Rollback.Trials, "rollback study trials `T` >= 1 per shift")
-			out := fs.String("out", "bandit-sim", "write the study into `DIR`")
-			workers := fs.Int("workers", 0, "play episodes and simulate streams `W` at a time (0 = GOMAXPROCS); the outputs do not depend on it")
-			quiet := fs.Bool("quiet", false, "no progress on stderr")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) == 0 || args[0] != "simulate" {
-					return usagef("want the subcommand simulate (evolve bandit simulate [flags])")
-				}
-				if len(args) > 1 {
-					return usagef("unexpected argument %q (simulate takes only flags)", args[1])
-				}
-				s, err := strconv.ParseUint(*seed, 0, 64)
-				if err != nil {
-					return usagef("--seed must be an unsigned 64-bit integer (decimal or 0x hex), got %q", *seed)
-				}
-				switch {
-				case *requests < 1:
-					return usagef("--requests must be >= 1, got %d", *requests)
-				case *repeats < 2:
-					return usagef("--repeats must be >= 2 (a CI needs two streams), got %d", *repeats)
-				case !(*epsilon >= 0 && *epsilon <= 1):
-					return usagef("--epsilon must be in [0, 1], got %v", *epsilon)
-				case !(*alpha > 0 && *alpha <= 1):
-					return usagef("--alpha must be in (0, 1], got %v", *alpha)
-				case *pool < 1 || *pool > 1000:
-					return usagef("--pool must be in [1, 1000] (the embedded test split's seeds), got %d", *pool)
-				case *trials < 1:
-					return usagef("--trials must be >= 1, got %d", *trials)
-				case *workers < 0:
-					return usagef("--workers must be >= 0 (0 = GOMAXPROCS), got %d", *workers)
-				}
-				cfg := def
-				cfg.Requests, cfg.Repeats, cfg.Epsilon, cfg.Alpha, cfg.Seed, cfg.Pool, cfg.Workers = *requests, *repeats, *epsilon, *alpha, s, *pool, *workers
-				cfg.Rollback.Trials = *trials
-				if err := cfg.Validate(); err != nil {
-					return err
-				}
-				if err := checkOutDir(*out); err != nil {
-					return err
-				}
-				var progress bandit.Progress
-				if !*quiet {
-					fmt.Fprintf(env.stderr, "bandit simulate: seed %d; %d episodes (%d contexts x %d versions x %d seeds); %d policies x %d streams x %d requests; rollback %d shifts x %d trials\n",
-						s, len(cfg.Contexts)*len(cfg.Versions)*cfg.Pool, len(cfg.Contexts), len(cfg.Versions), cfg.Pool,
-						len(cfg.Policies), cfg.Repeats, cfg.Requests, len(cfg.Rollback.Shifts), cfg.Rollback.Trials)
-					progress = quarters(env.stderr)
-				}
-				res, err := bandit.Run(ctx, cfg, progress)
-				if err != nil {
-					if ctx.Err() != nil {
-						return &exitError{code: interruptCode(ctx), err: fmt.Errorf("interrupted: nothing was written")}
-					}
-					return err
-				}
-				if err := bandit.WriteDir(*out, res); err != nil {
-					return err
-				}
-				printBandit(env.stdout, res)
-				fmt.Fprintf(env.stdout, "\nwrote %s: %s\n", *out, strings.Join(bandit.Files(), ", "))
-				return nil
-			}
-		},
-	})
+	SetFlags: banditFlags,
+	Run:      runBandit,
+}
+
+// banditFlagValues are the flags of evolve bandit.
+type banditFlagValues struct {
+	requests int
+	repeats  int
+	epsilon  float64
+	alpha    float64
+	seed     string
+	pool     int
+	trials   int
+	out      string
+	workers  int
+	quiet    bool
+}
+
+// banditFlags defines the flags of evolve bandit on fs.
+func banditFlags(fs *flag.FlagSet) any {
+	f := new(banditFlagValues)
+	def := bandit.DefaultConfig()
+	fs.IntVar(&f.requests, "requests", def.Requests, "requests per stream, `N` >= 1")
+	fs.IntVar(&f.repeats, "repeats", def.Repeats, "independent streams `R` >= 2 (the CIs are over them)")
+	fs.Float64Var(&f.epsilon, "epsilon", def.Epsilon, "exploration probability `E` in [0, 1] of the epsilon-greedy policies")
+	fs.Float64Var(&f.alpha, "alpha", def.Alpha, "EMA smoothing factor `A` in (0, 1] of the seed's weights")
+	fs.StringVar(&f.seed, "seed", strconv.FormatUint(def.Seed, 10), "seed `S` of every random stream, an unsigned 64-bit integer (decimal or 0x hex)")
+	fs.IntVar(&f.pool, "pool", def.Pool, "episode seeds `P` in [1, 1000]: the first P of the embedded test split")
+	fs.IntVar(&f.trials, "trials", def.Rollback.Trials, "rollback study trials `T` >= 1 per shift")
+	fs.StringVar(&f.out, "out", "bandit-sim", "write the study into `DIR`")
+	fs.IntVar(&f.workers, "workers", 0, "play episodes and simulate streams `W` at a time (0 = GOMAXPROCS); the outputs do not depend on it")
+	fs.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	return f
+}
+
+// runBandit is evolve bandit.
+func runBandit(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*banditFlagValues)
+	if len(args) == 0 || args[0] != "simulate" {
+		return usagef("want the subcommand simulate (evolve bandit simulate [flags])")
+	}
+	if len(args) > 1 {
+		return usagef("unexpected argument %q (simulate takes only flags)", args[1])
+	}
+	s, err := strconv.ParseUint(f.seed, 0, 64)
+	if err != nil {
+		return usagef("--seed must be an unsigned 64-bit integer (decimal or 0x hex), got %q", f.seed)
+	}
+	switch {
+	case f.requests < 1:
+		return usagef("--requests must be >= 1, got %d", f.requests)
+	case f.repeats < 2:
+		return usagef("--repeats must be >= 2 (a CI needs two streams), got %d", f.repeats)
+	case !(f.epsilon >= 0 && f.epsilon <= 1):
+		return usagef("--epsilon must be in [0, 1], got %v", f.epsilon)
+	case !(f.alpha > 0 && f.alpha <= 1):
+		return usagef("--alpha must be in (0, 1], got %v", f.alpha)
+	case f.pool < 1 || f.pool > 1000:
+		return usagef("--pool must be in [1, 1000] (the embedded test split's seeds), got %d", f.pool)
+	case f.trials < 1:
+		return usagef("--trials must be >= 1, got %d", f.trials)
+	case f.workers < 0:
+		return usagef("--workers must be >= 0 (0 = GOMAXPROCS), got %d", f.workers)
+	}
+	cfg := bandit.DefaultConfig()
+	cfg.Requests, cfg.Repeats, cfg.Epsilon, cfg.Alpha, cfg.Seed, cfg.Pool, cfg.Workers = f.requests, f.repeats, f.epsilon, f.alpha, s, f.pool, f.workers
+	cfg.Rollback.Trials = f.trials
+	if err := cfg.Validate(); err != nil {
+		return err
+	}
+	if err := checkOutDir(f.out); err != nil {
+		return err
+	}
+	var progress bandit.Progress
+	if !f.quiet {
+		fmt.Fprintf(cmd.Stderr, "bandit simulate: seed %d; %d episodes (%d contexts x %d versions x %d seeds); %d policies x %d streams x %d requests; rollback %d shifts x %d trials\n",
+			s, len(cfg.Contexts)*len(cfg.Versions)*cfg.Pool, len(cfg.Contexts), len(cfg.Versions), cfg.Pool,
+			len(cfg.Policies), cfg.Repeats, cfg.Requests, len(cfg.Rollback.Shifts), cfg.Rollback.Trials)
+		progress = quarters(cmd.Stderr)
+	}
+	res, err := bandit.Run(ctx, cfg, progress)
+	if err != nil {
+		if ctx.Err() != nil {
+			return &exitError{code: interruptCode(ctx), err: fmt.Errorf("interrupted: nothing was written")}
+		}
+		return err
+	}
+	if err := bandit.WriteDir(f.out, res); err != nil {
+		return err
+	}
+	printBandit(cmd.Stdout, res)
+	fmt.Fprintf(cmd.Stdout, "\nwrote %s: %s\n", f.out, strings.Join(bandit.Files(), ", "))
+	return nil
 }
 
 // checkOutDir refuses an output directory that holds a study's files

@@ -16,12 +16,11 @@ import (
 	"evolve/stats"
 )
 
-func init() {
-	register(&command{
-		name:     "compare",
-		synopsis: "compare samples of scores with rank tests, one or many rows (a CI gate)",
-		usage:    "[flags] BASELINE CANDIDATE...",
-		help: `
+// cmdCompare is evolve compare.
+var cmdCompare = &Command{
+	UsageLine: "evolve compare [flags] BASELINE CANDIDATE...",
+	Short:     "compare samples of scores with rank tests, one or many rows (a CI gate)",
+	Long: `
 Compare a candidate's scores with a baseline's, as benchstat does for
 benchmarks: n, median and mean with its 95% CI for each, the difference,
 a rank test (Mann-Whitney U, or the Wilcoxon signed-rank test for scores
@@ -134,127 +133,154 @@ Examples:
 	evolve compare --fail-on-regression --alpha 0.01 main.csv pr.csv
 	evolve compare --key task --fail-on-regression main.csv pr.csv   # a row per task, Holm across tasks
 	evolve compare main.csv pr-1.csv pr-2.csv                         # a row per candidate`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			test := fs.String("test", "mwu", "the rank test: `mwu` (independent samples) or signed-rank (paired by seed)")
-			alt := fs.String("alternative", "two-sided", "alternative hypothesis of the reported p: `two-sided`, greater (candidate better) or less")
-			method := fs.String("method", "auto", "p-value method: `auto`, exact or asymptotic")
-			noCont := fs.Bool("no-continuity", false, "no continuity correction in the normal approximation")
-			alpha := fs.Float64("alpha", 0.05, "significance level of the verdict, in (0, 1)")
-			split := fs.String("split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
-			asJSON := fs.Bool("json", false, "print one JSON object instead of the table")
-			failReg := fs.Bool("fail-on-regression", false, "exit 3 when the gate check fails (either --hypothesis); with several rows, when a row is a regression")
-			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "the gate's `regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no such loss)")
-			margin := fs.Float64("margin", 0, "the gate's margin `D` in score units (shift, or mean with --margin-on mean)")
-			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
-			marginA12 := fs.Float64("margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (studentized permutation test, Brunner-Munzel statistic)")
-			maxUnmatched := fs.Int("max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
-			key := fs.String("key", "", "compare row by row: the CSV `COLUMN` naming each score's row (a task, environment, ...)")
-			maxFailInc := fs.Float64("max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); needs causes: RUN_DIR:VERSION or CSV with a cause column)")
-			correction := fs.String("correction", "holm", "adjustment of the p-values across rows: `holm`, bonferroni, hochberg, bh, by or none")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) < 2 {
-					return usagef("want BASELINE and CANDIDATE, got %s", plural(len(args), "argument", "arguments"))
-				}
-				if err := stdinOnce(args); err != nil {
-					return err
-				}
-				corr, err := stats.ParseCorrection(*correction)
-				if err != nil {
-					return usagef("--correction: %q is not one of holm, bonferroni, hochberg, bh, by, none", *correction)
-				}
-				if *test != "mwu" && *test != "signed-rank" {
-					return usagef("--test must be mwu or signed-rank, got %q", *test)
-				}
-				a, err := stats.ParseAlternative(*alt)
-				if err != nil {
-					return usagef("--alternative: %q is not one of two-sided, greater, less", *alt)
-				}
-				m, err := stats.ParseMethod(*method)
-				if err != nil {
-					return usagef("--method: %q is not one of auto, exact, asymptotic", *method)
-				}
-				if !(*alpha > 0 && *alpha < 1) {
-					return usagef("--alpha must be in (0, 1), got %v", *alpha)
-				}
-				if *split != "train" && *split != "val" && *split != "test" {
-					return usagef("--split must be train, val or test, got %q", *split)
-				}
-				failInc := false
-				fs.Visit(func(f *flag.Flag) { failInc = failInc || f.Name == "max-failure-increase" })
-				if failInc && !(*maxFailInc >= 0 && *maxFailInc < 1) {
-					return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", *maxFailInc)
-				}
-				if failInc && (len(args) > 2 || *key != "") {
-					return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
-				}
-				if len(args) > 2 || *key != "" {
-					rows, err := scores.CompareRows(args, *key, *split, corr, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
-					if err != nil {
-						return err
-					}
-					if err := printRows(env.stdout, args, rows, *asJSON); err != nil {
-						return err
-					}
-					var bad []string
-					for _, r := range rows {
-						if r.Verdict == scores.Regression {
-							bad = append(bad, strings.TrimSpace(r.Key+" "+r.File))
-						}
-					}
-					if *failReg && len(bad) > 0 {
-						return &exitError{code: exitRegression, err: fmt.Errorf("regression in %s: %s (adjusted one-sided p < alpha %v)", plural(len(bad), "row", "rows"), strings.Join(bad, ", "), *alpha)}
-					}
-					return nil
-				}
-				gcfg := gate.Config{Alpha: *alpha, Hypothesis: *hypothesis, Margin: *margin, MarginOn: *marginOn, MarginA12: *marginA12, MaxUnmatched: *maxUnmatched}
-				if err := gcfg.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				base, err := scores.Load(args[0], *split)
-				if err != nil {
-					return err
-				}
-				cand, err := scores.Load(args[1], *split)
-				if err != nil {
-					return err
-				}
-				res, err := scores.Compare(base, cand, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
-				if err != nil {
-					return err
-				}
-				check, why, err := compareGate(base, cand, *test, gcfg, *failReg)
-				if err != nil {
-					return err
-				}
-				res.Check = check
-				if failInc {
-					if res.FailureCheck, err = compareFailures(base, cand, gcfg, *maxFailInc); err != nil {
-						return err
-					}
-				}
-				if *asJSON {
-					enc := json.NewEncoder(env.stdout)
-					enc.SetIndent("", "  ")
-					if err := enc.Encode(res); err != nil {
-						return err
-					}
-				} else {
-					printComparison(env.stdout, base, cand, res)
-					printGate(env.stdout, check, why)
-					if res.FailureCheck != nil {
-						fmt.Fprintf(env.stdout, "failure share (H1: %s): %s\n", gate.H1(*res.FailureCheck), res.FailureCheck.Message)
-					}
-				}
-				if fc := res.FailureCheck; *failReg && fc != nil && fc.Failed {
-					return &exitError{code: exitRegression, err: fmt.Errorf("failure increase: %s", fc.Message)}
-				}
-				if *failReg && check != nil && check.Failed {
-					return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(check.Hypothesis), check.Message)}
-				}
-				return nil
+	SetFlags: compareFlags,
+	Run:      runCompare,
+}
+
+// compareFlagValues are the flags of evolve compare.
+type compareFlagValues struct {
+	test         string
+	alt          string
+	method       string
+	noCont       bool
+	alpha        float64
+	split        string
+	asJSON       bool
+	failReg      bool
+	hypothesis   string
+	margin       float64
+	marginOn     string
+	marginA12    float64
+	maxUnmatched int
+	key          string
+	maxFailInc   float64
+	correction   string
+}
+
+// compareFlags defines the flags of evolve compare on fs.
+func compareFlags(fs *flag.FlagSet) any {
+	f := new(compareFlagValues)
+	fs.StringVar(&f.test, "test", "mwu", "the rank test: `mwu` (independent samples) or signed-rank (paired by seed)")
+	fs.StringVar(&f.alt, "alternative", "two-sided", "alternative hypothesis of the reported p: `two-sided`, greater (candidate better) or less")
+	fs.StringVar(&f.method, "method", "auto", "p-value method: `auto`, exact or asymptotic")
+	fs.BoolVar(&f.noCont, "no-continuity", false, "no continuity correction in the normal approximation")
+	fs.Float64Var(&f.alpha, "alpha", 0.05, "significance level of the verdict, in (0, 1)")
+	fs.StringVar(&f.split, "split", "val", "split of RUN_DIR:VERSION arguments: train, `val` or test")
+	fs.BoolVar(&f.asJSON, "json", false, "print one JSON object instead of the table")
+	fs.BoolVar(&f.failReg, "fail-on-regression", false, "exit 3 when the gate check fails (either --hypothesis); with several rows, when a row is a regression")
+	fs.StringVar(&f.hypothesis, "hypothesis", gate.HypothesisRegression, "the gate's `regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no such loss)")
+	fs.Float64Var(&f.margin, "margin", 0, "the gate's margin `D` in score units (shift, or mean with --margin-on mean)")
+	fs.StringVar(&f.marginOn, "margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
+	fs.Float64Var(&f.marginA12, "margin-a12", 0, "the gate's margin `M` in A12 units, in [0, 0.5) (studentized permutation test, Brunner-Munzel statistic)")
+	fs.IntVar(&f.maxUnmatched, "max-unmatched", 0, "the gate refuses more than `N` candidate seeds the baseline lacks (-1: no limit)")
+	fs.StringVar(&f.key, "key", "", "compare row by row: the CSV `COLUMN` naming each score's row (a task, environment, ...)")
+	fs.Float64Var(&f.maxFailInc, "max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); needs causes: RUN_DIR:VERSION or CSV with a cause column)")
+	fs.StringVar(&f.correction, "correction", "holm", "adjustment of the p-values across rows: `holm`, bonferroni, hochberg, bh, by or none")
+	return f
+}
+
+// runCompare is evolve compare.
+func runCompare(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*compareFlagValues)
+	if len(args) < 2 {
+		return usagef("want BASELINE and CANDIDATE, got %s", plural(len(args), "argument", "arguments"))
+	}
+	if err := stdinOnce(args); err != nil {
+		return err
+	}
+	corr, err := stats.ParseCorrection(f.correction)
+	if err != nil {
+		return usagef("--correction: %q is not one of holm, bonferroni, hochberg, bh, by, none", f.correction)
+	}
+	if f.test != "mwu" && f.test != "signed-rank" {
+		return usagef("--test must be mwu or signed-rank, got %q", f.test)
+	}
+	a, err := stats.ParseAlternative(f.alt)
+	if err != nil {
+		return usagef("--alternative: %q is not one of two-sided, greater, less", f.alt)
+	}
+	m, err := stats.ParseMethod(f.method)
+	if err != nil {
+		return usagef("--method: %q is not one of auto, exact, asymptotic", f.method)
+	}
+	if !(f.alpha > 0 && f.alpha < 1) {
+		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	}
+	if f.split != "train" && f.split != "val" && f.split != "test" {
+		return usagef("--split must be train, val or test, got %q", f.split)
+	}
+	failInc := cmd.given()["max-failure-increase"]
+	if failInc && !(f.maxFailInc >= 0 && f.maxFailInc < 1) {
+		return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", f.maxFailInc)
+	}
+	if failInc && (len(args) > 2 || f.key != "") {
+		return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
+	}
+	if len(args) > 2 || f.key != "" {
+		rows, err := scores.CompareRows(args, f.key, f.split, corr, scores.Options{Test: f.test, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
+		if err != nil {
+			return err
+		}
+		if err := printRows(cmd.Stdout, args, rows, f.asJSON); err != nil {
+			return err
+		}
+		var bad []string
+		for _, r := range rows {
+			if r.Verdict == scores.Regression {
+				bad = append(bad, strings.TrimSpace(r.Key+" "+r.File))
 			}
-		},
-	})
+		}
+		if f.failReg && len(bad) > 0 {
+			return &exitError{code: exitRegression, err: fmt.Errorf("regression in %s: %s (adjusted one-sided p < alpha %v)", plural(len(bad), "row", "rows"), strings.Join(bad, ", "), f.alpha)}
+		}
+		return nil
+	}
+	gcfg := gate.Config{Alpha: f.alpha, Hypothesis: f.hypothesis, Margin: f.margin, MarginOn: f.marginOn, MarginA12: f.marginA12, MaxUnmatched: f.maxUnmatched}
+	if err := gcfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	base, err := scores.Load(args[0], f.split)
+	if err != nil {
+		return err
+	}
+	cand, err := scores.Load(args[1], f.split)
+	if err != nil {
+		return err
+	}
+	res, err := scores.Compare(base, cand, scores.Options{Test: f.test, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
+	if err != nil {
+		return err
+	}
+	check, why, err := compareGate(base, cand, f.test, gcfg, f.failReg)
+	if err != nil {
+		return err
+	}
+	res.Check = check
+	if failInc {
+		if res.FailureCheck, err = compareFailures(base, cand, gcfg, f.maxFailInc); err != nil {
+			return err
+		}
+	}
+	if f.asJSON {
+		enc := json.NewEncoder(cmd.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	} else {
+		printComparison(cmd.Stdout, base, cand, res)
+		printGate(cmd.Stdout, check, why)
+		if res.FailureCheck != nil {
+			fmt.Fprintf(cmd.Stdout, "failure share (H1: %s): %s\n", gate.H1(*res.FailureCheck), res.FailureCheck.Message)
+		}
+	}
+	if fc := res.FailureCheck; f.failReg && fc != nil && fc.Failed {
+		return &exitError{code: exitRegression, err: fmt.Errorf("failure increase: %s", fc.Message)}
+	}
+	if f.failReg && check != nil && check.Failed {
+		return &exitError{code: exitRegression, err: fmt.Errorf("%s: %s", failWord(check.Hypothesis), check.Message)}
+	}
+	return nil
 }
 
 // comparison is evolve compare's result (scores.Compare), as --json

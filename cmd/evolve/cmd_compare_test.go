@@ -12,7 +12,7 @@ import (
 	"evolve/results"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files under testdata/")
+var update = flag.Bool("update", false, "rewrite the golden files under testdata/ and doc.go")
 
 func goldenFile(t *testing.T, name, got string) {
 	t.Helper()

@@ -10,12 +10,11 @@ import (
 	"evolve/envs/process"
 )
 
-func init() {
-	register(&command{
-		name:     "env",
-		synopsis: "check that a program conforms to the process protocol (docs/protocol.md)",
-		usage:    "check [--seeds N] [--agent CMD] [--dir DIR] [--startup-timeout D] [--message-timeout D] [--episode-timeout D] [--max-memory-mb N] -- CMD [ARGS...]",
-		help: `
+// cmdEnv is evolve env check.
+var cmdEnv = &Command{
+	UsageLine: "evolve env check [--seeds N] [--agent CMD] [--dir DIR] [--startup-timeout D] [--message-timeout D] [--episode-timeout D] [--max-memory-mb N] -- CMD [ARGS...]",
+	Short:     "check that a program conforms to the process protocol (docs/protocol.md)",
+	Long: `
 Check that the program CMD ARGS... is a conforming environment of the
 process protocol (docs/protocol.md), as 'environment: {name: process,
 command: [CMD, ARGS...]}' would run it:
@@ -51,52 +50,71 @@ Examples:
 	evolve env check -- python3 examples/python/env.py
 	evolve env check --seeds 50 --dir examples/python -- python3 env.py
 	evolve env check --agent 'python3 step_agent.py' --dir examples/python -- python3 step_env.py`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			n := fs.Int("seeds", process.DefaultCheckSeeds, "number of seeds `N` to play, in [1, 100000]")
-			agent := fs.String("agent", "", "the agent program `CMD` of step mode, split at spaces")
-			dir := fs.String("dir", "", "the processes' working directory `DIR` (default: the current one)")
-			msg := fs.Duration("message-timeout", 10*time.Second, "time `D` allowed from a request to its response")
-			ep := fs.Duration("episode-timeout", 60*time.Second, "time `D` allowed for one episode")
-			start := fs.Duration("startup-timeout", 10*time.Second, "time `D` allowed from start to the hello response")
-			mem := fs.Int("max-memory-mb", 0, "memory limit `N` in MiB of each process (cgroup memory.max, else RLIMIT_DATA), 0 for none")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) == 0 || args[0] != "check" {
-					return usagef("want the subcommand check (evolve env check [flags] -- CMD [ARGS...])")
-				}
-				if len(args) < 2 {
-					return usagef("want the environment's command after check (evolve env check -- CMD [ARGS...])")
-				}
-				if *n < 1 || *n > 100000 {
-					return usagef("--seeds must be in [1, 100000], got %d", *n)
-				}
-				for _, d := range []struct {
-					name string
-					d    time.Duration
-				}{{"message-timeout", *msg}, {"episode-timeout", *ep}, {"startup-timeout", *start}} {
-					if d.d <= 0 {
-						return usagef("--%s must be a positive duration, got %s", d.name, d.d)
-					}
-				}
-				cfg := process.DefaultConfig()
-				cfg.Command = args[1:]
-				cfg.Agent = strings.Fields(*agent)
-				cfg.Dir = *dir
-				cfg.MessageTimeout = process.Duration(*msg)
-				cfg.EpisodeTimeout = process.Duration(*ep)
-				cfg.StartupTimeout = process.Duration(*start)
-				cfg.MaxMemoryMB = *mem
-				if err := cfg.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				rep, err := process.Check(ctx, cfg, process.CheckSeeds(*n), env.stdout)
-				if err != nil {
-					return err
-				}
-				if !rep.OK() {
-					return &exitError{code: exitFailure, err: fmt.Errorf("%s does not conform: %d violations (see the report)", strings.Join(cfg.Command, " "), len(rep.Violations))}
-				}
-				return nil
-			}
-		},
-	})
+	SetFlags: envFlags,
+	Run:      runEnv,
+}
+
+// envFlagValues are the flags of evolve env.
+type envFlagValues struct {
+	n     int
+	agent string
+	dir   string
+	msg   time.Duration
+	ep    time.Duration
+	start time.Duration
+	mem   int
+}
+
+// envFlags defines the flags of evolve env on fs.
+func envFlags(fs *flag.FlagSet) any {
+	f := new(envFlagValues)
+	fs.IntVar(&f.n, "seeds", process.DefaultCheckSeeds, "number of seeds `N` to play, in [1, 100000]")
+	fs.StringVar(&f.agent, "agent", "", "the agent program `CMD` of step mode, split at spaces")
+	fs.StringVar(&f.dir, "dir", "", "the processes' working directory `DIR` (default: the current one)")
+	fs.DurationVar(&f.msg, "message-timeout", 10*time.Second, "time `D` allowed from a request to its response")
+	fs.DurationVar(&f.ep, "episode-timeout", 60*time.Second, "time `D` allowed for one episode")
+	fs.DurationVar(&f.start, "startup-timeout", 10*time.Second, "time `D` allowed from start to the hello response")
+	fs.IntVar(&f.mem, "max-memory-mb", 0, "memory limit `N` in MiB of each process (cgroup memory.max, else RLIMIT_DATA), 0 for none")
+	return f
+}
+
+// runEnv is evolve env.
+func runEnv(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*envFlagValues)
+	if len(args) == 0 || args[0] != "check" {
+		return usagef("want the subcommand check (evolve cmd check [flags] -- CMD [ARGS...])")
+	}
+	if len(args) < 2 {
+		return usagef("want the environment's command after check (evolve cmd check -- CMD [ARGS...])")
+	}
+	if f.n < 1 || f.n > 100000 {
+		return usagef("--seeds must be in [1, 100000], got %d", f.n)
+	}
+	for _, d := range []struct {
+		name string
+		d    time.Duration
+	}{{"message-timeout", f.msg}, {"episode-timeout", f.ep}, {"startup-timeout", f.start}} {
+		if d.d <= 0 {
+			return usagef("--%s must be a positive duration, got %s", d.name, d.d)
+		}
+	}
+	cfg := process.DefaultConfig()
+	cfg.Command = args[1:]
+	cfg.Agent = strings.Fields(f.agent)
+	cfg.Dir = f.dir
+	cfg.MessageTimeout = process.Duration(f.msg)
+	cfg.EpisodeTimeout = process.Duration(f.ep)
+	cfg.StartupTimeout = process.Duration(f.start)
+	cfg.MaxMemoryMB = f.mem
+	if err := cfg.Validate(); err != nil {
+		return usagef("%v", err)
+	}
+	rep, err := process.Check(ctx, cfg, process.CheckSeeds(f.n), cmd.Stdout)
+	if err != nil {
+		return err
+	}
+	if !rep.OK() {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%s does not conform: %d violations (see the report)", strings.Join(cfg.Command, " "), len(rep.Violations))}
+	}
+	return nil
 }

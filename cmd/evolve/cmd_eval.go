@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -24,12 +25,11 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, " ") }
 func (l *listFlag) Set(s string) error { *l = append(*l, s); return nil }
 
-func init() {
-	register(&command{
-		name:     "eval",
-		synopsis: "play fixed prompt versions on a seed split and gate on regressions (CI)",
-		usage:    "[flags] PROMPT...",
-		help: `
+// cmdEval is evolve eval.
+var cmdEval = &Command{
+	UsageLine: "evolve eval [flags] PROMPT...",
+	Short:     "play fixed prompt versions on a seed split and gate on regressions (CI)",
+	Long: `
 Play each PROMPT on a split of the config's seed sets (--split test by
 default) or on a seed file (--seeds), --repeats times per seed, with the
 parallel deterministic runner of 'evolve run', and write an eval directory
@@ -180,198 +180,282 @@ Examples:
 	evolve eval --config exp.yaml --repeats 3 --set environment.params.max_turns=1000,3000 a.yaml b.yaml
 	evolve eval --baseline main-eval/ --fail-on-regression --margin 25 --junit junit.xml pr.yaml
 	evolve eval --resume evals/default-eval-1a2b3c4d5e`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			config := fs.String("config", "", "experiment config `FILE`: environment, variants, seed sets, workers (default: the embedded default)")
-			split := fs.String("split", "test", "the seed `SPLIT` to play: test, val or train")
-			seedsFile := fs.String("seeds", "", "play the seeds of `FILE` (one per line; - for standard input) instead of a split")
-			repeats := fs.Int("repeats", 1, "play each seed `N` times, repeat r from a seed derived from (seed, r)")
-			var sets listFlag
-			fs.Var(&sets, "set", "a variant parameter `environment.params.KEY=V1,V2,...` (repeatable; every combination is a variant)")
-			storeDir := fs.String("store", "", "prompt store `DIR` for SLUG@REF arguments")
-			out := fs.String("out", "evals", "create the eval directory under `DIR`")
-			dir := fs.String("dir", "", "write the eval directory exactly at `DIR` (new or empty; for CI scripts)")
-			resume := fs.String("resume", "", "continue the interrupted eval in `DIR`")
-			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: the config's)")
-			baseline := fs.String("baseline", "", "compare with the eval in `PATH` (its directory or episodes.parquet) instead of the first PROMPT")
-			baselineVersion := fs.String("baseline-version", "", "the `VERSION` of --baseline to compare with (default: its first)")
-			failOn := fs.Bool("fail-on-regression", false, "exit 3 when a check fails (either --hypothesis)")
-			margin := fs.Float64("margin", 0, "margin `D` in score units (a shift, or a mean with --margin-on mean)")
-			marginA12 := fs.Float64("margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): studentized permutation test (Brunner-Munzel statistic) against A12 = 0.5 - M")
-			alpha := fs.Float64("alpha", 0.05, "family-wise significance level `A`")
-			test := fs.String("test", "auto", "the `TEST`: auto (signed-rank when paired by seed, else mwu), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
-			hypothesis := fs.String("hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")
-			marginOn := fs.String("margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
-			correction := fs.String("correction", gate.CorrectionHolm, "adjustment over every check of the eval: `holm`, hochberg, bonferroni, none-per-variant or none")
-			maxFailInc := fs.Float64("max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); off unless given)")
-			maxUnmatched := fs.Int("max-unmatched", 0, "refuse a paired check with more than `N` candidate observations the baseline lacks (-1: no limit)")
-			junit := fs.String("junit", "", "write JUnit XML to `FILE`")
-			jsonOut := fs.Bool("json", false, "print the comparisons as JSON on stdout")
-			cacheDir := fs.String("cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
-			noCache := fs.Bool("no-cache", false, "play every episode; read and write no outcome cache")
-			llmCache := fs.String("llm-cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
-			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the eval's identity)")
-			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind; on --resume, the eval's)")
-			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines")
-			logFormat := fs.String("log-format", "text", "`FORMAT` of the progress log on stderr: text or json")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				given := map[string]bool{}
-				fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-				if *resume == "" && len(args) == 0 {
-					return usagef("no PROMPT to evaluate")
-				}
-				if *resume != "" {
-					if len(args) > 0 {
-						return usagef("--resume continues an eval with its own prompts; give no PROMPT")
-					}
-					for _, f := range []string{"config", "split", "seeds", "repeats", "set", "store", "out", "dir"} {
-						if given[f] {
-							return usagef("--%s cannot be used with --resume (the eval continues with its own settings; give only the gate, cache and output flags)", f)
-						}
-					}
-				}
-				switch {
-				case *repeats < 1:
-					return usagef("--repeats must be >= 1, got %d", *repeats)
-				case *workers < 0:
-					return usagef("--workers must be >= 0 (0 = the config's), got %d", *workers)
-				case *margin < 0:
-					return usagef("--margin must be >= 0, got %v", *margin)
-				case *marginA12 < 0 || *marginA12 >= 0.5:
-					return usagef("--margin-a12 must be in [0, 0.5), got %v", *marginA12)
-				case *margin > 0 && *marginA12 > 0:
-					return usagef("--margin and --margin-a12 cannot both be given: a regression is measured in score units or in A12, not both")
-				case !(*alpha > 0 && *alpha < 1):
-					return usagef("--alpha must be in (0, 1), got %v", *alpha)
-				case given["seeds"] && given["split"]:
-					return usagef("--seeds plays a seed file (recorded as split test); --split cannot be used with it")
-				case given["dir"] && given["out"]:
-					return usagef("--dir names the eval directory itself; --out cannot be used with it")
-				case given["cache"] && *noCache:
-					return usagef("--cache and --no-cache cannot both be given")
-				case *llmCache != "" && *llmCache != "off" && *llmCache != "read" && *llmCache != "readwrite":
-					return usagef("--llm-cache must be off, read or readwrite, got %q", *llmCache)
-				case given["max-failure-increase"] && !(*maxFailInc >= 0 && *maxFailInc < 1):
-					return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", *maxFailInc)
-				case *executor != "" && *executor != "local" && *executor != "slurm":
-					return usagef("--executor must be local or slurm, got %q", *executor)
-				case given["baseline-version"] && *baseline == "":
-					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
-				}
-				gcfg := gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12,
-					Hypothesis: *hypothesis, MarginOn: *marginOn, Correction: *correction, MaxUnmatched: *maxUnmatched}
-				if err := gcfg.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				if *baseline != "" {
-					if err := eval.CheckBaselinePath(*baseline); err != nil {
-						return err
-					}
-				}
-				for _, p := range []struct{ flag, path string }{{"--junit", *junit}, {"$GITHUB_STEP_SUMMARY", os.Getenv("GITHUB_STEP_SUMMARY")}} {
-					if p.path == "" {
-						continue
-					}
-					if st, err := os.Stat(filepath.Dir(p.path)); err != nil || !st.IsDir() {
-						return fmt.Errorf("%s %s: its directory does not exist", p.flag, p.path)
-					}
-				}
-				resumeHint := func(dir string) string {
-					cmd := []string{"evolve eval --resume " + dir}
-					fs.Visit(func(f *flag.Flag) {
-						switch f.Name {
-						case "config", "split", "seeds", "repeats", "set", "store", "out", "dir", "resume":
-						default:
-							cmd = append(cmd, "--"+f.Name+"="+f.Value.String())
-						}
-					})
-					return strings.Join(cmd, " ")
-				}
-				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat})
-				if err != nil {
-					return usagef("%v", err)
-				}
-				opt := eval.Options{Split: *split, SeedsFile: *seedsFile, Repeats: *repeats, Sets: sets, Out: *out, Dir: *dir,
-					Workers: *workers, Observer: disp, Version: Version(), LLMCache: *llmCache, LLMBaseURL: *baseURL, JUnit: *junit,
-					Executor: *executor, Logger: disp.Logger(),
-					Gate: eval.Gate{Baseline: *baseline, BaselineVersion: *baselineVersion, Config: gcfg, FailOnRegression: *failOn}}
-				if given["max-failure-increase"] {
-					opt.Gate.MaxFailureIncrease = maxFailInc
-				}
-				for _, f := range []string{"baseline", "baseline-version", "fail-on-regression", "margin", "margin-a12", "alpha", "test",
-					"hypothesis", "margin-on", "correction", "max-unmatched", "max-failure-increase"} {
-					opt.GateGiven = opt.GateGiven || given[f]
-				}
-				if !*noCache {
-					dir := *cacheDir
-					if dir == "" {
-						if dir, err = cache.DefaultDir(); err != nil {
-							return err
-						}
-					}
-					if opt.Cache, err = cache.Open(dir); err != nil {
-						return err
-					}
-					opt.Cache.SetLogger(disp.Logger())
-					if key := os.Getenv(cache.HMACKeyEnv); key != "" {
-						if err := opt.Cache.SetHMACKey([]byte(key)); err != nil {
-							return fmt.Errorf("$%s: %w", cache.HMACKeyEnv, err)
-						}
-					}
-				}
-				var res *eval.Result
-				if *resume != "" {
-					res, err = eval.Resume(ctx, *resume, opt)
-				} else {
-					cfg := experiment.DefaultConfig()
-					if *config != "" {
-						if cfg, err = experiment.Load(*config); err != nil {
-							disp.Close()
-							return err
-						}
-					}
-					opt.Config = cfg
-					var versions []eval.Version
-					if versions, err = eval.ResolvePrompts(args, *storeDir); err != nil {
-						disp.Close()
-						return err
-					}
-					res, err = eval.Run(ctx, versions, opt)
-				}
-				disp.Close()
-				var ie *eval.InterruptedError
-				if errors.As(err, &ie) {
-					kept := "the episodes played are in the outcome cache"
-					if opt.Cache == nil {
-						kept = "with --no-cache the episodes of unfinished phases are played again"
-					}
-					return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%v; %s; resume with: %s", err, kept, resumeHint(ie.Dir))}
-				}
-				if err != nil {
-					return err
-				}
-				if opt.Cache != nil {
-					st := opt.Cache.Stats()
-					disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt,
-						"cache_old_format", st.OldFormat, "replayed_for_trajectory", res.Rerecorded)
-				}
-				if res.LLM != nil {
-					disp.Logger().Info("model calls", "calls", res.LLM.Calls, "requests", res.LLM.Requests, "cache_hits", res.LLM.CacheHits,
-						"prompt_tokens", res.LLM.PromptTokens, "completion_tokens", res.LLM.CompletionTokens)
-				}
-				return emitEval(env, res, *jsonOut)
+	SetFlags: evalFlags,
+	Run:      runEval,
+}
+
+// evalFlagValues are the flags of evolve eval.
+type evalFlagValues struct {
+	sets            listFlag
+	config          string
+	split           string
+	seedsFile       string
+	repeats         int
+	storeDir        string
+	out             string
+	dir             string
+	resume          string
+	workers         int
+	baseline        string
+	baselineVersion string
+	failOn          bool
+	margin          float64
+	marginA12       float64
+	alpha           float64
+	test            string
+	hypothesis      string
+	marginOn        string
+	correction      string
+	maxFailInc      float64
+	maxUnmatched    int
+	junit           string
+	jsonOut         bool
+	cacheDir        string
+	noCache         bool
+	llmCache        string
+	baseURL         string
+	executor        string
+	quiet           bool
+	logFormat       string
+}
+
+// evalFlags defines the flags of evolve eval on fs.
+func evalFlags(fs *flag.FlagSet) any {
+	f := new(evalFlagValues)
+	fs.StringVar(&f.config, "config", "", "experiment config `FILE`: environment, variants, seed sets, workers (default: the embedded default)")
+	fs.StringVar(&f.split, "split", "test", "the seed `SPLIT` to play: test, val or train")
+	fs.StringVar(&f.seedsFile, "seeds", "", "play the seeds of `FILE` (one per line; - for standard input) instead of a split")
+	fs.IntVar(&f.repeats, "repeats", 1, "play each seed `N` times, repeat r from a seed derived from (seed, r)")
+	fs.Var(&f.sets, "set", "a variant parameter `environment.params.KEY=V1,V2,...` (repeatable; every combination is a variant)")
+	fs.StringVar(&f.storeDir, "store", "", "prompt store `DIR` for SLUG@REF arguments")
+	fs.StringVar(&f.out, "out", "evals", "create the eval directory under `DIR`")
+	fs.StringVar(&f.dir, "dir", "", "write the eval directory exactly at `DIR` (new or empty; for CI scripts)")
+	fs.StringVar(&f.resume, "resume", "", "continue the interrupted eval in `DIR`")
+	fs.IntVar(&f.workers, "workers", 0, "play at most `N` episodes at once (default: the config's)")
+	fs.StringVar(&f.baseline, "baseline", "", "compare with the eval in `PATH` (its directory or episodes.parquet) instead of the first PROMPT")
+	fs.StringVar(&f.baselineVersion, "baseline-version", "", "the `VERSION` of --baseline to compare with (default: its first)")
+	fs.BoolVar(&f.failOn, "fail-on-regression", false, "exit 3 when a check fails (either --hypothesis)")
+	fs.Float64Var(&f.margin, "margin", 0, "margin `D` in score units (a shift, or a mean with --margin-on mean)")
+	fs.Float64Var(&f.marginA12, "margin-a12", 0, "margin `M` in A12 units, in [0, 0.5): studentized permutation test (Brunner-Munzel statistic) against A12 = 0.5 - M")
+	fs.Float64Var(&f.alpha, "alpha", 0.05, "family-wise significance level `A`")
+	fs.StringVar(&f.test, "test", "auto", "the `TEST`: auto (signed-rank when paired by seed, else mwu), mwu, signed-rank, or bootstrap-t (with --margin-on mean)")
+	fs.StringVar(&f.hypothesis, "hypothesis", gate.HypothesisRegression, "`regression` (fail on evidence of a loss beyond the margin) or non-inferiority (pass only on evidence of no loss beyond it)")
+	fs.StringVar(&f.marginOn, "margin-on", gate.MarginOnShift, "scale of --margin: `shift` (rank tests) or mean (t tests)")
+	fs.StringVar(&f.correction, "correction", gate.CorrectionHolm, "adjustment over every check of the eval: `holm`, hochberg, bonferroni, none-per-variant or none")
+	fs.Float64Var(&f.maxFailInc, "max-failure-increase", 0, "also fail on evidence that the share of failed episodes rose by more than `P` (a share in [0, 1); off unless given)")
+	fs.IntVar(&f.maxUnmatched, "max-unmatched", 0, "refuse a paired check with more than `N` candidate observations the baseline lacks (-1: no limit)")
+	fs.StringVar(&f.junit, "junit", "", "write JUnit XML to `FILE`")
+	fs.BoolVar(&f.jsonOut, "json", false, "print the comparisons as JSON on stdout")
+	fs.StringVar(&f.cacheDir, "cache", "", "outcome cache `DIR` (default: the user cache dir's evolve/episodes)")
+	fs.BoolVar(&f.noCache, "no-cache", false, "play every episode; read and write no outcome cache")
+	fs.StringVar(&f.llmCache, "llm-cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+	fs.StringVar(&f.baseURL, "base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the eval's identity)")
+	fs.StringVar(&f.executor, "executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind; on --resume, the eval's)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live bars and no per-phase lines")
+	fs.StringVar(&f.logFormat, "log-format", "text", "`FORMAT` of the progress log on stderr: text or json")
+	return f
+}
+
+// runEval is evolve eval: it checks the command line, opens the outcome
+// cache, plays (or resumes) the eval and emits its verdict.
+func runEval(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*evalFlagValues)
+	gcfg, err := checkEvalArgs(cmd, args)
+	if err != nil {
+		return err
+	}
+	disp, err := progress.New(cmd.Stderr, progress.Options{Quiet: f.quiet, Format: f.logFormat})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	given := cmd.given()
+	opt := eval.Options{Split: f.split, SeedsFile: f.seedsFile, Repeats: f.repeats, Sets: f.sets, Out: f.out, Dir: f.dir,
+		Workers: f.workers, Observer: disp, Version: Version(), LLMCache: f.llmCache, LLMBaseURL: f.baseURL, JUnit: f.junit,
+		Executor: f.executor, Logger: disp.Logger(),
+		Gate: eval.Gate{Baseline: f.baseline, BaselineVersion: f.baselineVersion, Config: gcfg, FailOnRegression: f.failOn}}
+	if given["max-failure-increase"] {
+		opt.Gate.MaxFailureIncrease = &f.maxFailInc
+	}
+	for _, name := range []string{"baseline", "baseline-version", "fail-on-regression", "margin", "margin-a12", "alpha", "test",
+		"hypothesis", "margin-on", "correction", "max-unmatched", "max-failure-increase"} {
+		opt.GateGiven = opt.GateGiven || given[name]
+	}
+	if !f.noCache {
+		if opt.Cache, err = openEvalCache(f.cacheDir, disp.Logger()); err != nil {
+			return err
+		}
+	}
+	res, err := playEval(ctx, f, args, opt)
+	disp.Close()
+	var ie *eval.InterruptedError
+	if errors.As(err, &ie) {
+		kept := "the episodes played are in the outcome cache"
+		if opt.Cache == nil {
+			kept = "with --no-cache the episodes of unfinished phases are played again"
+		}
+		return &exitError{code: interruptCode(ctx), err: fmt.Errorf("%v; %s; resume with: %s", err, kept, evalResumeHint(cmd, ie.Dir))}
+	}
+	if err != nil {
+		return err
+	}
+	if opt.Cache != nil {
+		st := opt.Cache.Stats()
+		disp.Logger().Info("eval done", "dir", res.Dir, "played", res.Played, "cached", res.Cached, "cache_corrupt", st.Corrupt,
+			"cache_old_format", st.OldFormat, "replayed_for_trajectory", res.Rerecorded)
+	}
+	if res.LLM != nil {
+		disp.Logger().Info("model calls", "calls", res.LLM.Calls, "requests", res.LLM.Requests, "cache_hits", res.LLM.CacheHits,
+			"prompt_tokens", res.LLM.PromptTokens, "completion_tokens", res.LLM.CompletionTokens)
+	}
+	return emitEval(cmd, res, f.jsonOut)
+}
+
+// checkEvalArgs checks the command line of evolve eval before anything is
+// read or played, and returns the gate's configuration. Its errors are
+// usage errors, but for a --baseline that is not an eval and a --junit
+// or $GITHUB_STEP_SUMMARY file whose directory does not exist.
+func checkEvalArgs(cmd *Command, args []string) (gate.Config, error) {
+	f := cmd.Flags.(*evalFlagValues)
+	given := cmd.given()
+	if f.resume == "" && len(args) == 0 {
+		return gate.Config{}, usagef("no PROMPT to evaluate")
+	}
+	if f.resume != "" {
+		if len(args) > 0 {
+			return gate.Config{}, usagef("--resume continues an eval with its own prompts; give no PROMPT")
+		}
+		for _, name := range []string{"config", "split", "seeds", "repeats", "set", "store", "out", "dir"} {
+			if given[name] {
+				return gate.Config{}, usagef("--%s cannot be used with --resume (the eval continues with its own settings; give only the gate, cache and output flags)", name)
 			}
-		},
+		}
+	}
+	if err := checkEvalFlags(f, given); err != nil {
+		return gate.Config{}, err
+	}
+	gcfg := gate.Config{Alpha: f.alpha, Test: f.test, Margin: f.margin, MarginA12: f.marginA12,
+		Hypothesis: f.hypothesis, MarginOn: f.marginOn, Correction: f.correction, MaxUnmatched: f.maxUnmatched}
+	if err := gcfg.Validate(); err != nil {
+		return gate.Config{}, usagef("%v", err)
+	}
+	if f.baseline != "" {
+		if err := eval.CheckBaselinePath(f.baseline); err != nil {
+			return gate.Config{}, err
+		}
+	}
+	for _, p := range []struct{ flag, path string }{{"--junit", f.junit}, {"$GITHUB_STEP_SUMMARY", os.Getenv("GITHUB_STEP_SUMMARY")}} {
+		if p.path == "" {
+			continue
+		}
+		if st, err := os.Stat(filepath.Dir(p.path)); err != nil || !st.IsDir() {
+			return gate.Config{}, fmt.Errorf("%s %s: its directory does not exist", p.flag, p.path)
+		}
+	}
+	return gcfg, nil
+}
+
+// checkEvalFlags returns a usage error naming the first flag of evolve
+// eval out of its range or contradicting another; given holds the flags
+// the command line set.
+func checkEvalFlags(f *evalFlagValues, given map[string]bool) error {
+	switch {
+	case f.repeats < 1:
+		return usagef("--repeats must be >= 1, got %d", f.repeats)
+	case f.workers < 0:
+		return usagef("--workers must be >= 0 (0 = the config's), got %d", f.workers)
+	case f.margin < 0:
+		return usagef("--margin must be >= 0, got %v", f.margin)
+	case f.marginA12 < 0 || f.marginA12 >= 0.5:
+		return usagef("--margin-a12 must be in [0, 0.5), got %v", f.marginA12)
+	case f.margin > 0 && f.marginA12 > 0:
+		return usagef("--margin and --margin-a12 cannot both be given: a regression is measured in score units or in A12, not both")
+	case !(f.alpha > 0 && f.alpha < 1):
+		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	case given["seeds"] && given["split"]:
+		return usagef("--seeds plays a seed file (recorded as split test); --split cannot be used with it")
+	case given["dir"] && given["out"]:
+		return usagef("--dir names the eval directory itself; --out cannot be used with it")
+	case given["cache"] && f.noCache:
+		return usagef("--cache and --no-cache cannot both be given")
+	case f.llmCache != "" && f.llmCache != "off" && f.llmCache != "read" && f.llmCache != "readwrite":
+		return usagef("--llm-cache must be off, read or readwrite, got %q", f.llmCache)
+	case given["max-failure-increase"] && !(f.maxFailInc >= 0 && f.maxFailInc < 1):
+		return usagef("--max-failure-increase must be a share in [0, 1) (0.05 = 5 percentage points), got %v", f.maxFailInc)
+	case f.executor != "" && f.executor != "local" && f.executor != "slurm":
+		return usagef("--executor must be local or slurm, got %q", f.executor)
+	case given["baseline-version"] && f.baseline == "":
+		return usagef("--baseline-version picks a version of --baseline; give --baseline too")
+	}
+	return nil
+}
+
+// evalResumeHint is the command that resumes the eval in dir: evolve eval
+// --resume DIR with every flag of this command line but those a resume
+// refuses.
+func evalResumeHint(cmd *Command, dir string) string {
+	line := []string{"evolve eval --resume " + dir}
+	cmd.Flag.Visit(func(fl *flag.Flag) {
+		switch fl.Name {
+		case "config", "split", "seeds", "repeats", "set", "store", "out", "dir", "resume":
+		default:
+			line = append(line, "--"+fl.Name+"="+fl.Value.String())
+		}
 	})
+	return strings.Join(line, " ")
+}
+
+// openEvalCache opens the outcome cache in dir (default: the user cache
+// dir's evolve/episodes), logging to logger, with the HMAC key of
+// $EVOLVE_CACHE_HMAC_KEY if it is set.
+func openEvalCache(dir string, logger *slog.Logger) (*cache.Cache, error) {
+	if dir == "" {
+		var err error
+		if dir, err = cache.DefaultDir(); err != nil {
+			return nil, err
+		}
+	}
+	c, err := cache.Open(dir)
+	if err != nil {
+		return nil, err
+	}
+	c.SetLogger(logger)
+	if key := os.Getenv(cache.HMACKeyEnv); key != "" {
+		if err := c.SetHMACKey([]byte(key)); err != nil {
+			return nil, fmt.Errorf("$%s: %w", cache.HMACKeyEnv, err)
+		}
+	}
+	return c, nil
+}
+
+// playEval resumes the eval of --resume, or plays the PROMPTs args name
+// under --config's experiment.
+func playEval(ctx context.Context, f *evalFlagValues, args []string, opt eval.Options) (*eval.Result, error) {
+	if f.resume != "" {
+		return eval.Resume(ctx, f.resume, opt)
+	}
+	cfg := experiment.DefaultConfig()
+	if f.config != "" {
+		var err error
+		if cfg, err = experiment.Load(f.config); err != nil {
+			return nil, err
+		}
+	}
+	opt.Config = cfg
+	versions, err := eval.ResolvePrompts(args, f.storeDir)
+	if err != nil {
+		return nil, err
+	}
+	return eval.Run(ctx, versions, opt)
 }
 
 // emitEval writes what CI reads of a finished eval (also of one finished
 // before, on --resume): the step summary, the JUnit file, the comparisons
 // on stdout (or --json), and returns the verdict's status: exit 3 when the
 // eval's gate fails on regression and a version regressed.
-func emitEval(env *cmdEnv, res *eval.Result, jsonOut bool) error {
+func emitEval(cmd *Command, res *eval.Result, jsonOut bool) error {
 	checks := res.Verdict.Checks()
 	if res.AlreadyFinished {
-		fmt.Fprintf(env.stderr, "evolve eval: %s had finished; its verdict follows\n", res.Dir)
+		fmt.Fprintf(cmd.Stderr, "evolve eval: %s had finished; its verdict follows\n", res.Dir)
 	}
 	if len(checks) > 0 {
 		if err := gate.AppendStepSummary(eval.StepSummary(res)); err != nil {
@@ -389,9 +473,9 @@ func emitEval(env *cmdEnv, res *eval.Result, jsonOut bool) error {
 		if err != nil {
 			return err
 		}
-		env.stdout.Write(append(data, '\n'))
+		cmd.Stdout.Write(append(data, '\n'))
 	} else {
-		printEval(env, res)
+		printEval(cmd, res)
 	}
 	if bad := res.Verdict.Regressions(); res.Gate.FailOnRegression && len(bad) > 0 {
 		return &exitError{code: exitRegression, err: fmt.Errorf("regression: %s", strings.Join(bad, "; "))}
@@ -400,38 +484,38 @@ func emitEval(env *cmdEnv, res *eval.Result, jsonOut bool) error {
 }
 
 // printEval prints the summary table and the comparisons.
-func printEval(env *cmdEnv, res *eval.Result) {
-	w := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
+func printEval(cmd *Command, res *eval.Result) {
+	w := tabwriter.NewWriter(cmd.Stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "variant\tversion\tn\tmean\t95% CI\tIQM")
 	for _, s := range res.Summaries {
 		fmt.Fprintf(w, "%s\t%s\t%d\t%.1f\t[%.1f, %.1f]\t%.1f\n", orDash(s.Variant), s.Version, s.N, s.Mean, s.CILow, s.CIHigh, s.IQM)
 	}
 	w.Flush()
 	if v := res.Verdict; v != nil && len(v.Health) > 0 {
-		fmt.Fprintln(env.stdout, "\nmeasurement:")
+		fmt.Fprintln(cmd.Stdout, "\nmeasurement:")
 		for _, h := range v.Health {
-			fmt.Fprintln(env.stdout, "  "+h.String())
+			fmt.Fprintln(cmd.Stdout, "  "+h.String())
 		}
 	}
 	if v := res.Verdict; len(v.Comparisons) > 0 {
 		c0 := v.Comparisons[0].Check
-		fmt.Fprintf(env.stdout, "\nhypothesis %s; family: %s\n", c0.Hypothesis, c0.Family)
+		fmt.Fprintf(cmd.Stdout, "\nhypothesis %s; family: %s\n", c0.Hypothesis, c0.Family)
 		for _, c := range v.Comparisons {
 			msg := c.Check.Message
 			if c.Improvement {
 				msg += fmt.Sprintf("; IMPROVEMENT: better, p (adj.) = %.2g", c.PBetterAdj)
 			}
-			fmt.Fprintln(env.stdout, msg)
+			fmt.Fprintln(cmd.Stdout, msg)
 		}
 		if len(v.FailureChecks) > 0 {
-			fmt.Fprintf(env.stdout, "\nfailure shares (--max-failure-increase %v); family: %s\n", v.FailureChecks[0].Margin, v.FailureChecks[0].Family)
+			fmt.Fprintf(cmd.Stdout, "\nfailure shares (--max-failure-increase %v); family: %s\n", v.FailureChecks[0].Margin, v.FailureChecks[0].Family)
 			for _, c := range v.FailureChecks {
-				fmt.Fprintln(env.stdout, c.Message)
+				fmt.Fprintln(cmd.Stdout, c.Message)
 			}
 		}
-		fmt.Fprintln(env.stdout, eval.Headline(v))
+		fmt.Fprintln(cmd.Stdout, eval.Headline(v))
 	}
-	fmt.Fprintf(env.stdout, "\neval directory: %s (%d played, %d from the cache)\n", res.Dir, res.Played, res.Cached)
+	fmt.Fprintf(cmd.Stdout, "\neval directory: %s (%d played, %d from the cache)\n", res.Dir, res.Played, res.Cached)
 }
 
 func orDash(s string) string {

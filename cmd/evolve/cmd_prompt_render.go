@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -12,10 +13,11 @@ import (
 	"evolve/render"
 )
 
-func init() {
-	registerPromptSub(&promptSub{
-		name: "render", usage: "REF",
-		help: `
+// cmdPromptRender is evolve prompt render.
+var cmdPromptRender = &Command{
+	UsageLine: "evolve prompt render [flags] REF",
+	Short:     "the messages a model reads: layers, XML sections, placeholders, tokens",
+	Long: `
 Print the version REF names (or "embedded", the embedded base prompt) as
 the messages a language model reads: the system message (the guardrail
 layer first, then the task, rules, skills and policy parameters, then the
@@ -49,90 +51,112 @@ message, to fit N cl100k_base tokens. --tokens prints only the token
 count (cl100k_base, with the chat overhead of each message). --json
 prints {"phase", "turn", "system", "messages", "tokens", "system_tokens",
 "history_tokens", "runtime_tokens", "dropped", "truncated"}.`,
-		flags: func(fs *flag.FlagSet, o *promptOpts) func(*cmdEnv, *promptOpts, []string) error {
-			varsFile := fs.String("vars", "", "the turn's runtime values: a YAML or JSON `FILE` (turn, observation, history, vars)")
-			phaseName := fs.String("phase", "", "resolve placeholders up to `PHASE`: static, computed or runtime (default runtime with --vars, else computed)")
-			tokens := fs.Bool("tokens", false, "print only the cl100k_base token count")
-			envName := fs.String("env", "dungeon", "the environment `NAME` of {{env.name}} and {{causes}} (\"\" for none)")
-			maxTokens := fs.Int("max-prompt-tokens", 0, "the token budget `N` (0 for none)")
-			return func(env *cmdEnv, o *promptOpts, args []string) error {
-				if len(args) != 1 {
-					return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
-				}
-				phase := render.PhaseComputed
-				if *varsFile != "" {
-					phase = render.PhaseRuntime
-				}
-				if *phaseName != "" {
-					var err error
-					if phase, err = render.ParsePhase(*phaseName); err != nil {
-						return usagef("--phase: %v", err)
-					}
-				}
-				if *maxTokens < 0 {
-					return usagef("--max-prompt-tokens must be >= 0 (0 for none), got %d", *maxTokens)
-				}
-				if phase == render.PhaseRuntime && *varsFile == "" {
-					return usagef("--phase runtime renders a turn: give the turn's observation with --vars FILE")
-				}
-				var rt render.Runtime
-				if *varsFile != "" {
-					if phase != render.PhaseRuntime {
-						return usagef("--vars gives runtime values: it needs --phase runtime, not %s", phase)
-					}
-					var err error
-					if rt, err = readRenderVars(*varsFile); err != nil {
-						return err
-					}
-				}
-				p, err := renderPrompt(o, args[0])
-				if err != nil {
-					return err
-				}
-				opts := render.Options{MaxPromptTokens: *maxTokens}
-				var info envs.Info
-				if *envName != "" {
-					if info, err = renderEnv(*envName); err != nil {
-						return err
-					}
-					opts.Env = render.Env{Name: info.Name, Causes: info.CauseNames()}
-				}
-				var out render.Rendered
-				if phase == render.PhaseRuntime {
-					// What a run sends: one code path (experiment.TurnRequest).
-					if *envName == "dungeon" {
-						rt.Observation = agent.DungeonObservation(rt.Observation)
-					}
-					out, err = experiment.TurnRequest(info, p, *maxTokens, rt)
-				} else {
-					var r *render.Renderer
-					if r, err = render.New(p, opts); err == nil {
-						out, err = r.Preview(phase)
-					}
-				}
-				if err != nil {
-					return err
-				}
-				switch {
-				case o.json:
-					return printJSON(env.stdout, struct {
-						Phase render.Phase `json:"phase"`
-						render.Rendered
-					}{phase, out})
-				case *tokens:
-					_, err = fmt.Fprintf(env.stdout, "%d tokens (%s: system %d, history %d, runtime %d, reply %d); dropped %d, truncated %v\n",
-						out.Tokens, render.Encoding, out.SystemTokens, out.HistoryTokens, out.RuntimeTokens, render.ReplyOverhead, out.Dropped, out.Truncated)
-					return err
-				}
-				for _, m := range out.Messages {
-					if _, err := fmt.Fprintf(env.stdout, "=== %s\n%s\n", m.Role, m.Content); err != nil {
-						return err
-					}
-				}
-				return nil
-			}
-		},
-	})
+	SetFlags: promptRenderFlags,
+	Run:      runPromptRender,
+}
+
+// promptRenderFlagValues are the flags of evolve prompt render.
+type promptRenderFlagValues struct {
+	promptOpts
+	varsFile  string
+	phaseName string
+	tokens    bool
+	envName   string
+	maxTokens int
+}
+
+// promptRenderFlags defines the flags of evolve prompt render on fs.
+func promptRenderFlags(fs *flag.FlagSet) any {
+	o := new(promptRenderFlagValues)
+	o.define(fs, false)
+	fs.StringVar(&o.varsFile, "vars", "", "the turn's runtime values: a YAML or JSON `FILE` (turn, observation, history, vars)")
+	fs.StringVar(&o.phaseName, "phase", "", "resolve placeholders up to `PHASE`: static, computed or runtime (default runtime with --vars, else computed)")
+	fs.BoolVar(&o.tokens, "tokens", false, "print only the cl100k_base token count")
+	fs.StringVar(&o.envName, "env", "dungeon", "the environment `NAME` of {{env.name}} and {{causes}} (\"\" for none)")
+	fs.IntVar(&o.maxTokens, "max-prompt-tokens", 0, "the token budget `N` (0 for none)")
+	return o
+}
+
+// runPromptRender is evolve prompt render.
+func runPromptRender(ctx context.Context, cmd *Command, args []string) error {
+	o := cmd.Flags.(*promptRenderFlagValues)
+	if err := o.setup(cmd); err != nil {
+		return err
+	}
+	if len(args) != 1 {
+		return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
+	}
+	phase := render.PhaseComputed
+	if o.varsFile != "" {
+		phase = render.PhaseRuntime
+	}
+	if o.phaseName != "" {
+		var err error
+		if phase, err = render.ParsePhase(o.phaseName); err != nil {
+			return usagef("--phase: %v", err)
+		}
+	}
+	if o.maxTokens < 0 {
+		return usagef("--max-prompt-tokens must be >= 0 (0 for none), got %d", o.maxTokens)
+	}
+	if phase == render.PhaseRuntime && o.varsFile == "" {
+		return usagef("--phase runtime renders a turn: give the turn's observation with --vars FILE")
+	}
+	var rt render.Runtime
+	if o.varsFile != "" {
+		if phase != render.PhaseRuntime {
+			return usagef("--vars gives runtime values: it needs --phase runtime, not %s", phase)
+		}
+		var err error
+		if rt, err = readRenderVars(o.varsFile); err != nil {
+			return err
+		}
+	}
+	p, err := renderPrompt(&o.promptOpts, args[0])
+	if err != nil {
+		return err
+	}
+	opts := render.Options{MaxPromptTokens: o.maxTokens}
+	var info envs.Info
+	if o.envName != "" {
+		if info, err = renderEnv(o.envName); err != nil {
+			return err
+		}
+		opts.Env = render.Env{Name: info.Name, Causes: info.CauseNames()}
+	}
+	var out render.Rendered
+	if phase == render.PhaseRuntime {
+		// What a run sends: one code path (experiment.TurnRequest).
+		if o.envName == "dungeon" {
+			rt.Observation = agent.DungeonObservation(rt.Observation)
+		}
+		out, err = experiment.TurnRequest(info, p, o.maxTokens, rt)
+	} else {
+		var r *render.Renderer
+		if r, err = render.New(p, opts); err == nil {
+			out, err = r.Preview(phase)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	switch {
+	case o.json:
+		return printJSON(cmd.Stdout, struct {
+			Phase render.Phase `json:"phase"`
+			render.Rendered
+		}{phase, out})
+	case o.tokens:
+		_, err = fmt.Fprintf(cmd.Stdout, "%d tokens (%s: system %d, history %d, runtime %d, reply %d); dropped %d, truncated %v\n",
+			out.Tokens, render.Encoding, out.SystemTokens, out.HistoryTokens, out.RuntimeTokens, render.ReplyOverhead, out.Dropped, out.Truncated)
+		return err
+	}
+	for _, m := range out.Messages {
+		if _, err := fmt.Fprintf(cmd.Stdout, "=== %s\n%s\n", m.Role, m.Content); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // renderPrompt returns the resolved prompt REF names: "embedded" is the

@@ -11,12 +11,11 @@ import (
 	"evolve/report"
 )
 
-func init() {
-	register(&command{
-		name:     "report",
-		synopsis: "write report.md, report.html, results.tex and figures for a finished run",
-		usage:    "[--formats png,svg,pdf] RUN_DIR",
-		help: `
+// cmdReport is evolve report.
+var cmdReport = &Command{
+	UsageLine: "evolve report [--formats png,svg,pdf] RUN_DIR",
+	Short:     "write report.md, report.html, results.tex and figures for a finished run",
+	Long: `
 Write the report of a finished run into its directory:
 
 	report.md     the run's settings, the test-split result (base against
@@ -41,40 +40,53 @@ Examples:
 
 	evolve report runs/default-1275011f00
 	evolve report --formats png,pdf runs/default-1275011f00`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			formats := fs.String("formats", strings.Join(report.DefaultFormats, ","), "comma-separated figure `formats`: png, svg, pdf (svg is always written for report.html)")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) != 1 {
-					return usagef("want one RUN_DIR, got %s", plural(len(args), "argument", "arguments"))
-				}
-				var fmts []string
-				for _, f := range strings.Split(*formats, ",") {
-					f = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(f), "."))
-					switch f {
-					case "png", "svg", "pdf":
-						fmts = append(fmts, f)
-					case "":
-					default:
-						return usagef("--formats: unknown format %q (allowed: png, svg, pdf)", f)
-					}
-				}
-				if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
-					return fmt.Errorf("%s: not a run directory", args[0])
-				}
-				paths, err := report.Write(args[0], report.Options{Formats: fmts})
-				if err != nil {
-					return err
-				}
-				for _, p := range paths {
-					if filepath.Dir(p) == filepath.Clean(args[0]) {
-						fmt.Fprintln(env.stdout, p)
-					}
-				}
-				fmt.Fprintf(env.stdout, "%d figures in %s\n", len(paths)-3, filepath.Join(args[0], report.PlotsDir))
-				return nil
-			}
-		},
-	})
+	SetFlags: reportFlags,
+	Run:      runReport,
+}
+
+// reportFlagValues are the flags of evolve report.
+type reportFlagValues struct {
+	formats string
+}
+
+// reportFlags defines the flags of evolve report on fs.
+func reportFlags(fs *flag.FlagSet) any {
+	f := new(reportFlagValues)
+	fs.StringVar(&f.formats, "formats", strings.Join(report.DefaultFormats, ","), "comma-separated figure `formats`: png, svg, pdf (svg is always written for report.html)")
+	return f
+}
+
+// runReport is evolve report.
+func runReport(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*reportFlagValues)
+	if len(args) != 1 {
+		return usagef("want one RUN_DIR, got %s", plural(len(args), "argument", "arguments"))
+	}
+	var fmts []string
+	for _, name := range strings.Split(f.formats, ",") {
+		name = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(name), "."))
+		switch name {
+		case "png", "svg", "pdf":
+			fmts = append(fmts, name)
+		case "":
+		default:
+			return usagef("--formats: unknown format %q (allowed: png, svg, pdf)", name)
+		}
+	}
+	if st, err := os.Stat(args[0]); err != nil || !st.IsDir() {
+		return fmt.Errorf("%s: not a run directory", args[0])
+	}
+	paths, err := report.Write(args[0], report.Options{Formats: fmts})
+	if err != nil {
+		return err
+	}
+	for _, p := range paths {
+		if filepath.Dir(p) == filepath.Clean(args[0]) {
+			fmt.Fprintln(cmd.Stdout, p)
+		}
+	}
+	fmt.Fprintf(cmd.Stdout, "%d figures in %s\n", len(paths)-3, filepath.Join(args[0], report.PlotsDir))
+	return nil
 }
 
 // writeReport is evolve run's report hook.

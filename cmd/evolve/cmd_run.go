@@ -15,12 +15,11 @@ import (
 	"evolve/stats"
 )
 
-func init() {
-	register(&command{
-		name:     "run",
-		synopsis: "evolve a prompt: train, propose, gate on val, report on test",
-		usage:    "[--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--executor local|slurm] [--quiet|--verbose] [--log-format text|json]",
-		help: `
+// cmdRun is evolve run.
+var cmdRun = &Command{
+	UsageLine: "evolve run [--config FILE | --resume RUN_DIR] [--out DIR] [--workers N] [--executor local|slurm] [--quiet|--verbose] [--log-format text|json]",
+	Short:     "evolve a prompt: train, propose, gate on val, report on test",
+	Long: `
 Run an evolution experiment. Without --config it runs the embedded default:
 the base prompt v1.0.0 on the built-in dungeon, over the embedded frozen seed
 sets (train 200, val 300, test 1000), 4 candidates a generation, one-sided
@@ -118,79 +117,102 @@ Examples:
 	evolve run --executor slurm --out /shared/runs
 	evolve run --quiet --log-format json 2> run.log
 	evolve run --print-config > exp.yaml`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			config := fs.String("config", "", "experiment config `FILE` (YAML); default: the embedded default")
-			resume := fs.String("resume", "", "continue the interrupted run in `RUN_DIR` from its last checkpoint")
-			out := fs.String("out", "", "create the run directory under `DIR` (default: the config's output, \"runs\")")
-			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: the config's workers, 0 = GOMAXPROCS)")
-			quiet := fs.Bool("quiet", false, "no live bars and no per-phase lines: one line per generation and the final table")
-			logFormat := fs.String("log-format", "text", "format of the progress log on stderr: `text` or json")
-			verbose := fs.Bool("verbose", false, "also log the start of every phase")
-			printConfig := fs.Bool("print-config", false, "print the default config and exit")
-			executor := fs.String("executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind)")
-			llmCache := fs.String("cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
-			baseURL := fs.String("base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the run ID: a run resumes against a moved endpoint)")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
-				if *workers < 0 {
-					return usagef("--workers must be >= 0 (0 = GOMAXPROCS), got %d", *workers)
-				}
-				if *logFormat != "text" && *logFormat != "json" {
-					return usagef("--log-format must be text or json, got %q", *logFormat)
-				}
-				if *executor != "" && *executor != "local" && *executor != "slurm" {
-					return usagef("--executor must be local or slurm, got %q", *executor)
-				}
-				if *resume != "" && *out != "" {
-					return usagef("--out cannot be used with --resume (the run continues in its own directory)")
-				}
-				if *printConfig {
-					_, err := env.stdout.Write(experiment.DefaultYAML())
-					return err
-				}
-				var cfg *experiment.Config
-				if *config != "" {
-					var err error
-					if cfg, err = experiment.Load(*config); err != nil {
-						return err
-					}
-				}
-				disp, err := progress.New(env.stderr, progress.Options{Quiet: *quiet, Format: *logFormat, Verbose: *verbose})
-				if err != nil {
-					return usagef("%v", err)
-				}
-				opt := experiment.Options{Out: *out, Workers: *workers, Observer: disp, Version: Version(), Report: reportHook, ReportPlots: true, LLMCache: *llmCache, LLMBaseURL: *baseURL, Executor: *executor, Logger: disp.Logger()}
-				var res *experiment.Result
-				if *resume != "" {
-					res, err = experiment.Resume(ctx, *resume, cfg, opt)
-				} else {
-					if cfg == nil {
-						cfg = experiment.DefaultConfig()
-					}
-					res, err = experiment.Run(ctx, cfg, opt)
-				}
-				disp.Close()
-				if errors.Is(err, experiment.ErrFinished) {
-					// Success for a retry loop or a requeued cluster job.
-					fmt.Fprintf(env.stdout, "%v\nreport: %s\n", err, filepath.Join(*resume, report.MarkdownFile))
-					return nil
-				}
-				var ie *experiment.InterruptedError
-				if errors.As(err, &ie) {
-					disp.Logger().Warn("interrupted", "dir", ie.Dir, "generations_done", ie.Generations,
-						"resume", "evolve run --resume "+ie.Dir)
-					return &exitError{code: interruptCode(ctx), err: err}
-				}
-				if err != nil {
-					return err
-				}
-				printSummary(env, res)
-				return nil
-			}
-		},
-	})
+	SetFlags: runFlags,
+	Run:      runRun,
+}
+
+// runFlagValues are the flags of evolve run.
+type runFlagValues struct {
+	config      string
+	resume      string
+	out         string
+	workers     int
+	quiet       bool
+	logFormat   string
+	verbose     bool
+	printConfig bool
+	executor    string
+	llmCache    string
+	baseURL     string
+}
+
+// runFlags defines the flags of evolve run on fs.
+func runFlags(fs *flag.FlagSet) any {
+	f := new(runFlagValues)
+	fs.StringVar(&f.config, "config", "", "experiment config `FILE` (YAML); default: the embedded default")
+	fs.StringVar(&f.resume, "resume", "", "continue the interrupted run in `RUN_DIR` from its last checkpoint")
+	fs.StringVar(&f.out, "out", "", "create the run directory under `DIR` (default: the config's output, \"runs\")")
+	fs.IntVar(&f.workers, "workers", 0, "play at most `N` episodes at once (default: the config's workers, 0 = GOMAXPROCS)")
+	fs.BoolVar(&f.quiet, "quiet", false, "no live bars and no per-phase lines: one line per generation and the final table")
+	fs.StringVar(&f.logFormat, "log-format", "text", "format of the progress log on stderr: `text` or json")
+	fs.BoolVar(&f.verbose, "verbose", false, "also log the start of every phase")
+	fs.BoolVar(&f.printConfig, "print-config", false, "print the default config and exit")
+	fs.StringVar(&f.executor, "executor", "", "play episodes on `local` (this machine) or slurm (a Slurm cluster; see docs/slurm.md) (default: the config's executor.kind)")
+	fs.StringVar(&f.llmCache, "cache", "", "the language-model agent's response cache `MODE`: off, read (replay only, no requests) or readwrite (default: the config's agent.cache)")
+	fs.StringVar(&f.baseURL, "base-url", "", "reach the language model at `URL` instead of the config's agent.llm.base_url (not part of the run ID: a run resumes against a moved endpoint)")
+	return f
+}
+
+// runRun is evolve run.
+func runRun(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*runFlagValues)
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	if f.workers < 0 {
+		return usagef("--workers must be >= 0 (0 = GOMAXPROCS), got %d", f.workers)
+	}
+	if f.logFormat != "text" && f.logFormat != "json" {
+		return usagef("--log-format must be text or json, got %q", f.logFormat)
+	}
+	if f.executor != "" && f.executor != "local" && f.executor != "slurm" {
+		return usagef("--executor must be local or slurm, got %q", f.executor)
+	}
+	if f.resume != "" && f.out != "" {
+		return usagef("--out cannot be used with --resume (the run continues in its own directory)")
+	}
+	if f.printConfig {
+		_, err := cmd.Stdout.Write(experiment.DefaultYAML())
+		return err
+	}
+	var cfg *experiment.Config
+	if f.config != "" {
+		var err error
+		if cfg, err = experiment.Load(f.config); err != nil {
+			return err
+		}
+	}
+	disp, err := progress.New(cmd.Stderr, progress.Options{Quiet: f.quiet, Format: f.logFormat, Verbose: f.verbose})
+	if err != nil {
+		return usagef("%v", err)
+	}
+	opt := experiment.Options{Out: f.out, Workers: f.workers, Observer: disp, Version: Version(), Report: reportHook, ReportPlots: true, LLMCache: f.llmCache, LLMBaseURL: f.baseURL, Executor: f.executor, Logger: disp.Logger()}
+	var res *experiment.Result
+	if f.resume != "" {
+		res, err = experiment.Resume(ctx, f.resume, cfg, opt)
+	} else {
+		if cfg == nil {
+			cfg = experiment.DefaultConfig()
+		}
+		res, err = experiment.Run(ctx, cfg, opt)
+	}
+	disp.Close()
+	if errors.Is(err, experiment.ErrFinished) {
+		// Success for a retry loop or a requeued cluster job.
+		fmt.Fprintf(cmd.Stdout, "%v\nreport: %s\n", err, filepath.Join(f.resume, report.MarkdownFile))
+		return nil
+	}
+	var ie *experiment.InterruptedError
+	if errors.As(err, &ie) {
+		disp.Logger().Warn("interrupted", "dir", ie.Dir, "generations_done", ie.Generations,
+			"resume", "evolve run --resume "+ie.Dir)
+		return &exitError{code: interruptCode(ctx), err: err}
+	}
+	if err != nil {
+		return err
+	}
+	printSummary(cmd, res)
+	return nil
 }
 
 // reportHook writes the run's report, plots included (report.Write
@@ -199,8 +221,8 @@ Examples:
 var reportHook = writeReport
 
 // printSummary prints the run's table and where its outputs are.
-func printSummary(env *cmdEnv, res *experiment.Result) {
-	w := tabwriter.NewWriter(env.stdout, 2, 8, 2, ' ', 0)
+func printSummary(cmd *Command, res *experiment.Result) {
+	w := tabwriter.NewWriter(cmd.Stdout, 2, 8, 2, ' ', 0)
 	fmt.Fprintln(w, "generation\tincumbent\tval mean\taccepted\tp\tp (adj.)\tA12\tval mean (accepted)\tmutation")
 	accepted := map[string]int{}
 	for i, c := range res.Candidates {
@@ -221,7 +243,7 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 	w.Flush()
 	half := func(lo, hi float64) float64 { return (hi - lo) / 2 }
 	if res.TestBaseErrors == 0 && res.TestFinalErrors == 0 {
-		fmt.Fprintf(env.stdout, "\ntest split (n=%d): base %s mean %.1f ± %.1f (95%% CI); final %s mean %.1f ± %.1f (95%% CI)",
+		fmt.Fprintf(cmd.Stdout, "\ntest split (n=%d): base %s mean %.1f ± %.1f (95%% CI); final %s mean %.1f ± %.1f (95%% CI)",
 			res.TestFinal.N, res.Base, res.TestBase.Mean, half(res.TestBase.CILow, res.TestBase.CIHigh),
 			res.Final, res.TestFinal.Mean, half(res.TestFinal.CILow, res.TestFinal.CIHigh))
 	} else {
@@ -232,17 +254,17 @@ func printSummary(env *cmdEnv, res *experiment.Result) {
 			}
 			return fmt.Sprintf("%s %s mean %.1f ± %.1f (95%% CI, n=%d, %d errors left out)", role, version, s.Mean, half(s.CILow, s.CIHigh), s.N, errs)
 		}
-		fmt.Fprintf(env.stdout, "\ntest split: %s; %s", side("base", res.Base, res.TestBase, res.TestBaseErrors),
+		fmt.Fprintf(cmd.Stdout, "\ntest split: %s; %s", side("base", res.Base, res.TestBase, res.TestBaseErrors),
 			side("final", res.Final, res.TestFinal, res.TestFinalErrors))
 	}
 	if res.Final != res.Base && res.TestBase.Mean != 0 && res.TestBase.N > 0 && res.TestFinal.N > 0 {
-		fmt.Fprintf(env.stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
+		fmt.Fprintf(cmd.Stdout, ", %+.1f%%", 100*(res.TestFinal.Mean/res.TestBase.Mean-1))
 	}
 	if res.StopReason != "" {
-		fmt.Fprintf(env.stdout, "\nstopped: %s", res.StopReason)
+		fmt.Fprintf(cmd.Stdout, "\nstopped: %s", res.StopReason)
 		if res.StopHint != "" {
-			fmt.Fprintf(env.stdout, " (%s)", res.StopHint)
+			fmt.Fprintf(cmd.Stdout, " (%s)", res.StopHint)
 		}
 	}
-	fmt.Fprintf(env.stdout, "\nrun directory: %s\nreport: %s\n", res.Dir, filepath.Join(res.Dir, report.MarkdownFile))
+	fmt.Fprintf(cmd.Stdout, "\nrun directory: %s\nreport: %s\n", res.Dir, filepath.Join(res.Dir, report.MarkdownFile))
 }

@@ -7,12 +7,11 @@ import (
 	"evolve/rundir"
 )
 
-func init() {
-	register(&command{
-		name:     "runs",
-		synopsis: "list the runs and evals under directories, with status and stop reason",
-		usage:    "[--json] [DIR...]",
-		help: `
+// cmdRuns is evolve runs.
+var cmdRuns = &Command{
+	UsageLine: "evolve runs [--json] [DIR...]",
+	Short:     "list the runs and evals under directories, with status and stop reason",
+	Long: `
 List every run and eval directory under each DIR (default: runs and
 evals, those that exist), recursively: ID, kind (run or eval), status,
 start time (UTC), duration (a running one's since its start),
@@ -51,22 +50,35 @@ Examples:
 	evolve runs
 	evolve runs runs/ evals/ /scratch/sweep
 	evolve runs --json runs/ | jq '.[] | select(.status=="crashed") | .dir'`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			asJSON := fs.Bool("json", false, "write a JSON array instead of a table")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				roots, err := viewRoots(args)
-				if err != nil {
-					return err
-				}
-				entries, err := rundir.List(roots)
-				if err != nil {
-					return err
-				}
-				if *asJSON {
-					return rundir.WriteJSON(env.stdout, entries)
-				}
-				return rundir.WriteTable(env.stdout, entries)
-			}
-		},
-	})
+	SetFlags: runsFlags,
+	Run:      runRuns,
+}
+
+// runsFlagValues are the flags of evolve runs.
+type runsFlagValues struct {
+	asJSON bool
+}
+
+// runsFlags defines the flags of evolve runs on fs.
+func runsFlags(fs *flag.FlagSet) any {
+	f := new(runsFlagValues)
+	fs.BoolVar(&f.asJSON, "json", false, "write a JSON array instead of a table")
+	return f
+}
+
+// runRuns is evolve runs.
+func runRuns(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*runsFlagValues)
+	roots, err := viewRoots(args)
+	if err != nil {
+		return err
+	}
+	entries, err := rundir.List(roots)
+	if err != nil {
+		return err
+	}
+	if f.asJSON {
+		return rundir.WriteJSON(cmd.Stdout, entries)
+	}
+	return rundir.WriteTable(cmd.Stdout, entries)
 }

@@ -10,18 +10,18 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"evolve/internal/httpguard"
 	"evolve/online"
 	"evolve/serve"
 )
 
-func init() {
-	register(&command{
-		name:     "serve",
-		synopsis: "serve online selection over a prompt store: select, observe, weights, auto-rollback (HTTP JSON)",
-		usage:    "[--store DIR] [--addr HOST:PORT] [--token-file FILE | --token TOKEN] [--public-read] [--allowed-host NAME] [--epsilon E] [--seed S] [flags]",
-		help: `
+// cmdServe is evolve serve.
+var cmdServe = &Command{
+	UsageLine: "evolve serve [--store DIR] [--addr HOST:PORT] [--token-file FILE | --token TOKEN] [--public-read] [--allowed-host NAME] [--epsilon E] [--seed S] [flags]",
+	Short:     "serve online selection over a prompt store: select, observe, weights, auto-rollback (HTTP JSON)",
+	Long: `
 Serve a prompt store over HTTP for online selection. Per request, a client
 asks which version of a prompt to use under its context signals; after the
 interaction it reports an observation (sentiment, corrections, task
@@ -131,152 +131,215 @@ Examples:
 	evolve serve --store prompts --addr 0.0.0.0:8080 --token-file /run/secrets/evolve
 	curl -s localhost:8080/v1/select -H 'Content-Type: application/json' -d '{"prompt": "agent", "signals": {"task_coding": 1}}'
 	curl -s localhost:8080/v1/observe -H 'Content-Type: application/json' -d '{"prompt": "agent", "version": "v1.0.1", "sentiment": 0.9, "success": "success"}'`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			storeDir := fs.String("store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
-			addr := fs.String("addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port, printed on stderr)")
-			token := fs.String("token", "", "bearer `TOKEN` (shows in ps: prefer --token-file or $"+tokenEnv+")")
-			tokenFile := fs.String("token-file", "", "read the bearer token from `FILE` (first line; preferred)")
-			publicRead := fs.Bool("public-read", false, "with a token, leave select, weights and metrics open: only observe needs it")
-			var allowedHosts listFlag
-			fs.Var(&allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
-			timeouts := serve.DefaultTimeouts()
-			readHeaderTimeout := fs.Duration("read-header-timeout", timeouts.ReadHeader, "the most `TIME` to read a request's headers")
-			readTimeout := fs.Duration("read-timeout", timeouts.Read, "the most `TIME` to read a whole request, body included (408 after)")
-			writeTimeout := fs.Duration("write-timeout", timeouts.Write, "the most `TIME` from a request's headers to the end of its answer")
-			idleTimeout := fs.Duration("idle-timeout", timeouts.Idle, "the most `TIME` a keep-alive connection waits for its next request")
-			shutdownTimeout := fs.Duration("shutdown-timeout", timeouts.Shutdown, "on SIGINT/SIGTERM, the most `TIME` to wait for requests in flight before closing them")
-			idemWindow := fs.Int("idempotency-window", serve.DefaultIdempotencyWindow, "remember the request_id of the latest `N` observations (0: off)")
-			eps := fs.Float64("epsilon", online.DefaultEpsilon, "exploration probability `E` in [0, 1]")
-			seed := fs.Uint64("seed", 1, "seed `S` of the selection stream")
-			alpha := fs.Float64("alpha", online.DefaultAlpha, "EMA smoothing `A` in (0, 1]: weight <- (1-A) weight + A score")
-			rb := online.DefaultRollbackRule
-			base := fs.Int("rollback-baseline", rb.Baseline, "observations `N` of a version's baseline")
-			window := fs.Int("rollback-window", rb.Window, "observations `N` per window compared with the baseline")
-			k := fs.Float64("rollback-k", rb.K, "roll back when a window's mean is `K` standard errors below the baseline's")
-			signalsFile := fs.String("signals", "", "the declared signal table `FILE` (default: the store's signals.yaml, else the design's table)")
-			maxBody := fs.Int64("max-body", serve.DefaultMaxBody, "the most `BYTES` of a request body")
-			maxBatch := fs.Int("max-batch", serve.DefaultMaxBatch, "the most observations `N` written at once")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) != 0 {
-					return usagef("serve takes no arguments, got %q", args)
-				}
-				cfg := store.WeightsConfig{Alpha: *alpha, Rule: online.RollbackRule{Baseline: *base, Window: *window, K: *k, MinSigma: rb.MinSigma}}
-				if err := cfg.Validate(); err != nil {
-					return usagef("%v", err)
-				}
-				if err := (online.EpsilonGreedy{Epsilon: *eps}).Validate(); err != nil {
-					return usagef("--epsilon: %v", err)
-				}
-				if *maxBody <= 0 || *maxBatch <= 0 {
-					return usagef("--max-body and --max-batch must be positive, got %d and %d", *maxBody, *maxBatch)
-				}
-				timeouts := serve.Timeouts{ReadHeader: *readHeaderTimeout, Read: *readTimeout, Write: *writeTimeout, Idle: *idleTimeout, Shutdown: *shutdownTimeout}
-				if err := timeouts.Validate(); err != nil {
-					return usagef("--%v", err)
-				}
-				if *idemWindow < 0 {
-					return usagef("--idempotency-window must be >= 0, got %d", *idemWindow)
-				}
-				if *idemWindow == 0 {
-					*idemWindow = -1 // off
-				}
-				tok, source, err := serveToken(*token, *tokenFile, os.Getenv)
-				if err != nil {
-					return err
-				}
-				if tok != "" {
-					if err := serve.CheckToken(tok); err != nil {
-						return usagef("%s: %v", source, err)
-					}
-				}
-				if *token != "" {
-					fmt.Fprintf(env.stderr, "evolve serve: warning: --token shows in ps and the shell history; prefer --token-file FILE or $%s\n", tokenEnv)
-				}
-				if *publicRead && tok == "" {
-					return usagef("--public-read only means something with a token (--token-file, $%s or --token)", tokenEnv)
-				}
-				loop, err := loopbackAddr(*addr)
-				if err != nil {
-					return usagef("--addr: %v", err)
-				}
-				if !loop && tok == "" {
-					return usagef("--addr %s is not a loopback address: give --token-file FILE (or $%s) so that requests need a bearer token", *addr, tokenEnv)
-				}
-				if err := checkHosts(allowedHosts); err != nil {
-					return err
-				}
-				dir := *storeDir
-				if dir == "" {
-					dir = defaultStoreDir()
-					fmt.Fprintf(env.stderr, "evolve serve: using the prompt store %s (--store DIR to choose another)\n", dir)
-				}
-				s, err := store.OpenExisting(dir)
-				if errors.Is(err, store.ErrNoStore) {
-					return fmt.Errorf("%w: give --store DIR", err)
-				}
-				if err != nil {
-					return err
-				}
-				signals, signalsFrom, err := online.StoreSignals(dir)
-				if *signalsFile != "" {
-					signals, err = online.LoadSignals(*signalsFile)
-					signalsFrom = *signalsFile
-				}
-				if err != nil {
-					return err
-				}
-				if signalsFrom == "" {
-					signalsFrom = "the design's table"
-				}
-				// A store's observation log keeps the alpha and rollback
-				// rule it started with: take them unless a flag says
-				// otherwise, and refuse a flag that contradicts them.
-				if w, err := s.Weights(); err != nil {
-					return err
-				} else if w.Events > 0 {
-					given := map[string]bool{}
-					fs.Visit(func(f *flag.Flag) { given[f.Name] = true })
-					have := w.Config
-					var clash []string
-					check := func(name string, want, got any) {
-						if given[name] && want != got {
-							clash = append(clash, fmt.Sprintf("--%s %v (the store's is %v)", name, want, got))
-						}
-					}
-					check("alpha", cfg.Alpha, have.Alpha)
-					check("rollback-baseline", cfg.Rule.Baseline, have.Rule.Baseline)
-					check("rollback-window", cfg.Rule.Window, have.Rule.Window)
-					check("rollback-k", cfg.Rule.K, have.Rule.K)
-					if len(clash) > 0 {
-						return usagef("%s: the observation log of %s fixes alpha and the rollback rule once it starts; leave these flags out or serve a new store", strings.Join(clash, ", "), dir)
-					}
-					cfg = have
-				}
-				srv, err := serve.New(serve.Config{Store: s, Weights: cfg, Epsilon: *eps, Seed: *seed, Token: tok, PublicRead: *publicRead, Signals: signals,
-					Addr: *addr, AllowedHosts: allowedHosts,
-					MaxBody: *maxBody, MaxBatch: *maxBatch, IdempotencyWindow: *idemWindow, Log: env.stderr})
-				if err != nil {
-					return err
-				}
-				ln, err := net.Listen("tcp", *addr)
-				if err != nil {
-					srv.Close()
-					return err
-				}
-				fmt.Fprintf(env.stderr, "evolve serve: listening on http://%s (store %s, epsilon %g, seed %d, alpha %g, rollback baseline %d window %d k %g; %d signals from %s)\n",
-					ln.Addr(), dir, *eps, *seed, cfg.Alpha, cfg.Rule.Baseline, cfg.Rule.Window, cfg.Rule.K, len(signals), signalsFrom)
-				if err := srv.Serve(ctx, ln, timeouts, env.stderr); err != nil {
-					return err
-				}
-				w, err := s.Weights()
-				if err != nil {
-					return err
-				}
-				fmt.Fprintf(env.stderr, "evolve serve: stopped; %d events in %s\n", w.Events, filepath.Join(dir, store.ObservationLog))
-				return nil
-			}
-		},
-	})
+	SetFlags: serveFlags,
+	Run:      runServe,
+}
+
+// serveFlagValues are the flags of evolve serve.
+type serveFlagValues struct {
+	allowedHosts      listFlag
+	storeDir          string
+	addr              string
+	token             string
+	tokenFile         string
+	publicRead        bool
+	readHeaderTimeout time.Duration
+	readTimeout       time.Duration
+	writeTimeout      time.Duration
+	idleTimeout       time.Duration
+	shutdownTimeout   time.Duration
+	idemWindow        int
+	eps               float64
+	seed              uint64
+	alpha             float64
+	base              int
+	window            int
+	k                 float64
+	signalsFile       string
+	maxBody           int64
+	maxBatch          int
+}
+
+// serveFlags defines the flags of evolve serve on fs.
+func serveFlags(fs *flag.FlagSet) any {
+	f := new(serveFlagValues)
+	fs.StringVar(&f.storeDir, "store", "", "the prompt store `DIR` (default: the most recent run's under ./runs, else ./prompts)")
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen on `HOST:PORT` (port 0: any free port, printed on stderr)")
+	fs.StringVar(&f.token, "token", "", "bearer `TOKEN` (shows in ps: prefer --token-file or $"+tokenEnv+")")
+	fs.StringVar(&f.tokenFile, "token-file", "", "read the bearer token from `FILE` (first line; preferred)")
+	fs.BoolVar(&f.publicRead, "public-read", false, "with a token, leave select, weights and metrics open: only observe needs it")
+	fs.Var(&f.allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
+	timeouts := serve.DefaultTimeouts()
+	fs.DurationVar(&f.readHeaderTimeout, "read-header-timeout", timeouts.ReadHeader, "the most `TIME` to read a request's headers")
+	fs.DurationVar(&f.readTimeout, "read-timeout", timeouts.Read, "the most `TIME` to read a whole request, body included (408 after)")
+	fs.DurationVar(&f.writeTimeout, "write-timeout", timeouts.Write, "the most `TIME` from a request's headers to the end of its answer")
+	fs.DurationVar(&f.idleTimeout, "idle-timeout", timeouts.Idle, "the most `TIME` a keep-alive connection waits for its next request")
+	fs.DurationVar(&f.shutdownTimeout, "shutdown-timeout", timeouts.Shutdown, "on SIGINT/SIGTERM, the most `TIME` to wait for requests in flight before closing them")
+	fs.IntVar(&f.idemWindow, "idempotency-window", serve.DefaultIdempotencyWindow, "remember the request_id of the latest `N` observations (0: off)")
+	fs.Float64Var(&f.eps, "epsilon", online.DefaultEpsilon, "exploration probability `E` in [0, 1]")
+	fs.Uint64Var(&f.seed, "seed", 1, "seed `S` of the selection stream")
+	fs.Float64Var(&f.alpha, "alpha", online.DefaultAlpha, "EMA smoothing `A` in (0, 1]: weight <- (1-A) weight + A score")
+	rb := online.DefaultRollbackRule
+	fs.IntVar(&f.base, "rollback-baseline", rb.Baseline, "observations `N` of a version's baseline")
+	fs.IntVar(&f.window, "rollback-window", rb.Window, "observations `N` per window compared with the baseline")
+	fs.Float64Var(&f.k, "rollback-k", rb.K, "roll back when a window's mean is `K` standard errors below the baseline's")
+	fs.StringVar(&f.signalsFile, "signals", "", "the declared signal table `FILE` (default: the store's signals.yaml, else the design's table)")
+	fs.Int64Var(&f.maxBody, "max-body", serve.DefaultMaxBody, "the most `BYTES` of a request body")
+	fs.IntVar(&f.maxBatch, "max-batch", serve.DefaultMaxBatch, "the most observations `N` written at once")
+	return f
+}
+
+// runServe is evolve serve: it checks the flags, opens the store, its
+// signal table and weights, and serves until ctx is cancelled.
+func runServe(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*serveFlagValues)
+	if len(args) != 0 {
+		return usagef("serve takes no arguments, got %q", args)
+	}
+	cfg, timeouts, err := checkServeFlags(f)
+	if err != nil {
+		return err
+	}
+	tok, err := serveAccess(cmd, f)
+	if err != nil {
+		return err
+	}
+	dir := f.storeDir
+	if dir == "" {
+		dir = defaultStoreDir()
+		fmt.Fprintf(cmd.Stderr, "evolve serve: using the prompt store %s (--store DIR to choose another)\n", dir)
+	}
+	s, err := store.OpenExisting(dir)
+	if errors.Is(err, store.ErrNoStore) {
+		return fmt.Errorf("%w: give --store DIR", err)
+	}
+	if err != nil {
+		return err
+	}
+	signals, signalsFrom, err := online.StoreSignals(dir)
+	if f.signalsFile != "" {
+		signals, err = online.LoadSignals(f.signalsFile)
+		signalsFrom = f.signalsFile
+	}
+	if err != nil {
+		return err
+	}
+	if signalsFrom == "" {
+		signalsFrom = "the design's table"
+	}
+	if cfg, err = storeWeightsConfig(s, dir, cfg, cmd.given()); err != nil {
+		return err
+	}
+	srv, err := serve.New(serve.Config{Store: s, Weights: cfg, Epsilon: f.eps, Seed: f.seed, Token: tok, PublicRead: f.publicRead, Signals: signals,
+		Addr: f.addr, AllowedHosts: f.allowedHosts,
+		MaxBody: f.maxBody, MaxBatch: f.maxBatch, IdempotencyWindow: f.idemWindow, Log: cmd.Stderr})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		srv.Close()
+		return err
+	}
+	fmt.Fprintf(cmd.Stderr, "evolve serve: listening on http://%s (store %s, epsilon %g, seed %d, alpha %g, rollback baseline %d window %d k %g; %d signals from %s)\n",
+		ln.Addr(), dir, f.eps, f.seed, cfg.Alpha, cfg.Rule.Baseline, cfg.Rule.Window, cfg.Rule.K, len(signals), signalsFrom)
+	if err := srv.Serve(ctx, ln, timeouts, cmd.Stderr); err != nil {
+		return err
+	}
+	w, err := s.Weights()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(cmd.Stderr, "evolve serve: stopped; %d events in %s\n", w.Events, filepath.Join(dir, store.ObservationLog))
+	return nil
+}
+
+// checkServeFlags returns the weights' configuration and the timeouts of
+// evolve serve's flags, or a usage error naming the first flag out of
+// its range. An --idempotency-window of 0 becomes -1 (off).
+func checkServeFlags(f *serveFlagValues) (store.WeightsConfig, serve.Timeouts, error) {
+	rule := online.RollbackRule{Baseline: f.base, Window: f.window, K: f.k, MinSigma: online.DefaultRollbackRule.MinSigma}
+	cfg := store.WeightsConfig{Alpha: f.alpha, Rule: rule}
+	timeouts := serve.Timeouts{ReadHeader: f.readHeaderTimeout, Read: f.readTimeout, Write: f.writeTimeout, Idle: f.idleTimeout, Shutdown: f.shutdownTimeout}
+	if err := cfg.Validate(); err != nil {
+		return cfg, timeouts, usagef("%v", err)
+	}
+	if err := (online.EpsilonGreedy{Epsilon: f.eps}).Validate(); err != nil {
+		return cfg, timeouts, usagef("--epsilon: %v", err)
+	}
+	if f.maxBody <= 0 || f.maxBatch <= 0 {
+		return cfg, timeouts, usagef("--max-body and --max-batch must be positive, got %d and %d", f.maxBody, f.maxBatch)
+	}
+	if err := timeouts.Validate(); err != nil {
+		return cfg, timeouts, usagef("--%v", err)
+	}
+	if f.idemWindow < 0 {
+		return cfg, timeouts, usagef("--idempotency-window must be >= 0, got %d", f.idemWindow)
+	}
+	if f.idemWindow == 0 {
+		f.idemWindow = -1 // off
+	}
+	return cfg, timeouts, nil
+}
+
+// serveAccess returns the bearer token of evolve serve ("" for none),
+// checking it, --public-read, --addr (not loopback only with a token) and
+// --allowed-host; it warns on stderr of a token given with --token.
+func serveAccess(cmd *Command, f *serveFlagValues) (string, error) {
+	tok, source, err := serveToken(f.token, f.tokenFile, os.Getenv)
+	if err != nil {
+		return "", err
+	}
+	if tok != "" {
+		if err := serve.CheckToken(tok); err != nil {
+			return "", usagef("%s: %v", source, err)
+		}
+	}
+	if f.token != "" {
+		fmt.Fprintf(cmd.Stderr, "evolve serve: warning: --token shows in ps and the shell history; prefer --token-file FILE or $%s\n", tokenEnv)
+	}
+	if f.publicRead && tok == "" {
+		return "", usagef("--public-read only means something with a token (--token-file, $%s or --token)", tokenEnv)
+	}
+	loop, err := loopbackAddr(f.addr)
+	if err != nil {
+		return "", usagef("--addr: %v", err)
+	}
+	if !loop && tok == "" {
+		return "", usagef("--addr %s is not a loopback address: give --token-file FILE (or $%s) so that requests need a bearer token", f.addr, tokenEnv)
+	}
+	if err := checkHosts(f.allowedHosts); err != nil {
+		return "", err
+	}
+	return tok, nil
+}
+
+// storeWeightsConfig returns the weights' configuration to serve s (in
+// dir) with:
+// a store's observation log keeps the alpha and rollback rule it started
+// with, so once it has events they are taken unless a flag says
+// otherwise, and a flag that contradicts them (given holds the flags the
+// command line set) is a usage error. A store without events takes cfg.
+func storeWeightsConfig(s *store.Store, dir string, cfg store.WeightsConfig, given map[string]bool) (store.WeightsConfig, error) {
+	w, err := s.Weights()
+	if err != nil || w.Events == 0 {
+		return cfg, err
+	}
+	have := w.Config
+	var clash []string
+	check := func(name string, want, got any) {
+		if given[name] && want != got {
+			clash = append(clash, fmt.Sprintf("--%s %v (the store's is %v)", name, want, got))
+		}
+	}
+	check("alpha", cfg.Alpha, have.Alpha)
+	check("rollback-baseline", cfg.Rule.Baseline, have.Rule.Baseline)
+	check("rollback-window", cfg.Rule.Window, have.Rule.Window)
+	check("rollback-k", cfg.Rule.K, have.Rule.K)
+	if len(clash) > 0 {
+		return cfg, usagef("%s: the observation log of %s fixes alpha and the rollback rule once it starts; leave these flags out or serve a new store", strings.Join(clash, ", "), dir)
+	}
+	return have, nil
 }
 
 // tokenEnv is the environment variable evolve serve reads its bearer

@@ -9,12 +9,11 @@ import (
 	"evolve/experiment"
 )
 
-func init() {
-	register(&command{
-		name:     "shard",
-		synopsis: "play one shard of a phase on a cluster node (run by the Slurm executor)",
-		usage:    "--phase DIR [--task N] [--workers N]",
-		help: `
+// cmdShard is evolve shard.
+var cmdShard = &Command{
+	UsageLine: "evolve shard --phase DIR [--task N] [--workers N]",
+	Short:     "play one shard of a phase on a cluster node (run by the Slurm executor)",
+	Long: `
 Play one shard of a phase that 'evolve run --executor slurm' handed to the
 cluster, and write its outcomes. The Slurm executor submits each phase (a
 version on a split) as a job array whose tasks run this command; you run it
@@ -34,40 +33,55 @@ Exit status: 0 the shard is written, 1 it failed, 2 usage error.
 Examples:
 
 	evolve shard --phase runs/default-1275011f00/slurm/g000-train-v1.0.0-3f2a9c1b0d4e --task 0`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			phase := fs.String("phase", "", "the phase directory `DIR` (holding phase.json)")
-			task := fs.String("task", "", "the shard `N` to play, >= 0 (default: $SLURM_ARRAY_TASK_ID)")
-			workers := fs.Int("workers", 0, "play at most `N` episodes at once (default: $SLURM_CPUS_PER_TASK, else 1; a language-model agent: its concurrency)")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) > 0 {
-					return usagef("unexpected argument %q", args[0])
-				}
-				if *phase == "" {
-					return usagef("--phase DIR is required")
-				}
-				if *workers < 0 {
-					return usagef("--workers must be >= 0, got %d", *workers)
-				}
-				var n int
-				if *task == "" {
-					var err error
-					if n, err = experiment.TaskFromEnv(); err != nil {
-						return usagef("%v", err)
-					}
-				} else if v, err := strconv.Atoi(*task); err != nil || v < 0 {
-					return usagef("--task must be a shard index >= 0, got %q", *task)
-				} else {
-					n = v
-				}
-				w := *workers
-				if w == 0 {
-					w = cpusPerTask()
-				}
-				if err := experiment.PlayShard(ctx, *phase, n, w); err != nil {
-					return fmt.Errorf("shard %d of %s: %w", n, *phase, err)
-				}
-				return nil
-			}
-		},
-	})
+	SetFlags: shardFlags,
+	Run:      runShard,
+}
+
+// shardFlagValues are the flags of evolve shard.
+type shardFlagValues struct {
+	phase   string
+	task    string
+	workers int
+}
+
+// shardFlags defines the flags of evolve shard on fs.
+func shardFlags(fs *flag.FlagSet) any {
+	f := new(shardFlagValues)
+	fs.StringVar(&f.phase, "phase", "", "the phase directory `DIR` (holding phase.json)")
+	fs.StringVar(&f.task, "task", "", "the shard `N` to play, >= 0 (default: $SLURM_ARRAY_TASK_ID)")
+	fs.IntVar(&f.workers, "workers", 0, "play at most `N` episodes at once (default: $SLURM_CPUS_PER_TASK, else 1; a language-model agent: its concurrency)")
+	return f
+}
+
+// runShard is evolve shard.
+func runShard(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*shardFlagValues)
+	if len(args) > 0 {
+		return usagef("unexpected argument %q", args[0])
+	}
+	if f.phase == "" {
+		return usagef("--phase DIR is required")
+	}
+	if f.workers < 0 {
+		return usagef("--workers must be >= 0, got %d", f.workers)
+	}
+	var n int
+	if f.task == "" {
+		var err error
+		if n, err = experiment.TaskFromEnv(); err != nil {
+			return usagef("%v", err)
+		}
+	} else if v, err := strconv.Atoi(f.task); err != nil || v < 0 {
+		return usagef("--task must be a shard index >= 0, got %q", f.task)
+	} else {
+		n = v
+	}
+	w := f.workers
+	if w == 0 {
+		w = cpusPerTask()
+	}
+	if err := experiment.PlayShard(ctx, f.phase, n, w); err != nil {
+		return fmt.Errorf("shard %d of %s: %w", n, f.phase, err)
+	}
+	return nil
 }

@@ -15,12 +15,11 @@ import (
 	"evolve/seeds"
 )
 
-func init() {
-	register(&command{
-		name:     "validate",
-		synopsis: "check configs, prompt files and seed sets without running anything",
-		usage:    "[--config FILE] FILE|DIR ...",
-		help: `
+// cmdValidate is evolve validate.
+var cmdValidate = &Command{
+	UsageLine: "evolve validate [--config FILE] FILE|DIR ...",
+	Short:     "check configs, prompt files and seed sets without running anything",
+	Long: `
 Check each argument and report every problem with its file, line, field,
 bad value and allowed range. The kind of input is recognised from its
 content:
@@ -50,33 +49,46 @@ Examples:
 	evolve validate exp.yaml
 	evolve validate runs/default-1275011f00/prompts/dungeon-agent/v1.0.5.yaml
 	evolve validate my-seeds/`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			config := fs.String("config", "", "check prompt files against the parameter schema of the environment of config `FILE` (default: the embedded default's, the dungeon)")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				if len(args) == 0 {
-					return usagef("no file to validate")
-				}
-				info, err := configEnv(*config)
-				if err != nil {
-					return err
-				}
-				bad := 0
-				for _, a := range args {
-					kind, err := validateOne(a, info)
-					if err != nil {
-						bad++
-						fmt.Fprintf(env.stdout, "%s: INVALID %s\n    %s\n", a, kind, strings.ReplaceAll(err.Error(), "\n", "\n    "))
-						continue
-					}
-					fmt.Fprintf(env.stdout, "%s: ok (%s)\n", a, kind)
-				}
-				if bad > 0 {
-					return &exitError{code: exitFailure, err: fmt.Errorf("%d of %s invalid", bad, plural(len(args), "input", "inputs"))}
-				}
-				return nil
-			}
-		},
-	})
+	SetFlags: validateFlags,
+	Run:      runValidate,
+}
+
+// validateFlagValues are the flags of evolve validate.
+type validateFlagValues struct {
+	config string
+}
+
+// validateFlags defines the flags of evolve validate on fs.
+func validateFlags(fs *flag.FlagSet) any {
+	f := new(validateFlagValues)
+	fs.StringVar(&f.config, "config", "", "check prompt files against the parameter schema of the environment of config `FILE` (default: the embedded default's, the dungeon)")
+	return f
+}
+
+// runValidate is evolve validate.
+func runValidate(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*validateFlagValues)
+	if len(args) == 0 {
+		return usagef("no file to validate")
+	}
+	info, err := configEnv(f.config)
+	if err != nil {
+		return err
+	}
+	bad := 0
+	for _, a := range args {
+		kind, err := validateOne(a, info)
+		if err != nil {
+			bad++
+			fmt.Fprintf(cmd.Stdout, "%s: INVALID %s\n    %s\n", a, kind, strings.ReplaceAll(err.Error(), "\n", "\n    "))
+			continue
+		}
+		fmt.Fprintf(cmd.Stdout, "%s: ok (%s)\n", a, kind)
+	}
+	if bad > 0 {
+		return &exitError{code: exitFailure, err: fmt.Errorf("%d of %s invalid", bad, plural(len(args), "input", "inputs"))}
+	}
+	return nil
 }
 
 // configEnv returns the environment of the experiment config in file

@@ -15,12 +15,11 @@ import (
 	"evolve/view"
 )
 
-func init() {
-	register(&command{
-		name:     "view",
-		synopsis: "browse runs, evals, episodes and their trajectories in a local web app",
-		usage:    "[--addr HOST:PORT] [--token TOKEN | --token-file FILE] [--allowed-host NAME] [DIR...]",
-		help: `
+// cmdView is evolve view.
+var cmdView = &Command{
+	UsageLine: "evolve view [--addr HOST:PORT] [--token TOKEN | --token-file FILE] [--allowed-host NAME] [DIR...]",
+	Short:     "browse runs, evals, episodes and their trajectories in a local web app",
+	Long: `
 Serve a read-only web app over the runs and evals under each DIR (default:
 runs and evals, those that exist) and print its URL. Open it in a browser:
 
@@ -81,76 +80,91 @@ Examples:
 	evolve view
 	evolve view runs/ evals/ --addr 127.0.0.1:0
 	evolve view --addr 0.0.0.0:8090 --token-file /run/secrets/view /scratch/runs`,
-		flags: func(fs *flag.FlagSet) func(context.Context, *cmdEnv, []string) error {
-			addr := fs.String("addr", "127.0.0.1:8090", "listen on `HOST:PORT` (port 0: any free port)")
-			token := fs.String("token", "", "`TOKEN` every request must carry (required for a non-loopback address)")
-			tokenFile := fs.String("token-file", "", "read the token from `FILE` (first line)")
-			var allowedHosts listFlag
-			fs.Var(&allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
-			return func(ctx context.Context, env *cmdEnv, args []string) error {
-				roots, err := viewRoots(args)
-				if err != nil {
-					return err
-				}
-				tok, source := *token, "--token"
-				if *tokenFile != "" {
-					source = "--token-file " + *tokenFile
-					if tok != "" {
-						return usagef("give --token or --token-file, not both")
-					}
-					data, err := os.ReadFile(*tokenFile)
-					if err != nil {
-						return fmt.Errorf("--token-file: %w", err)
-					}
-					tok, _, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
-					if tok = strings.TrimSpace(tok); tok == "" {
-						return fmt.Errorf("--token-file %s: empty", *tokenFile)
-					}
-				}
-				if tok != "" {
-					if err := httpguard.CheckToken(tok); err != nil {
-						return usagef("%s: %v", source, err)
-					}
-				}
-				loop, err := loopbackAddr(*addr)
-				if err != nil {
-					return usagef("--addr: %v", err)
-				}
-				if !loop && tok == "" {
-					return usagef("--addr %s is not a loopback address: give --token or --token-file", *addr)
-				}
-				if err := checkHosts(allowedHosts); err != nil {
-					return err
-				}
-				srv, err := view.New(view.Config{Roots: roots, Token: tok, Addr: *addr, AllowedHosts: allowedHosts})
-				if err != nil {
-					return err
-				}
-				ln, err := net.Listen("tcp", *addr)
-				if err != nil {
-					return err
-				}
-				url := "http://" + ln.Addr().String() + "/"
-				if tok != "" {
-					url += "?token=" + tok
-				}
-				fmt.Fprintf(env.stdout, "evolve view: %s (runs and evals under %s; Ctrl-C stops)\n", url, strings.Join(roots, ", "))
-				hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
-				errc := make(chan error, 1)
-				go func() { errc <- hs.Serve(ln) }()
-				select {
-				case err := <-errc:
-					return err
-				case <-ctx.Done():
-				}
-				sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-				defer cancel()
-				hs.Shutdown(sctx)
-				if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
-					return err
-				}
-				return nil
-			}
-		},
-	})
+	SetFlags: viewFlags,
+	Run:      runView,
+}
+
+// viewFlagValues are the flags of evolve view.
+type viewFlagValues struct {
+	allowedHosts listFlag
+	addr         string
+	token        string
+	tokenFile    string
+}
+
+// viewFlags defines the flags of evolve view on fs.
+func viewFlags(fs *flag.FlagSet) any {
+	f := new(viewFlagValues)
+	fs.StringVar(&f.addr, "addr", "127.0.0.1:8090", "listen on `HOST:PORT` (port 0: any free port)")
+	fs.StringVar(&f.token, "token", "", "`TOKEN` every request must carry (required for a non-loopback address)")
+	fs.StringVar(&f.tokenFile, "token-file", "", "read the token from `FILE` (first line)")
+	fs.Var(&f.allowedHosts, "allowed-host", "also answer requests whose Host header is `NAME` (repeatable; a DNS name or a proxy's, without port)")
+	return f
+}
+
+// runView is evolve view.
+func runView(ctx context.Context, cmd *Command, args []string) error {
+	f := cmd.Flags.(*viewFlagValues)
+	roots, err := viewRoots(args)
+	if err != nil {
+		return err
+	}
+	tok, source := f.token, "--token"
+	if f.tokenFile != "" {
+		source = "--token-file " + f.tokenFile
+		if tok != "" {
+			return usagef("give --token or --token-file, not both")
+		}
+		data, err := os.ReadFile(f.tokenFile)
+		if err != nil {
+			return fmt.Errorf("--token-file: %w", err)
+		}
+		tok, _, _ = strings.Cut(strings.TrimSpace(string(data)), "\n")
+		if tok = strings.TrimSpace(tok); tok == "" {
+			return fmt.Errorf("--token-file %s: empty", f.tokenFile)
+		}
+	}
+	if tok != "" {
+		if err := httpguard.CheckToken(tok); err != nil {
+			return usagef("%s: %v", source, err)
+		}
+	}
+	loop, err := loopbackAddr(f.addr)
+	if err != nil {
+		return usagef("--addr: %v", err)
+	}
+	if !loop && tok == "" {
+		return usagef("--addr %s is not a loopback address: give --token or --token-file", f.addr)
+	}
+	if err := checkHosts(f.allowedHosts); err != nil {
+		return err
+	}
+	srv, err := view.New(view.Config{Roots: roots, Token: tok, Addr: f.addr, AllowedHosts: f.allowedHosts})
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", f.addr)
+	if err != nil {
+		return err
+	}
+	url := "http://" + ln.Addr().String() + "/"
+	if tok != "" {
+		url += "?token=" + tok
+	}
+	fmt.Fprintf(cmd.Stdout, "evolve view: %s (runs and evals under %s; Ctrl-C stops)\n", url, strings.Join(roots, ", "))
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	hs.Shutdown(sctx)
+	if err := <-errc; err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
 }

@@ -165,14 +165,14 @@ func TestDocExamples(t *testing.T) {
 		for _, ex := range docExamples(t, f) {
 			where := ex.file + ":" + itoa(ex.line)
 			name := ex.args[0]
-			c, ok := commands[name]
-			if !ok {
+			c := lookup(name)
+			if c == nil {
 				t.Errorf("%s: evolve %s: no such command", where, name)
 				continue
 			}
 			target := []string{name}
 			rest := ex.args[1:]
-			if c.subcommands {
+			if len(c.Commands) > 0 {
 				// The command's own flags come first, then the subcommand.
 				i := 0
 				for i < len(rest) && strings.HasPrefix(rest[i], "-") {

@@ -5,138 +5,119 @@ import (
 
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
 	"runtime/debug"
-	"sort"
 	"strings"
 	"sync/atomic"
 	"syscall"
 )
 
-// Exit codes, in one place (see the package documentation).
+// Exit codes, in one place: every command exits with one of these, and
+// the package documentation (exitCodes) states them.
 const (
 	exitOK          = 0   // success
-	exitFailure     = 1   // the command failed (bad input, I/O, a panicked episode)
+	exitFailure     = 1   // the command failed (bad input, I/O, a failed measurement, a panicked episode)
 	exitUsage       = 2   // bad command line
-	exitRegression  = 3   // evolve compare --fail-on-regression: the candidate is significantly worse
+	exitRegression  = 3   // evolve compare or evolve eval with --fail-on-regression: the gate failed
 	exitInterrupted = 130 // stopped by SIGINT (128 + 2)
 	exitTerminated  = 143 // stopped by SIGTERM (128 + 15)
 )
+
+// exitCodes says what each exit status means, for evolve help and the
+// package documentation.
+var exitCodes = []struct {
+	code    int
+	meaning string
+}{
+	{exitOK, "success"},
+	{exitFailure, "failure: bad input, an I/O error, a failed measurement, a rejected file"},
+	{exitUsage, "usage error: a bad command line (unknown flag, bad flag value, wrong arguments)"},
+	{exitRegression, "regression: evolve compare or evolve eval with --fail-on-regression, and a gate check failed"},
+	{exitInterrupted, "interrupted by SIGINT: run, eval and bandit stop with it at the first signal (run and eval once their checkpoint is written; serve and view shut down and exit 0), every command at the second"},
+	{exitTerminated, "terminated by SIGTERM, as SIGINT"},
+}
+
+//go:generate go test -run=TestDocsUpToDate -update
 
 func main() {
 	os.Exit(run(context.Background(), os.Stdout, os.Stderr, os.Args[1:]))
 }
 
-// command is one subcommand of evolve.
-type command struct {
-	name     string
-	synopsis string // one line for `evolve --help`
-	usage    string // the argument synopsis, e.g. "[--config FILE] [--out DIR]"
-	help     string // what the command does, shown by `evolve CMD --help`
-	flags    func(fs *flag.FlagSet) func(ctx context.Context, env *cmdEnv, args []string) error
-	// subcommands: the first argument names a subcommand that parses the
-	// rest of the line itself, so the command's own flags must come
-	// before it. Other commands take flags anywhere (parseInterleaved).
-	subcommands bool
+// Commands are evolve's commands, in the order of evolve help.
+var Commands = []*Command{
+	cmdBandit,
+	cmdCompare,
+	cmdEnv,
+	cmdEval,
+	cmdPower,
+	cmdPrompt,
+	cmdReport,
+	cmdRun,
+	cmdRuns,
+	cmdSeeds,
+	cmdServe,
+	cmdShard,
+	cmdValidate,
+	cmdView,
 }
 
-// cmdEnv is what a command writes to.
-type cmdEnv struct {
-	stdout, stderr io.Writer
+func init() { linkCommands(Commands) }
+
+// lookup returns the command called name, or nil.
+func lookup(name string) *Command {
+	for _, c := range Commands {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
 }
-
-// usageError is a bad command line: exit status 2 and the usage.
-type usageError struct{ msg string }
-
-func (e *usageError) Error() string { return e.msg }
-
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
-
-// exitError carries a specific exit status with its message.
-type exitError struct {
-	code int
-	err  error
-}
-
-func (e *exitError) Error() string { return e.err.Error() }
-func (e *exitError) Unwrap() error { return e.err }
-
-var commands = map[string]*command{}
-
-func register(c *command) { commands[c.name] = c }
 
 // run is the whole program: it parses args, runs one command and returns
 // the exit status. Tests call it in-process.
 func run(ctx context.Context, stdout, stderr io.Writer, args []string) int {
-	env := &cmdEnv{stdout: stdout, stderr: stderr}
 	if len(args) == 0 {
 		topUsage(stderr)
 		return exitUsage
 	}
 	switch args[0] {
 	case "-h", "-help", "--help", "help":
-		if len(args) > 1 {
-			if c, ok := commands[args[1]]; ok {
-				cmdUsage(stdout, c, nil)
-				return exitOK
-			}
-		}
-		topUsage(stdout)
-		return exitOK
+		return help(stdout, stderr, args[1:])
 	case "-version", "--version", "version":
 		fmt.Fprintf(stdout, "evolve %s\n", Version())
 		return exitOK
 	}
-	c, ok := commands[args[0]]
-	if !ok {
+	c := lookup(args[0])
+	if c == nil {
 		fmt.Fprintf(stderr, "evolve: unknown command %q\n\n", args[0])
 		topUsage(stderr)
 		return exitUsage
 	}
-	fs := flag.NewFlagSet("evolve "+c.name, flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	runCmd := c.flags(fs)
-	parse := parseInterleaved
-	if c.subcommands {
-		parse = func(fs *flag.FlagSet, args []string) ([]string, error) {
-			err := fs.Parse(args)
-			return fs.Args(), err
-		}
-	}
-	cmdArgs, err := parse(fs, args[1:])
-	if err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			cmdUsage(stdout, c, fs)
-			return exitOK
-		}
-		fmt.Fprintf(stderr, "evolve %s: %v\n", c.name, err)
-		fmt.Fprintf(stderr, "usage: evolve %s %s\nRun 'evolve %s --help' for details.\n", c.name, c.usage, c.name)
-		return exitUsage
-	}
-	ctx, stop := signalContext(ctx, c.name)
-	defer stop()
-	err = runCmd(ctx, env, cmdArgs)
-	var ue *usageError
-	var ee *exitError
-	switch {
-	case err == nil:
+	return execute(ctx, c, nil, stdout, stderr, args[1:])
+}
+
+// help is evolve help [CMD [SUB]]: the overview, or a command's help.
+func help(stdout, stderr io.Writer, args []string) int {
+	if len(args) == 0 {
+		topUsage(stdout)
 		return exitOK
-	case errors.As(err, &ue):
-		fmt.Fprintf(stderr, "evolve %s: %v\n", c.name, err)
-		fmt.Fprintf(stderr, "usage: evolve %s %s\nRun 'evolve %s --help' for details.\n", c.name, c.usage, c.name)
-		return exitUsage
-	case errors.As(err, &ee):
-		if ee.err != nil && ee.err.Error() != "" {
-			fmt.Fprintf(stderr, "evolve %s: %v\n", c.name, ee.err)
-		}
-		return ee.code
 	}
-	fmt.Fprintf(stderr, "evolve %s: %v\n", c.name, err)
-	return exitFailure
+	c := lookup(args[0])
+	for _, a := range args[1:] {
+		if c == nil {
+			break
+		}
+		c = c.Lookup(a)
+	}
+	if c == nil {
+		fmt.Fprintf(stderr, "evolve help %s: unknown command. Run 'evolve help'.\n", strings.Join(args, " "))
+		return exitUsage
+	}
+	c.help(stdout)
+	return exitOK
 }
 
 // signalKey is the context key of the *atomic.Value holding the first
@@ -228,6 +209,8 @@ func interruptCode(ctx context.Context) int {
 	return exitInterrupted
 }
 
+// topUsage writes the overview of evolve help: the commands and the
+// exit codes.
 func topUsage(w io.Writer) {
 	fmt.Fprint(w, `evolve evolves structured agent prompts, driven by failures and gated by statistics.
 
@@ -238,40 +221,29 @@ Usage:
 Commands:
 
 `)
-	names := make([]string, 0, len(commands))
-	for n := range commands {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		fmt.Fprintf(w, "	%-10s %s\n", n, commands[n].synopsis)
+	for _, c := range Commands {
+		fmt.Fprintf(w, "	%-10s %s\n", c.Name(), c.Short)
 	}
 	fmt.Fprint(w, `
-Run 'evolve <command> --help' for a command's flags and examples. Flags
-may come before or after the arguments; '--' ends them.
+Run 'evolve help <command>' or 'evolve <command> --help' for a command's
+flags and examples. Flags may come before or after the arguments; '--'
+ends them.
 
 Start with:
 
 	evolve run                      # evolve the base prompt on the built-in dungeon
 	evolve run --config my.yaml     # your experiment (keys you omit keep their defaults)
 
-Exit status: 0 success, 1 failure, 2 usage error, 3 regression (compare, eval --fail-on-regression),
-130 interrupted (SIGINT), 143 terminated (SIGTERM).
+Exit status:
+
 `)
+	writeExitCodes(w)
 }
 
-func cmdUsage(w io.Writer, c *command, fs *flag.FlagSet) {
-	fmt.Fprintf(w, "usage: evolve %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.help))
-	if fs == nil {
-		fs = flag.NewFlagSet(c.name, flag.ContinueOnError)
-		c.flags(fs)
-	}
-	has := false
-	fs.VisitAll(func(*flag.Flag) { has = true })
-	if has {
-		fmt.Fprint(w, "\nFlags:\n")
-		fs.SetOutput(w)
-		fs.PrintDefaults()
+// writeExitCodes writes a line per exit status.
+func writeExitCodes(w io.Writer) {
+	for _, e := range exitCodes {
+		fmt.Fprintf(w, "\t%-3d  %s\n", e.code, e.meaning)
 	}
 }
 

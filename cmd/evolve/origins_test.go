@@ -137,7 +137,8 @@ func TestSignalMessages(t *testing.T) {
 			t.Errorf("%s: %q, want %q", cmd, got, want)
 		}
 	}
-	for name := range commands {
+	for _, c := range Commands {
+		name := c.Name()
 		if name != "run" && name != "eval" && strings.Contains(signalDoing(name), "checkpoint") {
 			t.Errorf("%s says it writes a checkpoint: %q", name, signalDoing(name))
 		}

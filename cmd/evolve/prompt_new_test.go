@@ -77,7 +77,7 @@ func TestPromptNewDotDot(t *testing.T) {
 	t.Chdir(work)
 	for _, bad := range []string{"a/../../x.yaml", "a/b/../../../x.yaml", "./a/../x.yaml", "q/../r/z.yaml"} {
 		code, _, stderr := evolve(t, "prompt", "new", bad)
-		want := "evolve prompt: new: " + bad + `: a ".." after a directory name; write the path without it (` + filepath.Clean(bad) + ")"
+		want := "evolve prompt new: " + bad + `: a ".." after a directory name; write the path without it (` + filepath.Clean(bad) + ")"
 		if code != exitUsage || !strings.HasPrefix(stderr, want) {
 			t.Errorf("prompt new %s: exit %d\n%s\nwant exit 2 and %q", bad, code, stderr, want)
 		}
