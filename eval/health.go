@@ -7,6 +7,7 @@ import (
 
 	"evolve/envs"
 	"evolve/experiment"
+	"evolve/internal/format"
 	"evolve/results"
 )
 
@@ -66,7 +67,8 @@ func (h Health) String() string {
 	return s
 }
 
-func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+// pct formats a share as a percentage with one decimal.
+func pct(x float64) string { return format.Plain.Percent(x, 1) }
 
 // health counts the health of the phase (variant, label) in rows, whose
 // metric columns are metrics.

@@ -3,31 +3,14 @@ package eval
 import (
 	"bytes"
 	"fmt"
-	"html"
 	"strings"
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/extension"
 
+	"evolve/internal/format"
 	"evolve/results"
 )
-
-// htmlStyle is the style sheet of report.html: the run report's
-// (report.Data.HTML), with verdict marks drawn by CSS rather than by
-// glyphs, which would depend on the fonts installed.
-const htmlStyle = `body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
-th { border-bottom: 2px solid #888; }
-td[style*="right"], th[style*="right"] { font-variant-numeric: tabular-nums; white-space: nowrap; }
-code { font-size: 0.85rem; }
-figure { margin: 1.5rem 0; }
-figure svg { max-width: 100%; height: auto; }
-.mark { display: inline-block; width: 0.7em; height: 0.7em; border-radius: 50%; margin-right: 0.3em; vertical-align: baseline; }
-.mark.ok { background: #2ca02c; }
-.mark.bad { background: #d62728; }
-td:has(.mark) { white-space: nowrap; }
-`
 
 // markdown is the renderer of report.html: CommonMark with GitHub's pipe
 // tables (goldmark, github.com/yuin/goldmark); raw HTML in the Markdown is
@@ -39,8 +22,8 @@ var markdown = goldmark.New(goldmark.WithExtensions(extension.Table))
 const figureImage = `<p><img src="plots/` + ScoresName + `.png" alt="Scores per version"></p>`
 
 // HTML renders md, an eval report's Markdown (CommonMark and pipe
-// tables), as a self-contained HTML page with title, in the run report's
-// style. svgs are inlined as figures: the first in place of the report's
+// tables), as a self-contained HTML page with title: the run report's
+// page and stylesheet (format.WritePage, format.EvalPage). svgs are inlined as figures: the first in place of the report's
 // reference to plots/scores.png, the others after it (or all at the end
 // when md has no such reference). The emoji ✅ and ❌ become marks drawn
 // by CSS (red for a regression, green for ok), and so do the table cells
@@ -60,7 +43,7 @@ func HTML(title, md string, svgs ...[]byte) ([]byte, error) {
 	var figs strings.Builder
 	for _, svg := range svgs {
 		figs.WriteString("<figure>\n")
-		figs.Write(stripProlog(svg))
+		figs.Write(format.InlineSVG(svg))
 		figs.WriteString("\n</figure>\n")
 	}
 	if strings.Contains(s, figureImage) {
@@ -69,18 +52,6 @@ func HTML(title, md string, svgs ...[]byte) ([]byte, error) {
 		s += figs.String()
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>%s</title>\n<style>\n%s</style>\n</head>\n<body>\n",
-		html.EscapeString(title), htmlStyle)
-	b.WriteString(s)
-	b.WriteString("</body>\n</html>\n")
+	format.WritePage(&b, format.Page{Kind: format.EvalPage, Title: title, Body: []byte(s)}) // a bytes.Buffer does not fail
 	return b.Bytes(), nil
-}
-
-// stripProlog drops an XML prolog (<?xml ...?>) and a DOCTYPE before an
-// SVG's root element, which HTML does not allow inline.
-func stripProlog(svg []byte) []byte {
-	if i := bytes.Index(svg, []byte("<svg")); i > 0 {
-		return svg[i:]
-	}
-	return svg
 }

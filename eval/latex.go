@@ -3,12 +3,11 @@ package eval
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"slices"
 	"strings"
 
 	"evolve/gate"
-	"evolve/report"
+	"evolve/internal/format"
 	"evolve/results"
 )
 
@@ -48,31 +47,31 @@ func LaTeX(res *Result) []byte {
 	variants := len(res.Variants) > 1 || len(res.Variants) == 1 && res.Variants[0] != ""
 	fmt.Fprintf(&w, "%% results.tex: written by evolve eval %s.\n%% Needs \\usepackage{booktabs}.\n\n", res.ID)
 	caption := fmt.Sprintf("Evaluation \\texttt{%s}: each version on the same seeds. Mean $\\pm$ half-width of the Student $t$ 95\\%% CI, "+
-		"and the mean's 95\\%% BCa bootstrap CI; IQM is the 25\\%% trimmed mean.", report.TexEscape(res.ID))
+		"and the mean's 95\\%% BCa bootstrap CI; IQM is the 25\\%% trimmed mean.", format.TeX(res.ID))
 	if res.Verdict != nil && len(res.Verdict.Comparisons) > 0 {
 		c := res.Verdict.Comparisons[0].Check
 		caption += fmt.Sprintf(" Against the baseline %s: adjusted $p$ of the one-sided %s tests, worse ($p_{\\mathrm{w}}$) and better ($p_{\\mathrm{b}}$), "+
-			"at $\\alpha = %v$; $A_{12}$ is the Vargha-Delaney effect size.", report.TexEscape(res.Verdict.Baseline), report.TexEscape(c.Test), c.Alpha)
+			"at $\\alpha = %v$; $A_{12}$ is the Vargha-Delaney effect size.", format.TeX(res.Verdict.Baseline), format.TeX(c.Test), c.Alpha)
 	}
 	if fc := res.Verdict.failureFirst(); fc != nil {
 		caption += fmt.Sprintf(" Rows \\emph{failed}: the version's share of failed episodes and the baseline's; $p_{\\mathrm{w}}$ of the "+
 			"one-sided exact test (%s) of an increase by more than %s percentage points, adjusted in its own family (%s).",
-			report.TexEscape(strings.Join(methods, ", ")), report.TexNum(100*fc.Margin), report.TexEscape(fc.Family))
+			format.TeX(strings.Join(methods, ", ")), texNum(100*fc.Margin), format.TeX(fc.Family))
 	}
 	head := "Version & $n$ & Mean $\\pm$ $t$ CI & Mean BCa CI & IQM & $p_{\\mathrm{w}}$ & $p_{\\mathrm{b}}$ & $A_{12}$ & Verdict \\\\\n"
 	fmt.Fprintf(&w, "\\begin{table}[t]\n\\centering\n\\caption{%s}\n\\label{tab:%s}\n\\footnotesize\n\\setlength{\\tabcolsep}{2pt}\n\\begin{tabular}{lrrrrrrrl}\n\\toprule\n%s",
-		caption, labelSafe(res.ID), head)
+		caption, format.TeXLabel(res.ID), head)
 	variant := "\x00" // none yet
 	for _, s := range res.Summaries {
 		if s.Variant != variant {
 			variant = s.Variant
 			w.WriteString("\\midrule\n")
 			if variants {
-				fmt.Fprintf(&w, "\\multicolumn{9}{l}{\\emph{%s}} \\\\\n", report.TexEscape(s.Variant))
+				fmt.Fprintf(&w, "\\multicolumn{9}{l}{\\emph{%s}} \\\\\n", format.TeX(s.Variant))
 			}
 		}
-		row := fmt.Sprintf("%s & %d & %s & %s & %s", report.TexEscape(s.Version), s.N, report.TexPM(s.Mean, s.CILow, s.CIHigh),
-			texCI(s.MeanBCaLow, s.MeanBCaHigh), report.TexNum(s.IQM))
+		row := fmt.Sprintf("%s & %d & %s & %s & %s", format.TeX(s.Version), s.N, texPM(s.Mean, s.CILow, s.CIHigh),
+			texCI(s.MeanBCaLow, s.MeanBCaHigh), texNum(s.IQM))
 		if c, ok := cmp[[2]string{s.Variant, s.Version}]; ok {
 			verdict := "--"
 			switch c.Verdict() {
@@ -83,7 +82,7 @@ func LaTeX(res *Result) []byte {
 			case results.VerdictImprovement:
 				verdict = "better"
 			}
-			row += fmt.Sprintf(" & %s & %s & %s & %s", report.TexP(c.Check.PAdj), report.TexP(c.PBetterAdj), report.TexF3(c.Check.A12), verdict)
+			row += fmt.Sprintf(" & %s & %s & %s & %s", format.TeXP(c.Check.PAdj), format.TeXP(c.PBetterAdj), texF3(c.Check.A12), verdict)
 		} else if len(cmp) > 0 {
 			row += " & -- & -- & -- & baseline"
 		} else {
@@ -96,7 +95,7 @@ func LaTeX(res *Result) []byte {
 				verdict = "worse"
 			}
 			fmt.Fprintf(&w, "\\quad\\emph{failed} & %d & %s\\%% vs %s\\%% & & & %s & -- & -- & %s \\\\\n",
-				f.N, report.TexNum(100*f.Mean), report.TexNum(100*f.BaselineMean), report.TexP(f.PAdj), verdict)
+				f.N, texNum(100*f.Mean), texNum(100*f.BaselineMean), format.TeXP(f.PAdj), verdict)
 		}
 	}
 	w.WriteString("\\bottomrule\n\\end{tabular}\n\\end{table}\n")
@@ -106,10 +105,10 @@ func LaTeX(res *Result) []byte {
 // texCI formats a confidence interval as "[lo, hi]", or "--" when
 // undefined.
 func texCI(lo, hi float64) string {
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return "--"
+	if ci := format.TeXDash.Interval(lo, hi, 1); ci != "" {
+		return ci
 	}
-	return "[" + report.TexNum(lo) + ", " + report.TexNum(hi) + "]"
+	return format.TeXDash.Missing
 }
 
 // failureFirst returns the first failure-share check, or nil (also for a
@@ -121,13 +120,9 @@ func (v *Verdict) failureFirst() *gate.Check {
 	return &v.FailureChecks[0]
 }
 
-// labelSafe keeps the characters LaTeX accepts in a \label.
-func labelSafe(s string) string {
-	out := []rune(s)
-	for i, r := range out {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.') {
-			out[i] = '-'
-		}
-	}
-	return string(out)
-}
+// The numbers of results.tex (package format, missing values as "--"):
+// scores with one decimal, effect sizes with three, a mean with its t
+// CI's half-width.
+func texNum(x float64) string           { return format.TeXDash.Fixed(x, 1) }
+func texF3(x float64) string            { return format.TeXDash.Fixed(x, 3) }
+func texPM(mean, lo, hi float64) string { return format.TeXPM(mean, lo, hi, 1) }

@@ -12,6 +12,7 @@ import (
 
 	"evolve/gate"
 	"evolve/internal/atomicfile"
+	"evolve/internal/format"
 	"evolve/results"
 )
 
@@ -266,27 +267,13 @@ func dash(s string) string {
 	return cell(s)
 }
 
-// cell escapes s for a Markdown table cell.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, "|", `\|`)
-	return strings.Join(strings.Fields(s), " ")
-}
+// cell escapes s for a Markdown table cell (format.Cell).
+var cell = format.Cell
 
 // num formats a score with about 4 significant digits, without an
-// exponent between 1e-3 and 1e7 (gate.FormatScore), and NaN or an
-// infinity as "n/a".
-func num(v float64) string {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return "n/a"
-	}
-	return gate.FormatScore(v)
-}
-
-// pfmt formats a p-value with 2 significant digits.
-func pfmt(p float64) string {
-	if math.IsNaN(p) {
-		return "n/a"
-	}
-	return strconv.FormatFloat(p, 'g', 2, 64)
-}
+// exponent between 1e-3 and 1e7, and NaN or an infinity as "n/a"; pfmt a
+// p-value with 2 significant digits (package format).
+var (
+	num  = format.NA.Score
+	pfmt = format.NA.P
+)

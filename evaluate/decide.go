@@ -114,8 +114,8 @@ type Decision struct {
 // NaN, Alpha is outside (0, 1), or, for SignedRank, a candidate's length
 // differs from the incumbent's.
 func Decide(incumbent []float64, candidates [][]float64, g Gate) (Decision, error) {
-	if !(g.Alpha > 0 && g.Alpha < 1) {
-		return Decision{}, fmt.Errorf("alpha %v is out of range (0, 1)", g.Alpha)
+	if err := stats.CheckAlpha(g.Alpha); err != nil {
+		return Decision{}, err
 	}
 	d := Decision{Accepted: -1, Candidates: make([]Comparison, len(candidates))}
 	if len(incumbent) == 0 {

@@ -797,15 +797,13 @@ func summarizeOK(outs []envs.Outcome) (stats.Summary, int) {
 	return stats.Summarize(x), errs
 }
 
+// mean is stats.MeanOf of x, and 0 for no values (a generation whose
+// train episodes all ended in an error).
 func mean(x []float64) float64 {
 	if len(x) == 0 {
 		return 0
 	}
-	t := 0.0
-	for _, v := range x {
-		t += v
-	}
-	return t / float64(len(x))
+	return stats.MeanOf(x)
 }
 
 // writeTables writes the three Parquet tables with the rows so far.

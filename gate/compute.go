@@ -51,7 +51,7 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 	if err := enough(c.Test, len(s.x), len(s.y), cfg.Alpha); err != nil {
 		return c, fmt.Errorf("%w: %s: %v", ErrTooFew, where, err)
 	}
-	c.Mean, c.BaselineMean = mean(s.x), mean(s.y)
+	c.Mean, c.BaselineMean = stats.MeanOf(s.x), stats.MeanOf(s.y)
 	c.MeanDiff = c.Mean - c.BaselineMean
 	s.xs, s.ys = sortedCopy(s.x), sortedCopy(s.y)
 	if err := runTest(&c, s, cfg); err != nil {
@@ -320,12 +320,4 @@ func enough(test string, n1, n2 int, alpha float64) error {
 		return fmt.Errorf("with %s the smallest possible one-sided p-value of the %s test is %s >= alpha %v: the gate could never fail", unit, test, pfmt(minP), alpha)
 	}
 	return nil
-}
-
-func mean(x []float64) float64 {
-	s := 0.0
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
 }

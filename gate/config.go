@@ -91,8 +91,8 @@ func (cfg Config) normalize() (Config, error) {
 	if cfg.Alpha == 0 {
 		cfg.Alpha = def.Alpha
 	}
-	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
-		return cfg, fmt.Errorf("%w: alpha must be in (0, 1): %v", ErrConfig, cfg.Alpha)
+	if err := stats.CheckAlpha(cfg.Alpha); err != nil {
+		return cfg, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	switch cfg.Test {
 	case "":

@@ -82,8 +82,8 @@ func CompareFailures(baseline, candidates []FailureSample, cfg FailureConfig) ([
 	if cfg.Alpha == 0 {
 		cfg.Alpha = 0.05
 	}
-	if !(cfg.Alpha > 0 && cfg.Alpha < 1) {
-		return nil, fmt.Errorf("%w: alpha must be in (0, 1): %v", ErrConfig, cfg.Alpha)
+	if err := stats.CheckAlpha(cfg.Alpha); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrConfig, err)
 	}
 	if !(cfg.MaxIncrease >= 0 && cfg.MaxIncrease < 1) {
 		return nil, fmt.Errorf("%w: max failure increase must be a share in [0, 1): %v", ErrConfig, cfg.MaxIncrease)

@@ -1,10 +1,6 @@
 package gate
 
-import (
-	"bytes"
-	"encoding/json"
-	"math"
-)
+import "evolve/internal/format"
 
 // checkJSON is the JSON form of a Check; non-finite numbers are null.
 type checkJSON struct {
@@ -43,13 +39,6 @@ type checkJSON struct {
 	FailureMethod string `json:"failure_method,omitempty"`
 }
 
-func finite(v float64) *float64 {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return nil
-	}
-	return &v
-}
-
 // MarshalJSON encodes c as an object with the snake_case keys version,
 // variant, n, n_baseline, n_paired, n_unmatched, paired, hypothesis,
 // margin_on, mean, baseline_mean, mean_diff, test, statistic, p, p_adj,
@@ -64,33 +53,18 @@ func (c Check) MarshalJSON() ([]byte, error) {
 	if w == nil {
 		w = []string{}
 	}
-	return marshal(checkJSON{
+	return format.Marshal(checkJSON{
 		Version: c.Version, Variant: c.Variant,
 		N: c.N, NBaseline: c.NBaseline, NPaired: c.NPaired, NUnmatched: c.NUnmatched, Paired: c.Paired,
 		Hypothesis: c.Hypothesis, MarginOn: c.MarginOn,
-		Mean: finite(c.Mean), BaselineMean: finite(c.BaselineMean), MeanDiff: finite(c.MeanDiff),
-		Test: c.Test, Statistic: finite(c.Statistic),
-		P: finite(c.P), PAdj: finite(c.PAdj), A12: finite(c.A12),
-		HLShift: finite(c.HLShift), HLLow: finite(c.HLLow), HLHigh: finite(c.HLHigh),
+		Mean: format.Finite(c.Mean), BaselineMean: format.Finite(c.BaselineMean), MeanDiff: format.Finite(c.MeanDiff),
+		Test: c.Test, Statistic: format.Finite(c.Statistic),
+		P: format.Finite(c.P), PAdj: format.Finite(c.PAdj), A12: format.Finite(c.A12),
+		HLShift: format.Finite(c.HLShift), HLLow: format.Finite(c.HLLow), HLHigh: format.Finite(c.HLHigh),
 		Margin: c.Margin, MarginA12: c.MarginA12, Alpha: c.Alpha, Correction: c.Correction, Family: c.Family,
-		Failed: c.Failed, Regression: c.Regression, Power: finite(c.Power), PowerLoss: c.PowerLoss,
+		Failed: c.Failed, Regression: c.Regression, Power: format.Finite(c.Power), PowerLoss: c.PowerLoss,
 		Message: c.Message, Warnings: w, FailureMethod: c.FailureMethod,
 	}, "")
-}
-
-// marshal encodes v without HTML escaping (messages hold "<" and ">="),
-// indented by indent when it is not empty, ending in a newline.
-func marshal(v any, indent string) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if indent != "" {
-		enc.SetIndent("", indent)
-	}
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return b.Bytes(), nil
 }
 
 // JSON returns checks as an indented JSON document ending in a newline:
@@ -121,5 +95,5 @@ func JSON(checks []Check) ([]byte, error) {
 			doc.Regressions++
 		}
 	}
-	return marshal(doc, "  ")
+	return format.Marshal(doc, "  ")
 }

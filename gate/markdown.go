@@ -132,17 +132,6 @@ func rule(checks []Check) string {
 		"for paired checks the HL shift is the Hodges-Lehmann estimate of the paired differences (what the signed-rank test is about) with its 95% CI."
 }
 
-// cell escapes s for a GitHub-flavoured Markdown table cell: pipes are
-// backslash-escaped and line breaks become spaces.
-func cell(s string) string {
-	s = strings.ReplaceAll(s, `\`, `\\`)
-	s = strings.ReplaceAll(s, "|", `\|`)
-	s = strings.ReplaceAll(s, "\r\n", " ")
-	s = strings.ReplaceAll(s, "\n", " ")
-	s = strings.ReplaceAll(s, "\r", " ")
-	return s
-}
-
 // AppendStepSummary appends markdown (with a final newline added if it
 // lacks one) to the file named by $GITHUB_STEP_SUMMARY, creating it if
 // needed, as GitHub Actions expects of a job summary. When the variable

@@ -2,8 +2,9 @@ package gate
 
 import (
 	"fmt"
-	"math"
 	"strings"
+
+	"evolve/internal/format"
 )
 
 // H1 states the alternative hypothesis of c's test in words.
@@ -89,10 +90,6 @@ func statName(test string) string {
 	return "U"
 }
 
-// powerFmt formats a power as a percentage.
-func powerFmt(p float64) string {
-	if math.IsNaN(p) {
-		return "unknown"
-	}
-	return fmt.Sprintf("%.0f%%", 100*p)
-}
+// powerFmt formats a power as a whole percentage, "unknown" when it
+// could not be computed.
+func powerFmt(p float64) string { return format.Style{Missing: "unknown"}.Percent(p, 0) }

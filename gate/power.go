@@ -80,7 +80,7 @@ func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 // fewer than 2 values).
 func meanVarOf(x []float64) (m, v float64) {
 	if len(x) < 2 {
-		return mean(x), math.NaN()
+		return stats.MeanOf(x), math.NaN()
 	}
 	return stats.MeanVar(x)
 }

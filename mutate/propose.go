@@ -8,6 +8,7 @@ import (
 
 	"evolve/failure"
 	"evolve/params"
+	"evolve/stats"
 )
 
 // Config is the proposer's table: how many candidates, which remedies
@@ -198,13 +199,5 @@ func NewEvidence(incumbent, parent []float64) bool {
 	if len(incumbent) == 0 || len(parent) == 0 {
 		return false
 	}
-	return meanOf(incumbent) < meanOf(parent)
-}
-
-func meanOf(x []float64) float64 {
-	var s float64
-	for _, v := range x {
-		s += v
-	}
-	return s / float64(len(x))
+	return stats.MeanOf(incumbent) < stats.MeanOf(parent)
 }

@@ -62,9 +62,10 @@ func (c Config) normalize() (Config, error) {
 	if c.MaxN == 0 {
 		c.MaxN = d.MaxN
 	}
+	if err := stats.CheckAlpha(c.Alpha); err != nil {
+		return c, fmt.Errorf("%w: %w", ErrConfig, err)
+	}
 	switch {
-	case !(c.Alpha > 0 && c.Alpha < 1):
-		return c, fmt.Errorf("%w: alpha must be in (0, 1): %v", ErrConfig, c.Alpha)
 	case !(c.Power > 0 && c.Power < 1):
 		return c, fmt.Errorf("%w: power must be in (0, 1): %v", ErrConfig, c.Power)
 	case !(c.Margin >= 0) || math.IsInf(c.Margin, 0):

@@ -3,9 +3,10 @@ package report
 import (
 	"bytes"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
+
+	"evolve/internal/format"
 )
 
 // LaTeX renders results.tex: two booktabs tables ready to \input into a
@@ -27,8 +28,8 @@ import (
 // them with pdflatex and fails on an overfull box).
 func (d *Data) LaTeX() []byte {
 	var w bytes.Buffer
-	run := texEscape(d.Manifest.RunID)
-	label := labelSafe(d.Manifest.RunID)
+	run := format.TeX(d.Manifest.RunID)
+	label := format.TeXLabel(d.Manifest.RunID)
 	s := d.Settings
 	fmt.Fprintf(&w, "%% results.tex: written by evolve report from run %s.\n%% Needs \\usepackage{booktabs}.\n\n", d.Manifest.RunID)
 
@@ -46,17 +47,17 @@ $^\dagger$~the generation's incumbent; accepted candidates in bold.}
 \begin{tabular}{rlrrrrrr}
 \toprule
 Gen. & Version & $n$ & Mean $\pm$ 95\%% CI & IQM & $p$ & $p_{\mathrm{adj}}$ & $A_{12}$ \\
-`, run, texEscape(testLong(s.Test)), adjusted(s.Correction), num(s.Alpha), label)
+`, run, format.TeX(testLong(s.Test)), adjusted(s.Correction), num(s.Alpha), label)
 	for _, g := range d.Generations {
 		w.WriteString("\\midrule\n")
 		fmt.Fprintf(&w, "%d & %s & %d & %s & %s & -- & -- & -- \\\\\n",
-			g.Generation, texEscape(g.Incumbent)+"$^\\dagger$", g.NVal, pm(g.ValMean, g.ValCILow, g.ValCIHigh), texNum(g.ValIQM))
+			g.Generation, format.TeX(g.Incumbent)+"$^\\dagger$", g.NVal, pm(g.ValMean, g.ValCILow, g.ValCIHigh), texNum(g.ValIQM))
 		for _, c := range d.Candidates {
 			if c.Generation != g.Generation {
 				continue
 			}
 			cells := []string{c.Version, strconv.Itoa(int(c.N)), pm(c.Mean, c.CILow, c.CIHigh), texNum(c.IQM),
-				texP(c.P), texP(c.PAdj), texF3(c.A12)}
+				format.TeXP(c.P), format.TeXP(c.PAdj), texF3(c.A12)}
 			if c.Accepted {
 				for i, x := range cells {
 					cells[i] = bold(x)
@@ -92,9 +93,9 @@ Version & Role & $n$ & Mean $\pm$ $t$ CI & Mean BCa CI & IQM [BCa CI] & $p$ & $A
 		for i, v := range d.Test {
 			p, a := "--", "--"
 			if i == 1 && d.Compare != nil {
-				p, a = texP(d.Compare.MWU.P), texF3(d.Compare.A12)
+				p, a = format.TeXP(d.Compare.MWU.P), texF3(d.Compare.A12)
 			}
-			fmt.Fprintf(&w, "%s & %s & %d & %s & [%s, %s] & %s [%s, %s] & %s & %s \\\\\n", v.Version, texEscape(v.Role), v.Summary.N,
+			fmt.Fprintf(&w, "%s & %s & %d & %s & [%s, %s] & %s [%s, %s] & %s & %s \\\\\n", v.Version, format.TeX(v.Role), v.Summary.N,
 				pm(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), texNum(v.MeanBCa.Low), texNum(v.MeanBCa.High),
 				texNum(v.IQM.Point), texNum(v.IQM.Low), texNum(v.IQM.High), p, a)
 		}
@@ -103,43 +104,13 @@ Version & Role & $n$ & Mean $\pm$ $t$ CI & Mean BCa CI & IQM [BCa CI] & $p$ & $A
 	return w.Bytes()
 }
 
-// pm formats "$mean \pm half$" with the CI's half-width (the Student t CI
-// is symmetric), or the mean alone when the CI is undefined.
-func pm(mean, lo, hi float64) string {
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return texNum(mean)
-	}
-	return fmt.Sprintf("$%s \\pm %s$", f1(mean), f1((hi-lo)/2))
-}
-
-func texNum(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "--"
-	}
-	return f1(x)
-}
-
-func texF3(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "--"
-	}
-	return f3(x)
-}
-
-// texP formats a p-value with two significant digits in math mode:
-// "$0.031$", "$6.9{\times}10^{-7}$" (the braces drop the space around
-// the operator, to keep the column narrow).
-func texP(p float64) string {
-	if math.IsNaN(p) {
-		return "--"
-	}
-	s := pval(p)
-	if m, e, ok := strings.Cut(s, "e"); ok {
-		exp, _ := strconv.Atoi(e)
-		return fmt.Sprintf("$%s{\\times}10^{%d}$", m, exp)
-	}
-	return "$" + s + "$"
-}
+// The numbers of results.tex (package format, missing values as "--"):
+// a mean with its t CI's half-width (pm), scores with one decimal
+// (texNum), effect sizes with three (texF3), p-values in math mode
+// (format.TeXP).
+func pm(mean, lo, hi float64) string { return format.TeXPM(mean, lo, hi, 1) }
+func texNum(x float64) string        { return format.TeXDash.Fixed(x, 1) }
+func texF3(x float64) string         { return format.TeXDash.Fixed(x, 3) }
 
 // bold makes a cell bold, inside math mode for math cells.
 func bold(s string) string {
@@ -149,29 +120,12 @@ func bold(s string) string {
 	return "\\textbf{" + s + "}"
 }
 
-// texEscape escapes LaTeX's special characters in text.
-func texEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, "&", `\&`, "%", `\%`, "$", `\$`, "#", `\#`,
-		"_", `\_`, "{", `\{`, "}", `\}`, "~", `\textasciitilde{}`, "^", `\textasciicircum{}`)
-	return r.Replace(s)
-}
-
-// labelSafe keeps the characters LaTeX accepts in a \label.
-func labelSafe(s string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '.' {
-			return r
-		}
-		return '-'
-	}, s)
-}
-
 // adjusted says how p-values were adjusted, for a caption.
 func adjusted(c string) string {
 	if c == "none" || c == "" {
 		return "not adjusted"
 	}
-	return texEscape(titleCase(c)) + "-adjusted across the generation's candidates"
+	return format.TeX(titleCase(c)) + "-adjusted across the generation's candidates"
 }
 
 // titleCase names a correction as papers do: "Holm", "BH".

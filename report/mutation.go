@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strings"
 	"unicode/utf8"
+
+	"evolve/internal/format"
 )
 
 // MaxShortMutation is the most characters ShortMutation returns.
@@ -69,7 +71,7 @@ func ShortMutation(description string) string {
 // texMutation is ShortMutation as LaTeX text: escaped, with → and … set
 // in math and text mode.
 func texMutation(description string) string {
-	s := texEscape(ShortMutation(description))
+	s := format.TeX(ShortMutation(description))
 	s = strings.ReplaceAll(s, "→", `$\to$`)
 	return strings.ReplaceAll(s, "…", `\ldots{}`)
 }

@@ -2,9 +2,9 @@ package report
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"html"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,6 +12,7 @@ import (
 
 	"evolve/envs"
 	"evolve/experiment"
+	"evolve/internal/format"
 	"evolve/results"
 )
 
@@ -40,15 +41,31 @@ type block struct {
 	note  string     // figure: caption
 }
 
-// document builds the report's blocks.
+// document builds the report's blocks: the settings, the result on the
+// test split, the lineage, the generations, the candidates, the model
+// usage, the methods and the files.
 func (d *Data) document() []block {
-	m := d.Manifest
-	var b []block
-	add := func(x block) { b = append(b, x) }
-	add(block{kind: heading, level: 1, text: "Evolution run " + m.RunID})
+	b := []block{{kind: heading, level: 1, text: "Evolution run " + d.Manifest.RunID}, d.settings()}
+	b = append(b, block{kind: heading, level: 2, text: "Result on the test split"}, block{kind: para, text: d.verdict()})
+	b = append(b, d.testBlocks()...)
+	b = append(b, block{kind: heading, level: 2, text: "Lineage"}, d.lineage(), d.figure(results.LineageName))
+	b = append(b, block{kind: heading, level: 2, text: "Generations"}, d.generations(),
+		d.figure(results.ValByGenerationName), d.figure(results.FailureCausesName))
+	b = append(b, block{kind: heading, level: 2, text: "Candidates"}, d.candidates(), d.figure(results.CandidatesName))
+	if u := d.modelUsage(); u != nil {
+		b = append(b, block{kind: heading, level: 2, text: "Model usage"},
+			block{kind: para, text: "Per version, over all its episodes (train, val and test): the completions the language-model agent needed (corrections included) and the tokens the server reported; a rerun from the response cache reproduces them."},
+			*u)
+	}
+	return append(b, block{kind: heading, level: 2, text: "Methods"}, block{kind: para, text: d.methods()},
+		block{kind: heading, level: 2, text: "Files"}, d.files())
+}
 
-	s := d.Settings
-	add(block{kind: table, head: []string{"", ""}, rows: [][]string{
+// settings is the table of the run's settings, stop reason, software and
+// times.
+func (d *Data) settings() block {
+	m, s := d.Manifest, d.Settings
+	t := block{kind: table, head: []string{"", ""}, rows: [][]string{
 		{"environment", s.Environment},
 		{"seed sets", fmt.Sprintf("train %d, val %d, test %d (sha256 %s, %s, %s)",
 			m.SeedCounts["train"], m.SeedCounts["val"], m.SeedCounts["test"],
@@ -57,55 +74,63 @@ func (d *Data) document() []block {
 			testLong(s.Test), s.correctionName(), num(s.Alpha), s.spendingNote(), s.Candidates, s.sequentialNote())},
 		{"generations", fmt.Sprintf("%d (at most %d, patience %d)", m.Generations, s.MaxGenerations, s.Patience)},
 		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
-	}})
+	}}
 	if m.StopReason != "" {
 		stop := experiment.StopText(m.StopReason, s.Patience, s.MaxGenerations)
 		if m.StopHint != "" {
 			stop += " (" + m.StopHint + ")"
 		}
-		b[len(b)-1].rows = append(b[len(b)-1].rows, []string{"stopped", stop})
+		t.rows = append(t.rows, []string{"stopped", stop})
 	}
-	b[len(b)-1].rows = append(b[len(b)-1].rows, [][]string{
+	t.rows = append(t.rows, [][]string{
 		{"software", fmt.Sprintf("evolve %s, %s", m.Evolve, m.Go)},
 		{"started", stamp(m.Started)},
 		{"finished", stamp(m.Finished)},
 	}...)
+	return t
+}
 
-	add(block{kind: heading, level: 2, text: "Result on the test split"})
-	add(block{kind: para, text: d.verdict()})
+// testBlocks are the test split's table of versions, its warnings, and
+// the comparison of final with base.
+func (d *Data) testBlocks() []block {
+	var b []block
 	if len(d.Test) > 0 {
 		t := block{kind: table, head: []string{"version", "role", "n", "mean [95% t CI]", "mean 95% BCa CI", "median", "IQM [95% BCa CI]"},
 			right: []bool{false, false, true, true, true, true, true}}
 		for _, v := range d.Test {
 			t.rows = append(t.rows, []string{v.Version, v.Role, strconv.Itoa(v.Summary.N),
-				withCI(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), dashIfEmpty(ci(v.MeanBCa.Low, v.MeanBCa.High)), f1(v.Summary.Median),
-				withCI(v.IQM.Point, v.IQM.Low, v.IQM.High)})
+				withCI(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), cmp.Or(ci(v.MeanBCa.Low, v.MeanBCa.High), format.Dash.Missing),
+				f1(v.Summary.Median), withCI(v.IQM.Point, v.IQM.Low, v.IQM.High)})
 		}
-		add(t)
+		b = append(b, t)
 		for _, v := range d.Test {
 			if v.Errors > 0 {
-				add(block{kind: para, text: fmt.Sprintf("Errors: %d test episodes of %s ended in an error (on_episode_panic: record); they are left out of its n, mean, intervals and tests (episode_errors.jsonl has each error).", v.Errors, v.Version)})
+				b = append(b, block{kind: para, text: fmt.Sprintf("Errors: %d test episodes of %s ended in an error (on_episode_panic: record); they are left out of its n, mean, intervals and tests (episode_errors.jsonl has each error).", v.Errors, v.Version)})
 			}
 			if v.Summary.N < 10 {
-				add(block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
+				b = append(b, block{kind: para, text: fmt.Sprintf("Warning: %s has %d test scores; with fewer than 10 no interval reaches its confidence level reliably (with skewed scores a 95%% interval covers 75-90%%; see docs/statistics.md).", v.Version, v.Summary.N)})
 			}
 		}
 	}
-	if c := d.Compare; c != nil {
-		t := block{kind: table, head: []string{"final vs base (two-sided)", "statistic", "p"}, right: []bool{false, true, true}}
-		t.rows = append(t.rows, []string{"Mann-Whitney U (" + c.MWU.Method.String() + ")", "U = " + num(c.MWU.U), pval(c.MWU.P)})
-		if sr := c.SignedRank; sr != nil {
-			t.rows = append(t.rows, []string{fmt.Sprintf("Wilcoxon signed-rank, paired by seed (%s, %d pairs)", sr.Method, sr.N),
-				"V = " + num(sr.TPlus), pval(sr.P)})
-		}
-		t.rows = append(t.rows,
-			[]string{"A12 (P(final > base))", f3(c.A12), ""},
-			[]string{"Hodges-Lehmann shift [95% CI]", withCI(c.Shift.Estimate, c.Shift.CILow, c.Shift.CIHigh), ""},
-			[]string{"difference of means", signed(c.MeanDiff) + fmt.Sprintf(" (%+.1f%%)", 100*c.RelDiff), ""})
-		add(t)
+	c := d.Compare
+	if c == nil {
+		return b
 	}
+	t := block{kind: table, head: []string{"final vs base (two-sided)", "statistic", "p"}, right: []bool{false, true, true}}
+	t.rows = append(t.rows, []string{"Mann-Whitney U (" + c.MWU.Method.String() + ")", "U = " + num(c.MWU.U), pval(c.MWU.P)})
+	if sr := c.SignedRank; sr != nil {
+		t.rows = append(t.rows, []string{fmt.Sprintf("Wilcoxon signed-rank, paired by seed (%s, %d pairs)", sr.Method, sr.N),
+			"V = " + num(sr.TPlus), pval(sr.P)})
+	}
+	t.rows = append(t.rows,
+		[]string{"A12 (P(final > base))", f3(c.A12), ""},
+		[]string{"Hodges-Lehmann shift [95% CI]", withCI(c.Shift.Estimate, c.Shift.CILow, c.Shift.CIHigh), ""},
+		[]string{"difference of means", signed(c.MeanDiff) + fmt.Sprintf(" (%+.1f%%)", 100*c.RelDiff), ""})
+	return append(b, t)
+}
 
-	add(block{kind: heading, level: 2, text: "Lineage"})
+// lineage is the list of accepted versions, base first.
+func (d *Data) lineage() block {
 	var items []string
 	for _, st := range d.Lineage {
 		if st.Parent == "" {
@@ -115,18 +140,22 @@ func (d *Data) document() []block {
 		items = append(items, fmt.Sprintf("%s, accepted in generation %d: %s; val mean %s, n = %d; p (adj.) = %s, A12 = %s",
 			st.Version, st.Generation, st.Mutation, withCI(st.Mean, st.CILow, st.CIHigh), st.N, pval(st.PAdj), f3(st.A12)))
 	}
-	add(block{kind: list, items: items})
-	figs := map[string]figure{}
-	for _, f := range d.figures() {
-		figs[f.name] = f
-	}
-	fig := func(name string) {
-		f := figs[name]
-		add(block{kind: figureBlock, name: f.name, text: f.title, note: f.caption})
-	}
-	fig(results.LineageName)
+	return block{kind: list, items: items}
+}
 
-	add(block{kind: heading, level: 2, text: "Generations"})
+// figure is the figure block of the figure named name (a results.*Name).
+func (d *Data) figure(name string) block {
+	for _, f := range d.figures() {
+		if f.name == name {
+			return block{kind: figureBlock, name: f.name, text: f.title, note: f.caption}
+		}
+	}
+	return block{kind: figureBlock, name: name}
+}
+
+// generations is the table of generations: the incumbent's val
+// statistics, its train failures by cause (and errors), the decision.
+func (d *Data) generations() block {
 	g := block{kind: table,
 		head:  []string{"gen", "incumbent", "n val", "val mean [95% CI]", "val IQM", "train failures"},
 		right: []bool{true, false, true, true, true, true}}
@@ -167,11 +196,13 @@ func (d *Data) document() []block {
 		}
 		g.rows = append(g.rows, append(row, acc, p))
 	}
-	add(g)
-	fig(results.ValByGenerationName)
-	fig(results.FailureCausesName)
+	return g
+}
 
-	add(block{kind: heading, level: 2, text: "Candidates"})
+// candidates is the table of every candidate's val statistics and test;
+// the V column only under the signed-rank test.
+func (d *Data) candidates() block {
+	signedRank := d.Settings.Test == "signed-rank"
 	c := block{kind: table,
 		head:  []string{"gen", "version", "parent", "mutation", "n", "val mean [95% CI]", "IQM", "U", "V", "p", "p (adj.)", "A12", "accepted"},
 		right: []bool{true, false, false, false, true, true, true, true, true, true, true, true, false}}
@@ -186,26 +217,20 @@ func (d *Data) document() []block {
 		}
 		row := []string{strconv.Itoa(int(r.Generation)), r.Version, r.Parent, r.Mutation, strconv.Itoa(int(r.N)),
 			withCI(r.Mean, r.CILow, r.CIHigh), f1(r.IQM), num(r.U), v, pval(r.P), pval(r.PAdj), f3(r.A12), acc}
-		if s.Test != "signed-rank" {
+		if !signedRank {
 			row = append(row[:8], row[9:]...)
 		}
 		c.rows = append(c.rows, row)
 	}
-	if s.Test != "signed-rank" {
+	if !signedRank {
 		c.head = append(c.head[:8], c.head[9:]...)
 		c.right = append(c.right[:8], c.right[9:]...)
 	}
-	add(c)
-	fig(results.CandidatesName)
+	return c
+}
 
-	if u := d.modelUsage(); u != nil {
-		add(block{kind: heading, level: 2, text: "Model usage"})
-		add(block{kind: para, text: "Per version, over all its episodes (train, val and test): the completions the language-model agent needed (corrections included) and the tokens the server reported; a rerun from the response cache reproduces them."})
-		add(*u)
-	}
-	add(block{kind: heading, level: 2, text: "Methods"})
-	add(block{kind: para, text: d.methods()})
-	add(block{kind: heading, level: 2, text: "Files"})
+// files is the list of the files of the run directory.
+func (d *Data) files() block {
 	metrics := "no metrics"
 	if len(d.Metrics) > 0 {
 		var names []string
@@ -226,8 +251,7 @@ func (d *Data) document() []block {
 	if d.errorEpisodes() > 0 {
 		files = append(files, "episode_errors.jsonl: each episode that could not be played (cause error), with its seed and message")
 	}
-	add(block{kind: list, items: files})
-	return b
+	return block{kind: list, items: files}
 }
 
 // verdict is the report's one-paragraph answer.
@@ -291,10 +315,9 @@ func (d *Data) Markdown() []byte {
 		case figureBlock:
 			fmt.Fprintf(&w, "![%s](%s/%s.svg)\n\n*%s* %s\n", b.text, PlotsDir, b.name, b.text+".", b.note)
 		case table:
-			cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
 			w.WriteString("|")
 			for _, h := range b.head {
-				fmt.Fprintf(&w, " %s |", cell(h))
+				fmt.Fprintf(&w, " %s |", format.Cell(h))
 			}
 			w.WriteString("\n|")
 			for j := range b.head {
@@ -308,7 +331,7 @@ func (d *Data) Markdown() []byte {
 			for _, r := range b.rows {
 				w.WriteString("|")
 				for _, c := range r {
-					fmt.Fprintf(&w, " %s |", cell(c))
+					fmt.Fprintf(&w, " %s |", format.Cell(c))
 				}
 				w.WriteString("\n")
 			}
@@ -317,34 +340,14 @@ func (d *Data) Markdown() []byte {
 	return w.Bytes()
 }
 
-// HTML renders the report as one self-contained HTML page: no scripts, no
+// HTML renders the report as one self-contained HTML page (the page and
+// stylesheet of format.WritePage, format.RunPage): no scripts, no
 // external resources; svgs maps a figure's base name to its SVG file,
 // inlined (without its XML prolog). A figure missing from svgs is left
 // out with a note.
 func (d *Data) HTML(svgs map[string][]byte) []byte {
 	var w bytes.Buffer
 	esc := html.EscapeString
-	title := "Evolution run " + d.Manifest.RunID
-	fmt.Fprintf(&w, `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>%s</title>
-<style>
-body { font-family: system-ui, sans-serif; max-width: 72rem; margin: 2rem auto; padding: 0 1rem; color: #222; line-height: 1.45; }
-table { border-collapse: collapse; margin: 1rem 0; font-size: 0.9rem; }
-th, td { padding: 0.25rem 0.6rem; border-bottom: 1px solid #ddd; text-align: left; vertical-align: top; }
-th { border-bottom: 2px solid #888; }
-td.r, th.r { text-align: right; font-variant-numeric: tabular-nums; }
-td.r { white-space: nowrap; }
-figure { margin: 1.5rem 0; }
-figure svg { max-width: 100%%; height: auto; }
-figcaption { font-size: 0.9rem; color: #444; }
-</style>
-</head>
-<body>
-`, esc(title))
 	for _, b := range d.document() {
 		switch b.kind {
 		case heading:
@@ -360,7 +363,7 @@ figcaption { font-size: 0.9rem; color: #444; }
 		case figureBlock:
 			fmt.Fprintf(&w, "<figure id=\"%s\">\n", esc(b.name))
 			if svg, ok := svgs[b.name]; ok {
-				w.Write(stripProlog(svg))
+				w.Write(bytes.TrimSpace(format.InlineSVG(svg)))
 				w.WriteString("\n")
 			} else {
 				fmt.Fprintf(&w, "<p>(figure %s.svg not available)</p>\n", esc(b.name))
@@ -388,17 +391,9 @@ figcaption { font-size: 0.9rem; color: #444; }
 			w.WriteString("</tbody>\n</table>\n")
 		}
 	}
-	w.WriteString("</body>\n</html>\n")
-	return w.Bytes()
-}
-
-// stripProlog drops an SVG file's XML declaration and leading comments,
-// which are not allowed inside HTML.
-func stripProlog(svg []byte) []byte {
-	if i := bytes.Index(svg, []byte("<svg")); i >= 0 {
-		return bytes.TrimSpace(svg[i:])
-	}
-	return svg
+	var page bytes.Buffer
+	format.WritePage(&page, format.Page{Kind: format.RunPage, Title: "Evolution run " + d.Manifest.RunID, Body: w.Bytes()}) // a bytes.Buffer does not fail
+	return page.Bytes()
 }
 
 func testLong(t string) string {
@@ -422,64 +417,19 @@ func stamp(t time.Time) string {
 	return t.UTC().Format(time.RFC3339)
 }
 
-// f1 formats a score with one decimal; NaN and ±Inf as "–".
-func f1(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 1, 64)
-}
-
-// f3 formats an effect size with three decimals.
-func f3(x float64) string {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(x, 'f', 3, 64)
-}
-
-func signed(x float64) string {
-	if math.IsNaN(x) {
-		return "–"
-	}
-	return fmt.Sprintf("%+.1f", x)
-}
-
-// withCI formats a value and its CI as "x [lo, hi]", or "x" when the CI is
-// undefined.
-func withCI(x, lo, hi float64) string {
-	if c := ci(lo, hi); c != "" {
-		return f1(x) + " " + c
-	}
-	return f1(x)
-}
-
-// dashIfEmpty returns s, or "–" for an empty cell.
-func dashIfEmpty(s string) string {
-	if s == "" {
-		return "–"
-	}
-	return s
-}
-
-// ci formats a confidence interval as "[lo, hi]", or "" when undefined.
-func ci(lo, hi float64) string {
-	if math.IsNaN(lo) || math.IsNaN(hi) {
-		return ""
-	}
-	return "[" + f1(lo) + ", " + f1(hi) + "]"
-}
-
-// num formats a statistic in the shortest exact form (U = 55.5, α = 0.05).
-func num(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
-
-// pval formats a p-value with two significant digits ("0.031", "6.9e-07").
-func pval(p float64) string {
-	if math.IsNaN(p) {
-		return "–"
-	}
-	return strconv.FormatFloat(p, 'g', 2, 64)
-}
+// The report's number formats (package format, missing values as "–"):
+// scores with one decimal (f1), effect sizes with three (f3), differences
+// with a sign and one decimal (signed), p-values with two significant
+// digits (pval), statistics and levels in their shortest exact form (num,
+// NaN as Go spells it), and intervals of scores (withCI: "x [lo, hi]", ci:
+// "[lo, hi]" or "" when undefined).
+func f1(x float64) string             { return format.Dash.Fixed(x, 1) }
+func f3(x float64) string             { return format.Dash.Fixed(x, 3) }
+func signed(x float64) string         { return format.Dash.Signed(x, 1) }
+func pval(p float64) string           { return format.Dash.P(p) }
+func num(x float64) string            { return format.Plain.Exact(x) }
+func withCI(x, lo, hi float64) string { return format.Dash.WithInterval(x, lo, hi, 1) }
+func ci(lo, hi float64) string        { return format.Dash.Interval(lo, hi, 1) }
 
 // errorEpisodes counts the episodes that could not be played (cause
 // "error"), recorded with on_episode_panic: record.

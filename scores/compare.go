@@ -3,10 +3,10 @@ package scores
 import (
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"evolve/gate"
+	"evolve/internal/format"
 	"evolve/stats"
 )
 
@@ -51,7 +51,7 @@ func Summarize(s *Sample) Summary {
 
 // summary is s's Summary from its stats.Summary sum.
 func summary(s *Sample, sum stats.Summary) Summary {
-	return Summary{Source: s.Source, N: sum.N, Mean: sum.Mean, Median: sum.Median, CILow: finitePtr(sum.CILow), CIHigh: finitePtr(sum.CIHigh)}
+	return Summary{Source: s.Source, N: sum.N, Mean: sum.Mean, Median: sum.Median, CILow: format.Finite(sum.CILow), CIHigh: format.Finite(sum.CIHigh)}
 }
 
 // Comparison is a candidate's sample against a baseline's (Compare); its
@@ -95,13 +95,6 @@ type Comparison struct {
 	Check *gate.Check `json:"check"`
 	// FailureCheck is the failure-share check (FailureCheck), if asked.
 	FailureCheck *gate.Check `json:"failure_check,omitempty"`
-}
-
-func finitePtr(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
 }
 
 // Compare compares cand with base as benchstat compares benchmarks: the
@@ -173,10 +166,10 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 		// The paired check reports the one-sample HL of the differences,
 		// R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE).
 		if hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
-			c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
+			c.HLShift, c.HLCILow, c.HLCIHigh = format.Finite(hl.Estimate), format.Finite(hl.CILow), format.Finite(hl.CIHigh)
 		}
 	} else if hl, err := stats.HodgesLehmannSorted(xs, ys, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
-		c.HLShift, c.HLCILow, c.HLCIHigh = finitePtr(hl.Estimate), finitePtr(hl.CILow), finitePtr(hl.CIHigh)
+		c.HLShift, c.HLCILow, c.HLCIHigh = format.Finite(hl.Estimate), format.Finite(hl.CILow), format.Finite(hl.CIHigh)
 	}
 	c.Verdict = verdict(c.PGreater, c.PLess, o.Alpha)
 	return c, nil

@@ -1,10 +1,7 @@
 package serve
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
-	"evolve/store"
 	"fmt"
 	"hash/fnv"
 	"io"
@@ -19,10 +16,12 @@ import (
 	"sync/atomic"
 	"time"
 
+	"evolve/internal/format"
 	"evolve/internal/httpguard"
 	"evolve/online"
 	"evolve/prompt"
 	"evolve/render"
+	"evolve/store"
 )
 
 // Defaults of Config.
@@ -383,7 +382,7 @@ func (s *Server) Handler() http.Handler {
 		if !method(w, r, http.MethodGet) {
 			return
 		}
-		writeJSON(w, http.StatusOK, map[string]string{"status": "ok"})
+		format.WriteJSON(w, http.StatusOK, map[string]string{"status": "ok"})
 	})
 	mux.HandleFunc("/metrics", func(w http.ResponseWriter, r *http.Request) {
 		if !method(w, r, http.MethodGet) {
@@ -404,20 +403,8 @@ type apiError struct {
 	Field string `json:"field,omitempty"`
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		code, buf = http.StatusInternalServerError, *bytes.NewBufferString(`{"error":"encoding the response"}` + "\n")
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	w.Write(buf.Bytes())
-}
-
 func writeError(w http.ResponseWriter, code int, field, msg string) {
-	writeJSON(w, code, apiError{Error: msg, Field: field})
+	format.WriteJSON(w, code, apiError{Error: msg, Field: field})
 }
 
 func method(w http.ResponseWriter, r *http.Request, m string) bool {
@@ -559,7 +546,7 @@ func (s *Server) handleSelect(w http.ResponseWriter, r *http.Request) {
 		resp.Candidates[i] = Candidate{Version: c.ref.Version.String(), Branch: c.branch, Weight: variants[i].Weight,
 			ContextFit: online.ContextFit(variants[i].ContextWeights, req.Signals), Context: len(variants[i].ContextWeights) > 0, Score: ch.Scores[i]}
 	}
-	writeJSON(w, http.StatusOK, resp)
+	format.WriteJSON(w, http.StatusOK, resp)
 }
 
 // requestError is a refused request: the HTTP status, the field at fault
@@ -772,7 +759,7 @@ func (s *Server) handleObserve(w http.ResponseWriter, r *http.Request) {
 			if e.ok {
 				s.metrics.replayed()
 				w.Header().Set("Idempotent-Replayed", "true")
-				writeJSON(w, http.StatusOK, e.resp)
+				format.WriteJSON(w, http.StatusOK, e.resp)
 				return
 			}
 			// The first attempt failed and recorded nothing: claim again.
@@ -790,7 +777,7 @@ func (s *Server) handleObserve(w http.ResponseWriter, r *http.Request) {
 		writeError(w, code, "", msg)
 		return
 	}
-	writeJSON(w, http.StatusOK, resp)
+	format.WriteJSON(w, http.StatusOK, resp)
 }
 
 // record queues obs for the committer and waits until it is durable. It
@@ -853,7 +840,7 @@ func (s *Server) handleWeights(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	resp := WeightsResponse{Events: v.weights.Events, Alpha: v.weights.Config.Alpha, Versions: WeightsOf(v.graph, v.weights, slug)}
-	writeJSON(w, http.StatusOK, resp)
+	format.WriteJSON(w, http.StatusOK, resp)
 }
 
 // WeightsOf lists the versions of slug ("" for every slug) with their

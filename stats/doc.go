@@ -31,7 +31,9 @@
 //   - [A12], [RankBiserial], [HodgesLehmann]: effect sizes, the last with a
 //     confidence interval as R's wilcox.test(conf.int = TRUE), selected
 //     from the implicit n1·n2 pairwise differences in O(n1 + n2) memory.
-//   - [Summarize], [IQM], [TrimMean], [Median]: one-sample summaries.
+//   - [Summarize], [IQM], [TrimMean], [Median], [MeanOf], [MeanVar]:
+//     one-sample summaries.
+//   - [CheckAlpha]: the range check of a significance level, (0, 1).
 //   - [MannWhitneyUSorted], [A12Sorted], [HodgesLehmannSorted],
 //     [SummarizeSorted]: the same results, bit for bit, on samples the
 //     caller has sorted once, for several statistics of the same samples

@@ -141,7 +141,7 @@ func HodgesLehmannOneSample(d []float64, opt ShiftOptions) (PseudoMedianResult, 
 	alpha := 1 - conf
 	if method == Exact {
 		walsh := walshAverages(x)
-		res.WalshMedian = medianSorted(walsh)
+		res.WalshMedian = median(walsh)
 		exactPseudoMedianCI(&res, walsh, n, alpha)
 		res.Estimate = res.WalshMedian
 		return res, nil
@@ -165,16 +165,6 @@ func walshAverages(x []float64) []float64 {
 		w[i] /= 2
 	}
 	return w
-}
-
-// medianSorted is R's median of sorted s (the mean of the two middle
-// values for an even length).
-func medianSorted(s []float64) float64 {
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 // exactPseudoMedianCI fills the exact interval (R's exact branch).
@@ -289,7 +279,7 @@ func asymptoticPseudoMedianCI(res *PseudoMedianResult, x []float64, alpha float6
 			res.Warnings = append(res.Warnings, fmt.Errorf("%w: achieved %.4g", WarnConfLevel, res.ConfLevel))
 		}
 	}
-	med := medianSorted(slices.Sorted(slices.Values(x)))
+	med := Median(x)
 	switch alt {
 	case TwoSided:
 		for wmin-(-q(alpha/2)) < 0 || wmax-q(alpha/2) > 0 {

@@ -23,7 +23,7 @@ import (
 // accurate for moderate effects (|a12 − ½| <= 0.2). Returns a value in
 // [0, 1]; NaN for n1 or n2 < 1 or alpha outside (0, 1).
 func NoetherPowerRankSum(n1, n2 int, a12, alpha float64) float64 {
-	if n1 < 1 || n2 < 1 || !(alpha > 0 && alpha < 1) {
+	if n1 < 1 || n2 < 1 || CheckAlpha(alpha) != nil {
 		return math.NaN()
 	}
 	f1, f2 := float64(n1), float64(n2)
@@ -37,7 +37,7 @@ func NoetherPowerRankSum(n1, n2 int, a12, alpha float64) float64 {
 // N = (z_(1−α) + z_power)²/(3·(a12 − ½)²) in total, N/2 per group.
 // Returns 0 when a12 = ½ (no n suffices) or an argument is out of range.
 func NoetherNRankSum(a12, alpha, power float64) int {
-	if a12 == 0.5 || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) {
+	if a12 == 0.5 || CheckAlpha(alpha) != nil || !(power > 0 && power < 1) {
 		return 0
 	}
 	z := zUpper(alpha) + zUpper(1-power)
@@ -55,7 +55,7 @@ func NoetherNRankSum(a12, alpha, power float64) int {
 //
 // Returns a value in [0, 1]; NaN for n < 1 or alpha outside (0, 1).
 func NoetherPowerSignedRank(n int, p2, alpha float64) float64 {
-	if n < 1 || !(alpha > 0 && alpha < 1) {
+	if n < 1 || CheckAlpha(alpha) != nil {
 		return math.NaN()
 	}
 	f := float64(n)
@@ -67,7 +67,7 @@ func NoetherPowerSignedRank(n int, p2, alpha float64) float64 {
 // signed-rank test: n = (z_(1−α) + z_power)²/(3·(p2 − ½)²), rounded up.
 // Returns 0 when p2 = ½ or an argument is out of range.
 func NoetherNSignedRank(p2, alpha, power float64) int {
-	if p2 == 0.5 || !(alpha > 0 && alpha < 1) || !(power > 0 && power < 1) {
+	if p2 == 0.5 || CheckAlpha(alpha) != nil || !(power > 0 && power < 1) {
 		return 0
 	}
 	z := zUpper(alpha) + zUpper(1-power)
@@ -79,7 +79,7 @@ func NoetherNSignedRank(p2, alpha, power float64) int {
 // the mean tests (Welch, paired t) and of the Brunner-Munzel test.
 // NaN for se <= 0 or alpha outside (0, 1).
 func NormalPower(effect, se, alpha float64) float64 {
-	if !(se > 0) || !(alpha > 0 && alpha < 1) {
+	if !(se > 0) || CheckAlpha(alpha) != nil {
 		return math.NaN()
 	}
 	return distuv.UnitNormal.CDF(math.Abs(effect)/se - zUpper(alpha))
