@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 
 	"evolve/gate"
+	"evolve/internal/format"
 	"evolve/scores"
 	"evolve/stats"
 )
@@ -203,8 +204,8 @@ func runCompare(ctx context.Context, cmd *Command, args []string) error {
 	if err != nil {
 		return usagef("--method: %q is not one of auto, exact, asymptotic", f.method)
 	}
-	if !(f.alpha > 0 && f.alpha < 1) {
-		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	if err := stats.CheckAlpha(f.alpha); err != nil {
+		return usagef("--%v", err)
 	}
 	if f.split != "train" && f.split != "val" && f.split != "test" {
 		return usagef("--split must be train, val or test, got %q", f.split)
@@ -323,17 +324,17 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 		fmt.Fprintln(w)
 	}
 	if c.Test == "signed-rank" {
-		fmt.Fprintf(w, "Wilcoxon signed-rank (%s, %s, %d pairs): V = %g, p = %.3g\n", c.Alternative, c.Method, *c.NPairs, *c.V, c.P)
+		fmt.Fprintf(w, "Wilcoxon signed-rank (%s, %s, %d pairs): V = %g, p = %s\n", c.Alternative, c.Method, *c.NPairs, *c.V, format.Plain.Sig(c.P, 3))
 	} else {
-		fmt.Fprintf(w, "Mann-Whitney U (%s, %s): U = %g, p = %.3g\n", c.Alternative, c.Method, c.U, c.P)
+		fmt.Fprintf(w, "Mann-Whitney U (%s, %s): U = %g, p = %s\n", c.Alternative, c.Method, c.U, format.Plain.Sig(c.P, 3))
 	}
 	fmt.Fprintf(w, "A12 = %.3f, rank-biserial = %+.3f\n", c.A12, c.RankBiserial)
 	fmt.Fprintf(w, "verdict at alpha %v: %s", c.Alpha, c.Verdict)
 	switch c.Verdict {
 	case scores.Improvement:
-		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PGreater)
+		fmt.Fprintf(w, " (one-sided p = %s)", format.Plain.Sig(c.PGreater, 3))
 	case scores.Regression:
-		fmt.Fprintf(w, " (one-sided p = %.3g)", c.PLess)
+		fmt.Fprintf(w, " (one-sided p = %s)", format.Plain.Sig(c.PLess, 3))
 	}
 	fmt.Fprintln(w)
 }

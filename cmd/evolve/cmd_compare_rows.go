@@ -8,6 +8,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"evolve/internal/format"
 	"evolve/scores"
 )
 
@@ -41,7 +42,7 @@ func printRows(w io.Writer, files []string, rows []scores.Row, asJSON bool) erro
 			cols = append(cols, r.File)
 		}
 		cols = append(cols, fmt.Sprintf("%d vs %d", r.N1, r.N2), fmt.Sprintf("%.4g", r.Baseline.Mean), fmt.Sprintf("%.4g", r.Comparison.Candidate.Mean),
-			diff, fmt.Sprintf("%.2g", r.P), fmt.Sprintf("%.2g", r.PAdj), fmt.Sprintf("%.3f", r.A12), r.Verdict)
+			diff, format.Plain.P(r.P), format.Plain.P(r.PAdj), fmt.Sprintf("%.3f", r.A12), r.Verdict)
 		fmt.Fprintln(tw, strings.Join(cols, "\t"))
 	}
 	if err := tw.Flush(); err != nil {

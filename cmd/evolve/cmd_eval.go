@@ -17,6 +17,8 @@ import (
 	"evolve/experiment"
 	"evolve/gate"
 	"evolve/internal/atomicfile"
+	"evolve/internal/format"
+	"evolve/stats"
 )
 
 // listFlag is a repeatable string flag.
@@ -369,8 +371,8 @@ func checkEvalFlags(f *evalFlagValues, given map[string]bool) error {
 		return usagef("--margin-a12 must be in [0, 0.5), got %v", f.marginA12)
 	case f.margin > 0 && f.marginA12 > 0:
 		return usagef("--margin and --margin-a12 cannot both be given: a regression is measured in score units or in A12, not both")
-	case !(f.alpha > 0 && f.alpha < 1):
-		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	case stats.CheckAlpha(f.alpha) != nil:
+		return usagef("--%v", stats.CheckAlpha(f.alpha))
 	case given["seeds"] && given["split"]:
 		return usagef("--seeds plays a seed file (recorded as split test); --split cannot be used with it")
 	case given["dir"] && given["out"]:
@@ -503,7 +505,7 @@ func printEval(cmd *Command, res *eval.Result) {
 		for _, c := range v.Comparisons {
 			msg := c.Check.Message
 			if c.Improvement {
-				msg += fmt.Sprintf("; IMPROVEMENT: better, p (adj.) = %.2g", c.PBetterAdj)
+				msg += "; IMPROVEMENT: better, p (adj.) = " + format.Plain.P(c.PBetterAdj)
 			}
 			fmt.Fprintln(cmd.Stdout, msg)
 		}

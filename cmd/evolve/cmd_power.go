@@ -161,8 +161,8 @@ func runPower(ctx context.Context, cmd *Command, args []string) error {
 // target effect given (given holds the flags the command line set).
 func checkPowerArgs(f *powerFlagValues, given map[string]bool, args []string) error {
 	switch {
-	case !(f.alpha > 0 && f.alpha < 1):
-		return usagef("--alpha must be in (0, 1), got %v", f.alpha)
+	case stats.CheckAlpha(f.alpha) != nil:
+		return usagef("--%v", stats.CheckAlpha(f.alpha))
 	case !(f.target > 0 && f.target < 1):
 		return usagef("--power must be in (0, 1), got %v", f.target)
 	case f.margin < 0:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -12,6 +11,7 @@ import (
 
 	"evolve/experiment"
 	"evolve/guard"
+	"evolve/internal/format"
 	"evolve/prompt"
 	"evolve/rundir"
 	"evolve/store"
@@ -231,10 +231,12 @@ func cliRef(g *store.Graph, s string) (prompt.Ref, error) {
 }
 
 func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false)
-	return enc.Encode(v)
+	b, err := format.Marshal(v, "  ")
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b)
+	return err
 }
 
 // cmdPromptList is evolve prompt list.

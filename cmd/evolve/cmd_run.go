@@ -11,6 +11,7 @@ import (
 
 	"evolve/cmd/evolve/internal/progress"
 	"evolve/experiment"
+	"evolve/internal/format"
 	"evolve/report"
 	"evolve/stats"
 )
@@ -237,8 +238,8 @@ func printSummary(cmd *Command, res *experiment.Result) {
 			continue
 		}
 		c := res.Candidates[i]
-		fmt.Fprintf(w, "%d\t%s\t%.1f\t%s\t%.2g\t%.2g\t%.3f\t%.1f\t%s\n", g.Generation, g.Incumbent, g.ValMean,
-			c.Version, c.P, c.PAdj, c.A12, c.Mean, strings.ReplaceAll(c.Mutation, "\n", " "))
+		fmt.Fprintf(w, "%d\t%s\t%.1f\t%s\t%s\t%s\t%.3f\t%.1f\t%s\n", g.Generation, g.Incumbent, g.ValMean,
+			c.Version, format.Plain.P(c.P), format.Plain.P(c.PAdj), c.A12, c.Mean, strings.ReplaceAll(c.Mutation, "\n", " "))
 	}
 	w.Flush()
 	half := func(lo, hi float64) float64 { return (hi - lo) / 2 }
