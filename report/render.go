@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"evolve/envs"
-	"evolve/experiment"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // The report is built once as a small document model and rendered to
@@ -59,7 +59,7 @@ func (d *Data) document() []block {
 		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
 	}})
 	if m.StopReason != "" {
-		stop := experiment.StopText(m.StopReason, s.Patience, s.MaxGenerations)
+		stop := rundir.StopText(m.StopReason, s.Patience, s.MaxGenerations)
 		if m.StopHint != "" {
 			stop += " (" + m.StopHint + ")"
 		}
