@@ -24,11 +24,11 @@ import (
 	"evolve/evaluate"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
-	"evolve/internal/flock"
 	"evolve/internal/inputfile"
 	"evolve/llm"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/seeds"
 	"evolve/stats"
 	"evolve/trajectory"
@@ -40,12 +40,13 @@ import (
 // old semantics is replayed.
 const SemanticsVersion = 1
 
-// Checkpoint, manifest and table files of an eval directory.
+// Checkpoint, manifest and table files of an eval directory: rundir's
+// names, here for eval's callers.
 const (
-	CheckpointFile = "checkpoint.json"
-	ManifestFile   = "manifest.yaml"
-	EpisodesFile   = "episodes.parquet"
-	SummaryFile    = "summary.parquet"
+	CheckpointFile = rundir.CheckpointFile
+	ManifestFile   = rundir.ManifestFile
+	EpisodesFile   = rundir.EpisodesFile
+	SummaryFile    = rundir.SummaryFile
 )
 
 // EpisodeSeed returns the seed that repeat r of seed s plays: s itself for
@@ -187,55 +188,6 @@ type Result struct {
 	AlreadyFinished bool
 }
 
-// checkpoint records the phases (variant × version) an eval has finished,
-// so that --resume plays only the rest.
-type checkpoint struct {
-	Schema   int               `json:"schema"`
-	ID       string            `json:"id"`
-	Config   string            `json:"config"` // the resolved config (YAML)
-	Split    string            `json:"split"`
-	Seeds    []uint64          `json:"seeds"`
-	SeedsSHA string            `json:"seeds_sha256"`
-	Repeats  int               `json:"repeats"`
-	Sets     []string          `json:"sets,omitempty"`
-	Versions []checkpointEntry `json:"versions"`
-	Done     []string          `json:"done"` // "VARIANT\x00LABEL" of finished phases
-	Finished bool              `json:"finished"`
-	Started  time.Time         `json:"started"`
-	// Gate is the gate the eval was started with (nil in checkpoints of
-	// evolve versions before it was recorded).
-	Gate *Gate `json:"gate,omitempty"`
-	// Verdict is set when the eval finishes, after its outputs (report,
-	// plots, comparisons.parquet, manifest) are written: a resume of a
-	// finished eval re-emits it.
-	Verdict *Verdict `json:"verdict,omitempty"`
-	// JUnit is the JUnit file the eval was started with (absolute).
-	JUnit string `json:"junit,omitempty"`
-	// LLMCacheDir is the language model's response cache directory
-	// (agent.cache_dir made absolute; "" for the default or the scripted
-	// agent), which the resolved config does not hold, so that a resume
-	// replays from the same cache.
-	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
-	// Trajectories is the config's trajectories policy (not in the
-	// resolved config), so that a resume keeps the same episodes'
-	// trajectories; "" for the default.
-	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
-	// Settings are the config's settings the resolved config leaves out
-	// (workers, trajectories, max_error_rate, agent.cache,
-	// agent.cache_dir, agent.max_fallback_rate), as the eval started
-	// with them, so that a resume stops, sends and stores as the eval
-	// began; nil in checkpoints of evolve versions before they were
-	// recorded.
-	Settings *experiment.Settings `json:"settings,omitempty"`
-	// Executor is the executor the eval plays its phases on (nil: this
-	// machine), so that a resume goes on there unless told otherwise.
-	Executor *experiment.ExecutorConfig `json:"executor,omitempty"`
-}
-
-type checkpointEntry struct {
-	Label, Source, File, SHA256 string
-}
-
 // Run evaluates versions on the config's environment (and variants) and
 // writes a new eval directory under opt.Out: the versions' prompt files,
 // episodes.parquet (the schema of a run's, with variant and repeat),
@@ -262,9 +214,10 @@ type eval struct {
 	versions []Version
 	variants []experiment.EnvVariant
 	seeds    []uint64
-	ck       checkpoint
+	ck       rundir.Eval
+	gate     *Gate // the gate of ck.Gate, decoded (nil in a checkpoint from before gates were recorded)
 	dir      string
-	lock     *os.File
+	lock     *rundir.Lock
 	base     *baseline   // the --baseline eval's episodes, nil for the first version
 	llm      *llm.Client // the language-model agent's client, nil for the scripted agent
 	agent    string      // experiment.Config.AgentIdentity: the outcome cache's Agent
@@ -272,6 +225,9 @@ type eval struct {
 	res      *Result
 }
 
+// newEval checks versions and opt and returns the eval to create: its
+// variants, agent, seeds, identity and checkpoint, and the baseline it is
+// compared with, all before anything is written.
 func newEval(versions []Version, opt Options) (*eval, error) {
 	if len(versions) == 0 {
 		return nil, errors.New("no prompt to evaluate")
@@ -308,74 +264,17 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 			}
 		}
 	}
-	seedsSHA := ""
-	if opt.SeedsFile != "" {
-		data, err := inputfile.Read(opt.SeedsFile, inputfile.DefaultLimits)
-		if err != nil {
-			return nil, fmt.Errorf("--seeds: %w", err)
-		}
-		if e.seeds, err = seeds.Parse(opt.SeedsFile, data); err != nil {
-			return nil, err
-		}
-		sum := sha256.Sum256(data)
-		seedsSHA = hex.EncodeToString(sum[:])
-		opt.Split = results.SplitTest
-		e.opt.Split = results.SplitTest
-	} else {
-		var set *seeds.Set
-		if e.cfg.Seeds == experiment.Embedded {
-			set, err = seeds.Embedded()
-		} else {
-			set, err = seeds.Load(e.cfg.Seeds)
-		}
-		if err != nil {
-			return nil, err
-		}
-		switch opt.Split {
-		case results.SplitTrain:
-			e.seeds = set.Train
-		case results.SplitVal:
-			e.seeds = set.Val
-		case results.SplitTest:
-			e.seeds = set.Test
-		default:
-			return nil, fmt.Errorf("--split %q: want train, val or test", opt.Split)
-		}
-		seedsSHA = set.Hashes[seeds.Split(opt.Split)]
-	}
-	if len(e.seeds) == 0 {
-		return nil, errors.New("no seeds to play")
-	}
-	resolved, err := e.cfg.Resolved()
+	seedsSHA, err := e.readSeeds()
 	if err != nil {
 		return nil, err
 	}
-	e.ck = checkpoint{Schema: 1, Config: string(resolved), Split: e.opt.Split, Seeds: e.seeds, SeedsSHA: seedsSHA,
-		Repeats: opt.Repeats, Sets: opt.Sets, Started: time.Now().UTC().Truncate(time.Second), Trajectories: e.cfg.Trajectories}
-	if e.llm != nil && e.cfg.Agent.CacheDir != "" {
-		if e.ck.LLMCacheDir, err = filepath.Abs(e.cfg.Agent.CacheDir); err != nil {
-			return nil, err
-		}
+	if err := e.record(seedsSHA); err != nil {
+		return nil, err
 	}
-	e.ck.Settings = experiment.SettingsOf(e.cfg)
-	e.ck.Settings.LLMCacheDir = e.ck.LLMCacheDir
 	if err := e.useExecutor(e.cfg.Executor); err != nil {
 		return nil, err
 	}
-	h := sha256.New()
-	fmt.Fprintf(h, "eval %d\nsplit %s\nseeds %s\nrepeats %d\n", SemanticsVersion, e.opt.Split, seedsSHA, opt.Repeats)
-	for _, v := range e.variants {
-		fmt.Fprintf(h, "variant %s %s\n", v.Name, v.Identity)
-	}
-	if e.agent != "" { // the scripted agent adds nothing: eval IDs keep
-		fmt.Fprintf(h, "agent %s\n", e.agent)
-	}
-	for _, v := range versions {
-		fmt.Fprintf(h, "version %s %s\n", v.Label, v.Prompt.ContentSHA256)
-		e.ck.Versions = append(e.ck.Versions, checkpointEntry{Label: v.Label, Source: v.Source,
-			File: "prompts/" + fileName(v.Label) + ".yaml", SHA256: v.Prompt.ContentSHA256})
-	}
-	e.ck.ID = e.cfg.Name + "-eval-" + hex.EncodeToString(h.Sum(nil))[:10]
+	e.identify(seedsSHA)
 	g := opt.Gate
 	if err := g.Config.Validate(); err != nil {
 		return nil, err
@@ -385,7 +284,9 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 			return nil, err
 		}
 	}
-	e.ck.Gate = &g
+	if err := e.setGate(g); err != nil {
+		return nil, err
+	}
 	if opt.JUnit != "" {
 		if e.ck.JUnit, err = filepath.Abs(opt.JUnit); err != nil {
 			return nil, err
@@ -395,6 +296,106 @@ func newEval(versions []Version, opt Options) (*eval, error) {
 		return nil, err
 	}
 	return e, nil
+}
+
+// readSeeds sets e.seeds to the seeds the eval plays, from Options.SeedsFile
+// (then the split is test) or the config's seed set's Options.Split, and
+// returns the hex SHA-256 of the file they were read from.
+func (e *eval) readSeeds() (string, error) {
+	if e.opt.SeedsFile != "" {
+		data, err := inputfile.Read(e.opt.SeedsFile, inputfile.DefaultLimits)
+		if err != nil {
+			return "", fmt.Errorf("--seeds: %w", err)
+		}
+		if e.seeds, err = seeds.Parse(e.opt.SeedsFile, data); err != nil {
+			return "", err
+		}
+		if len(e.seeds) == 0 {
+			return "", errors.New("no seeds to play")
+		}
+		sum := sha256.Sum256(data)
+		e.opt.Split = results.SplitTest
+		return hex.EncodeToString(sum[:]), nil
+	}
+	var set *seeds.Set
+	var err error
+	if e.cfg.Seeds == experiment.Embedded {
+		set, err = seeds.Embedded()
+	} else {
+		set, err = seeds.Load(e.cfg.Seeds)
+	}
+	if err != nil {
+		return "", err
+	}
+	switch e.opt.Split {
+	case results.SplitTrain:
+		e.seeds = set.Train
+	case results.SplitVal:
+		e.seeds = set.Val
+	case results.SplitTest:
+		e.seeds = set.Test
+	default:
+		return "", fmt.Errorf("--split %q: want train, val or test", e.opt.Split)
+	}
+	if len(e.seeds) == 0 {
+		return "", errors.New("no seeds to play")
+	}
+	return set.Hashes[seeds.Split(e.opt.Split)], nil
+}
+
+// record starts e's checkpoint with what a resume needs of the
+// invocation: the resolved config, the seeds, repeats and --set
+// overrides, the config's variants and the settings the resolved config
+// leaves out (rundir.Settings).
+func (e *eval) record(seedsSHA string) error {
+	resolved, err := e.cfg.Resolved()
+	if err != nil {
+		return err
+	}
+	e.ck = rundir.Eval{Schema: rundir.EvalSchema, Config: string(resolved), Split: e.opt.Split, Seeds: e.seeds, SeedsSHA: seedsSHA,
+		Repeats: e.opt.Repeats, Sets: e.opt.Sets, Started: time.Now().UTC().Truncate(time.Second), Trajectories: e.cfg.Trajectories,
+		SeedsFile: e.opt.SeedsFile}
+	if e.ck.Variants, err = e.cfg.VariantsYAML(); err != nil {
+		return err
+	}
+	if e.llm != nil && e.cfg.Agent.CacheDir != "" {
+		if e.ck.LLMCacheDir, err = filepath.Abs(e.cfg.Agent.CacheDir); err != nil {
+			return err
+		}
+	}
+	e.ck.Settings = experiment.SettingsOf(e.cfg)
+	e.ck.Settings.LLMCacheDir = e.ck.LLMCacheDir
+	return nil
+}
+
+// identify sets the eval's ID, "NAME-eval-HASH10", from what it plays
+// (the split's seeds, repeats, variants, agent and versions), and records
+// the versions in the checkpoint.
+func (e *eval) identify(seedsSHA string) {
+	h := sha256.New()
+	fmt.Fprintf(h, "eval %d\nsplit %s\nseeds %s\nrepeats %d\n", SemanticsVersion, e.opt.Split, seedsSHA, e.opt.Repeats)
+	for _, v := range e.variants {
+		fmt.Fprintf(h, "variant %s %s\n", v.Name, v.Identity)
+	}
+	if e.agent != "" { // the scripted agent adds nothing: eval IDs keep
+		fmt.Fprintf(h, "agent %s\n", e.agent)
+	}
+	for _, v := range e.versions {
+		fmt.Fprintf(h, "version %s %s\n", v.Label, v.Prompt.ContentSHA256)
+		e.ck.Versions = append(e.ck.Versions, rundir.EvalVersion{Label: v.Label, Source: v.Source,
+			File: rundir.PromptsDir + "/" + fileName(v.Label) + ".yaml", SHA256: v.Prompt.ContentSHA256})
+	}
+	e.ck.ID = e.cfg.Name + "-eval-" + hex.EncodeToString(h.Sum(nil))[:10]
+}
+
+// setGate records g as the eval's gate, in e.gate and in the checkpoint.
+func (e *eval) setGate(g Gate) error {
+	data, err := json.Marshal(&g)
+	if err != nil {
+		return err
+	}
+	e.gate, e.ck.Gate = &g, data
+	return nil
 }
 
 // useAgent makes every variant play with the config's agent: for a
@@ -428,16 +429,16 @@ func (e *eval) useAgent() error {
 
 // useExecutor records in the checkpoint where the eval plays: ec with its
 // kind overridden by Options.Executor (nil for this machine).
-func (e *eval) useExecutor(ec experiment.ExecutorConfig) error {
+func (e *eval) useExecutor(ec rundir.ExecutorConfig) error {
 	switch e.opt.Executor {
 	case "":
-	case experiment.ExecutorLocal, experiment.ExecutorSlurm:
+	case rundir.ExecutorLocal, rundir.ExecutorSlurm:
 		ec.Kind = e.opt.Executor
 	default:
 		return fmt.Errorf("--executor: %q is not local or slurm", e.opt.Executor)
 	}
 	e.ck.Executor = nil
-	if ec.Kind == experiment.ExecutorSlurm {
+	if ec.Kind == rundir.ExecutorSlurm {
 		e.ck.Executor = &ec
 	}
 	return nil
@@ -470,7 +471,7 @@ func (e *eval) create() error {
 			}
 			ents, _ := os.ReadDir(e.dir)
 			for _, ent := range ents {
-				if ent.Name() != "eval.lock" {
+				if ent.Name() != rundir.EvalLockFile {
 					if err := os.RemoveAll(filepath.Join(e.dir, ent.Name())); err != nil {
 						return err
 					}
@@ -511,7 +512,7 @@ func (e *eval) init() error {
 			return err
 		}
 	}
-	if err := os.Mkdir(filepath.Join(e.dir, "prompts"), 0o755); err != nil {
+	if err := os.Mkdir(filepath.Join(e.dir, rundir.PromptsDir), 0o755); err != nil {
 		return err
 	}
 	for i, v := range e.versions {
@@ -538,9 +539,9 @@ func killedStart(dir string) bool {
 	lock := false
 	for _, ent := range ents {
 		switch name := ent.Name(); {
-		case name == "eval.lock":
+		case name == rundir.EvalLockFile:
 			lock = true
-		case name == "prompts" && ent.IsDir(), name == EpisodesFile, atomicfile.IsTemp(name):
+		case name == rundir.PromptsDir && ent.IsDir(), name == rundir.EpisodesFile, atomicfile.IsTemp(name):
 		default:
 			return false
 		}
@@ -548,36 +549,25 @@ func killedStart(dir string) bool {
 	return lock
 }
 
+// lockDir takes the eval directory's lock (rundir.LockDir) for the
+// life of the process.
 func (e *eval) lockDir() error {
-	f, err := os.OpenFile(filepath.Join(e.dir, "eval.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	l, err := rundir.LockDir(e.dir, rundir.KindEval)
 	if err != nil {
 		return err
 	}
-	if err := flock.TryLock(f); err != nil {
-		f.Close()
-		return fmt.Errorf("eval directory %s is in use by another evolve process (%v)", e.dir, err)
-	}
-	e.lock = f
+	e.lock = l
 	return nil
 }
 
-func (e *eval) unlock() {
-	if e.lock != nil {
-		flock.Unlock(e.lock)
-		e.lock.Close()
-	}
-}
+func (e *eval) unlock() { e.lock.Release() }
 
 // save writes episodes.parquet (the rows so far) and then the checkpoint.
 func (e *eval) save() error {
-	if err := results.WriteEpisodes(filepath.Join(e.dir, EpisodesFile), e.metrics(), e.episodes); err != nil {
+	if err := results.WriteEpisodes(filepath.Join(e.dir, rundir.EpisodesFile), e.metrics(), e.episodes); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(&e.ck, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(e.dir, CheckpointFile), append(data, '\n'), 0o644)
+	return rundir.WriteCheckpoint(e.dir, &e.ck)
 }
 
 // metrics are the metric columns of episodes.parquet: those of the first
@@ -589,8 +579,8 @@ func phaseKey(variant, label string) string { return variant + "\x00" + label }
 // loop plays the phases not yet done, then writes the summary.
 func (e *eval) loop(ctx context.Context) (*Result, error) {
 	e.res = &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions}
-	if e.ck.Gate != nil {
-		e.res.Gate = *e.ck.Gate
+	if e.gate != nil {
+		e.res.Gate = *e.gate
 	}
 	e.res.JUnit = e.ck.JUnit
 	workers := e.cfg.Workers
@@ -788,7 +778,7 @@ func (e *eval) keepsTrajectory(cause string) bool {
 // logError appends an error episode to episode_errors.jsonl.
 func (e *eval) logError(variant, label string, ee *evaluate.EpisodeError) {
 	line, _ := json.Marshal(map[string]any{"variant": variant, "version": label, "seed": ee.Seed, "error": ee.Err.Error()})
-	f, err := os.OpenFile(filepath.Join(e.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(e.dir, rundir.EpisodeErrorsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return
 	}
@@ -828,7 +818,7 @@ func (e *eval) finish() error {
 			e.res.Summaries = append(e.res.Summaries, row)
 		}
 	}
-	if err := results.WriteSummaries(filepath.Join(e.dir, SummaryFile), e.res.Summaries); err != nil {
+	if err := results.WriteSummaries(filepath.Join(e.dir, rundir.SummaryFile), e.res.Summaries); err != nil {
 		return err
 	}
 	verdict, err := e.compare(e.base)
@@ -859,7 +849,9 @@ func (e *eval) finish() error {
 	if err := e.writeManifest(); err != nil {
 		return err
 	}
-	e.ck.Verdict = verdict
+	if e.ck.Verdict, err = json.Marshal(verdict); err != nil {
+		return err
+	}
 	e.ck.Finished = true
 	return e.save()
 }
@@ -891,47 +883,12 @@ func iqmCI(x []float64) (float64, float64) {
 	return ci.Low, ci.High
 }
 
-// Manifest is manifest.yaml of an eval directory.
-type Manifest struct {
-	ID        string            `yaml:"id"`
-	Evolve    string            `yaml:"evolve_version"`
-	Started   time.Time         `yaml:"started"`
-	Finished  time.Time         `yaml:"finished"`
-	Config    yaml.Node         `yaml:"config"`
-	Split     string            `yaml:"split"`
-	SeedsFile string            `yaml:"seeds_file,omitempty"`
-	SeedsSHA  string            `yaml:"seeds_sha256"`
-	NSeeds    int               `yaml:"n_seeds"`
-	Repeats   int               `yaml:"repeats"`
-	Variants  map[string]string `yaml:"variants"` // name -> environment identity
-	Versions  []ManifestVersion `yaml:"versions"`
-	// Agent is the agent's identity (experiment.Config.AgentIdentity),
-	// omitted for the scripted agent.
-	Agent string `yaml:"agent,omitempty"`
-	// LLM is the language-model agent's calls, HTTP requests, retries,
-	// response cache hits and tokens of the process that finished the
-	// eval; omitted for the scripted agent.
-	LLM *llm.Stats `yaml:"llm,omitempty"`
-	// Executor is where a Slurm eval's phases were played: the kind, its
-	// settings and every job array submitted (over all sessions);
-	// omitted for this machine.
-	Executor *experiment.ExecutorManifest `yaml:"executor,omitempty"`
-}
-
-// ManifestVersion is one version of an eval's manifest.
-type ManifestVersion struct {
-	Label  string `yaml:"label"`
-	Source string `yaml:"source"`
-	File   string `yaml:"file"`
-	SHA256 string `yaml:"content_sha256"`
-}
-
 func (e *eval) writeManifest() error {
 	var cfg yaml.Node
 	if err := yaml.Unmarshal([]byte(e.ck.Config), &cfg); err != nil {
 		return err
 	}
-	m := Manifest{ID: e.ck.ID, Evolve: e.opt.Version, Started: e.ck.Started, Finished: time.Now().UTC().Truncate(time.Second),
+	m := rundir.EvalManifest{ID: e.ck.ID, Evolve: e.opt.Version, Started: e.ck.Started, Finished: time.Now().UTC().Truncate(time.Second),
 		Split: e.opt.Split, SeedsFile: e.opt.SeedsFile, SeedsSHA: e.ck.SeedsSHA, NSeeds: len(e.seeds), Repeats: e.opt.Repeats,
 		Variants: map[string]string{}}
 	if len(cfg.Content) > 0 {
@@ -941,17 +898,13 @@ func (e *eval) writeManifest() error {
 		m.Variants[v.Name] = v.Identity
 	}
 	for _, v := range e.ck.Versions {
-		m.Versions = append(m.Versions, ManifestVersion{Label: v.Label, Source: v.Source, File: v.File, SHA256: v.SHA256})
+		m.Versions = append(m.Versions, rundir.ManifestVersion{Label: v.Label, Source: v.Source, File: v.File, SHA256: v.SHA256})
 	}
 	m.Agent, m.LLM = e.agent, e.res.LLM
 	if x := e.ck.Executor; x != nil {
-		m.Executor = &experiment.ExecutorManifest{Kind: x.Kind, Partition: x.Partition, ArraySize: x.ArraySize, Jobs: experiment.SlurmJobs(e.dir)}
+		m.Executor = &rundir.ExecutorManifest{Kind: x.Kind, Partition: x.Partition, ArraySize: x.ArraySize, Jobs: experiment.SlurmJobs(e.dir)}
 	}
-	data, err := yaml.Marshal(&m)
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(e.dir, ManifestFile), data, 0o644)
+	return rundir.WriteManifest(e.dir, &m)
 }
 
 func nan() float64 { return math.NaN() }

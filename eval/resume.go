@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 
 	"evolve/experiment"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/trajectory"
 )
 
@@ -35,8 +35,10 @@ func (e *InterruptedError) Error() string {
 func (e *InterruptedError) Unwrap() error { return e.Cause }
 
 // Resume continues the eval in dir from its checkpoint: the versions are
-// read from the directory's prompt files (verified), the config, seeds,
-// repeats, variants and gate from the checkpoint; the baseline is checked
+// read from the directory's prompt files (verified), the config (with
+// the config's variants and the settings it leaves out, rundir.Settings),
+// seeds, --seeds file, repeats, --set variants and gate from the
+// checkpoint (rundir.Eval); the baseline is checked
 // again before anything is played; phases already done are kept, the
 // others played (from opt.Cache where it can). The outputs equal those of
 // an eval never interrupted. opt's Config, Split, SeedsFile, Repeats,
@@ -49,43 +51,25 @@ func (e *InterruptedError) Unwrap() error { return e.Cause }
 // directory is written again, so that the caller re-emits the verdict and
 // exits with its status. Errors name the file at fault.
 func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
-	path := filepath.Join(dir, CheckpointFile)
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	path := filepath.Join(dir, rundir.CheckpointFile)
+	ckp, err := rundir.ReadEval(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		if killedStart(dir) {
-			return nil, fmt.Errorf("%s holds no %s: the eval was stopped before its first checkpoint; run the same evolve eval command again (it takes the directory over)", dir, CheckpointFile)
+			return nil, fmt.Errorf("%s holds no %s: the eval was stopped before its first checkpoint; run the same evolve eval command again (it takes the directory over)", dir, rundir.CheckpointFile)
 		}
-		return nil, fmt.Errorf("%s is not a resumable eval directory: no %s", dir, CheckpointFile)
+		return nil, fmt.Errorf("%s is not a resumable eval directory: no %s", dir, rundir.CheckpointFile)
+	case errors.Is(err, rundir.ErrKind):
+		return nil, fmt.Errorf("%s is not an eval directory (its %s is not an eval's; a run is resumed with evolve run --resume)", dir, rundir.CheckpointFile)
+	case err != nil:
+		return nil, err
 	}
+	ck := *ckp
+	gate, err := resumeGate(dir, &ck, opt)
 	if err != nil {
 		return nil, err
 	}
-	var ck checkpoint
-	if err := json.Unmarshal(data, &ck); err != nil || ck.ID == "" || !strings.Contains(ck.ID, "-eval-") {
-		return nil, fmt.Errorf("%s is not an eval directory (its %s is not an eval's; a run is resumed with evolve run --resume)", dir, CheckpointFile)
-	}
-	switch {
-	case ck.Gate == nil: // written before the gate was recorded
-		g := opt.Gate
-		if g.Baseline != "" {
-			if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
-				return nil, err
-			}
-		}
-		ck.Gate = &g
-	case opt.GateGiven:
-		g := opt.Gate
-		if g.Baseline != "" {
-			if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
-				return nil, err
-			}
-		}
-		if !sameGate(g, *ck.Gate) {
-			return nil, fmt.Errorf("eval %s in %s: %w: it was started with %s, the resume gives %s (give the same gate flags, or none)",
-				ck.ID, dir, ErrGateChanged, gateDesc(*ck.Gate), gateDesc(g))
-		}
-	}
-	cfg, err := experiment.Parse(path+" (config)", []byte(ck.Config))
+	cfg, err := experiment.Parse(path+" (config)", []byte(ck.Config+ck.Variants))
 	if err != nil {
 		return nil, err
 	}
@@ -106,14 +90,20 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 		versions = append(versions, Version{Label: v.Label, Source: v.Source, Prompt: p})
 	}
 	e := &eval{opt: opt, cfg: cfg, versions: versions, seeds: ck.Seeds, ck: ck, dir: dir}
-	e.opt.Config, e.opt.Split, e.opt.Repeats, e.opt.Sets = cfg, ck.Split, ck.Repeats, ck.Sets
+	e.opt.Config, e.opt.Split, e.opt.Repeats, e.opt.Sets, e.opt.SeedsFile = cfg, ck.Split, ck.Repeats, ck.Sets, ck.SeedsFile
+	e.gate = &gate
+	if len(ck.Gate) == 0 || string(ck.Gate) == "null" { // recorded from now on
+		if err := e.setGate(gate); err != nil {
+			return nil, err
+		}
+	}
 	if e.variants, err = cfg.EnvVariants(ck.Sets); err != nil {
 		return nil, err
 	}
 	cfg.Agent.CacheDir = ck.LLMCacheDir
 	cfg.Trajectories = ck.Trajectories
 	if ck.Settings != nil {
-		ck.Settings.Apply(cfg) // the alarms, the cache's mode and the workers the eval began with
+		experiment.ApplySettings(ck.Settings, cfg) // the alarms, the cache's mode and the workers the eval began with
 	}
 	ec := cfg.Executor // the resolved config holds none: local
 	if ck.Executor != nil {
@@ -143,7 +133,7 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 	if e.base, err = e.loadBaseline(); err != nil { // before anything is played
 		return nil, err
 	}
-	rows, _, err := results.ReadEpisodes(filepath.Join(dir, EpisodesFile))
+	rows, _, err := results.ReadEpisodes(filepath.Join(dir, rundir.EpisodesFile))
 	if err != nil {
 		return nil, err
 	}
@@ -158,30 +148,59 @@ func Resume(ctx context.Context, dir string, opt Options) (*Result, error) {
 // reopen returns the Result of the finished eval e, its verdict the
 // stored one, after writing any output file that is missing.
 func (e *eval) reopen() (*Result, error) {
-	res := &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions, Gate: *e.ck.Gate, Verdict: e.ck.Verdict, JUnit: e.ck.JUnit, AlreadyFinished: true}
-	if res.Verdict == nil {
-		res.Verdict = &Verdict{}
+	res := &Result{Dir: e.dir, ID: e.ck.ID, Versions: e.versions, Gate: *e.gate, Verdict: &Verdict{}, JUnit: e.ck.JUnit, AlreadyFinished: true}
+	if len(e.ck.Verdict) > 0 && string(e.ck.Verdict) != "null" {
+		if err := json.Unmarshal(e.ck.Verdict, res.Verdict); err != nil {
+			return nil, fmt.Errorf("%s: verdict: %w", filepath.Join(e.dir, rundir.CheckpointFile), err)
+		}
 	}
 	for _, v := range e.variants {
 		res.Variants = append(res.Variants, v.Name)
 	}
 	var err error
-	if res.Summaries, err = results.ReadSummaries(filepath.Join(e.dir, SummaryFile)); err != nil {
+	if res.Summaries, err = results.ReadSummaries(filepath.Join(e.dir, rundir.SummaryFile)); err != nil {
 		return nil, err
 	}
-	if res.Episodes, _, err = results.ReadEpisodes(filepath.Join(e.dir, EpisodesFile)); err != nil {
+	if res.Episodes, _, err = results.ReadEpisodes(filepath.Join(e.dir, rundir.EpisodesFile)); err != nil {
 		return nil, err
 	}
 	e.res, e.episodes = res, res.Episodes
 	if err := writeOutputs(res, true); err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(filepath.Join(e.dir, ManifestFile)); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(filepath.Join(e.dir, rundir.ManifestFile)); errors.Is(err, fs.ErrNotExist) {
 		if err := e.writeManifest(); err != nil {
 			return nil, err
 		}
 	}
 	return res, nil
+}
+
+// resumeGate returns the gate a resume of the eval in dir (checkpoint
+// ck) compares with: the recorded one; opt.Gate for a checkpoint written
+// before gates were recorded. A gate given on the command line
+// (opt.GateGiven) must equal the recorded one, else the error wraps
+// ErrGateChanged.
+func resumeGate(dir string, ck *rundir.Eval, opt Options) (Gate, error) {
+	g := opt.Gate
+	if g.Baseline != "" {
+		var err error
+		if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
+			return Gate{}, err
+		}
+	}
+	if len(ck.Gate) == 0 || string(ck.Gate) == "null" { // written before the gate was recorded
+		return g, nil
+	}
+	var rec Gate
+	if err := json.Unmarshal(ck.Gate, &rec); err != nil {
+		return Gate{}, fmt.Errorf("%s: gate: %w", filepath.Join(dir, rundir.CheckpointFile), err)
+	}
+	if opt.GateGiven && !sameGate(g, rec) {
+		return Gate{}, fmt.Errorf("eval %s in %s: %w: it was started with %s, the resume gives %s (give the same gate flags, or none)",
+			ck.ID, dir, ErrGateChanged, gateDesc(rec), gateDesc(g))
+	}
+	return rec, nil
 }
 
 // gateDesc describes a gate's settings for an error message.

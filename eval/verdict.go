@@ -3,6 +3,7 @@ package eval
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"math"
 	"os"
 	"path/filepath"
@@ -10,10 +11,9 @@ import (
 	"slices"
 	"strings"
 
-	"gopkg.in/yaml.v3"
-
 	"evolve/gate"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/stats"
 )
 
@@ -131,16 +131,15 @@ type baseline struct {
 }
 
 // readEvalManifest reads the manifest of the finished eval in dir.
-func readEvalManifest(dir string) (*Manifest, error) {
-	data, err := os.ReadFile(filepath.Join(dir, ManifestFile))
-	if err != nil {
-		return nil, fmt.Errorf("--baseline %s is not a finished eval directory (no %s): a baseline is the directory evolve eval wrote, or its %s", dir, ManifestFile, EpisodesFile)
+func readEvalManifest(dir string) (*rundir.EvalManifest, error) {
+	m, err := rundir.ReadEvalManifest(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, fmt.Errorf("--baseline %s is not a finished eval directory (no %s): a baseline is the directory evolve eval wrote, or its %s", dir, rundir.ManifestFile, rundir.EpisodesFile)
+	case err != nil:
+		return nil, fmt.Errorf("--baseline %s: %s is not an eval's manifest (a run directory is not a baseline: evaluate its version with evolve eval RUN_DIR:VERSION)", dir, rundir.ManifestFile)
 	}
-	var m Manifest
-	if err := yaml.Unmarshal(data, &m); err != nil || !strings.Contains(m.ID, "-eval-") {
-		return nil, fmt.Errorf("--baseline %s: %s is not an eval's manifest (a run directory is not a baseline: evaluate its version with evolve eval RUN_DIR:VERSION)", dir, ManifestFile)
-	}
-	return &m, nil
+	return m, nil
 }
 
 // CheckBaselinePath refuses a --baseline that is neither an episodes
@@ -167,7 +166,7 @@ func CheckBaselinePath(path string) error {
 // on every variant. It returns nil for an eval compared with its first
 // version. Errors name the baseline and what differs.
 func (e *eval) loadBaseline() (*baseline, error) {
-	g := e.ck.Gate
+	g := e.gate
 	if g == nil || g.Baseline == "" {
 		return nil, nil
 	}
@@ -273,8 +272,8 @@ func variantNames(m map[string]string) string {
 // the variant's versions by the gate's correction).
 func (e *eval) compare(base *baseline) (*Verdict, error) {
 	g := Gate{}
-	if e.ck.Gate != nil {
-		g = *e.ck.Gate
+	if e.gate != nil {
+		g = *e.gate
 	}
 	version, rows := "", e.episodes
 	cands := e.versions

@@ -3,8 +3,8 @@ package experiment
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
+	"evolve/rundir"
 	"evolve/store"
 	"fmt"
 	"io/fs"
@@ -24,87 +24,9 @@ import (
 	"evolve/trajectory"
 )
 
-// CheckpointFile is the name of a run's checkpoint in its directory.
-const CheckpointFile = "checkpoint.json"
-
-const checkpointSchema = 1
-
-// checkpoint is what a run directory records at every generation boundary
-// (together with the Parquet tables and the prompt store written at the
-// same boundary): enough to continue exactly where it stopped.
-type checkpoint struct {
-	Schema      int               `json:"schema"`
-	RunID       string            `json:"run_id"`
-	Config      string            `json:"config"`      // the resolved config (YAML)
-	SeedSHA256  map[string]string `json:"seed_sha256"` // per split
-	BaseSHA256  string            `json:"base_sha256"` // content hash of the base prompt
-	Base        string            `json:"base"`
-	BaseValDone bool              `json:"base_val_done"` // the base's val episodes are recorded
-	Generations int               `json:"generations"`   // generations finished
-	Incumbent   string            `json:"incumbent"`
-	Stall       int               `json:"stall"`     // consecutive generations without acceptance
-	Versions    []string          `json:"versions"`  // versions this run committed, in order
-	LoopDone    bool              `json:"loop_done"` // no generation is left to run
-	Done        bool              `json:"done"`      // test split and exports written
-	Started     time.Time         `json:"started"`   // when the run was first started (UTC)
-	Finished    time.Time         `json:"finished,omitzero"`
-	Sessions    []Session         `json:"sessions,omitempty"` // the processes that ran it, in order
-	// Executor is the Slurm executor's config of a run played on Slurm
-	// (nil for the local executor), so that --resume goes on there.
-	Executor *ExecutorConfig `json:"executor,omitempty"`
-	// LLMCacheDir is the config's agent.cache_dir, which the resolved
-	// config leaves out, so that a resume without --config replays from
-	// the same response cache ("" for the default directory).
-	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
-	// Trajectories is the config's trajectories policy, which the
-	// resolved config leaves out, so that a resume without --config
-	// stores the same episodes' trajectories ("" for the default).
-	Trajectories trajectory.Policy `json:"trajectories,omitempty"`
-	// Settings are the config's settings that the resolved config
-	// (Config) leaves out, as the run started with them (nil in
-	// checkpoints of evolve versions before they were recorded), so that a
-	// resume without --config runs as the run began and a resume with one
-	// is refused if it changes them.
-	Settings *Settings `json:"settings,omitempty"`
-	// StopReason says why the loop stopped (see StopReason), "" while it
-	// runs.
-	StopReason string `json:"stop_reason,omitempty"`
-	// StopHint is a StopNoCandidates stop's advice, "" otherwise.
-	StopHint string `json:"stop_hint,omitempty"`
-	// LLMStats are the language-model client's totals over every session
-	// up to this checkpoint (nil for the scripted agent), so that the
-	// manifest's llm: totals are the run's whether it was interrupted,
-	// crashed (the work after the last checkpoint is lost) or not.
-	LLMStats *llm.Stats `json:"llm_stats,omitempty"`
-}
-
-// Settings are the settings of a run that are not part of its resolved
-// config (they never change a result, so they are not part of its ID)
-// but that a resume must keep: what the run stops on, what it sends and
-// stores, and how it plays. The checkpoint records them when the run
-// starts (after the command line's overrides); the executor is recorded
-// beside them (checkpoint.Executor).
-type Settings struct {
-	// Workers is the config's workers (0: GOMAXPROCS); a resume's
-	// --workers still overrides it.
-	Workers int `json:"workers"`
-	// Trajectories is the config's trajectories policy.
-	Trajectories trajectory.Policy `json:"trajectories"`
-	// MaxErrorRate is the config's max_error_rate.
-	MaxErrorRate float64 `json:"max_error_rate"`
-	// LLMCache is the response cache's mode the run played with
-	// (agent.cache, or --cache), "" for the scripted agent.
-	LLMCache string `json:"llm_cache,omitempty"`
-	// LLMCacheDir is agent.cache_dir ("" for the default directory).
-	LLMCacheDir string `json:"llm_cache_dir,omitempty"`
-	// MaxFallbackRate is agent.max_fallback_rate (for the scripted agent
-	// too: it is the config's value, unused there).
-	MaxFallbackRate float64 `json:"max_fallback_rate"`
-}
-
 // SettingsOf returns the settings of cfg that the checkpoint records.
-func SettingsOf(cfg *Config) *Settings {
-	s := &Settings{Workers: cfg.Workers, Trajectories: cfg.Trajectories, MaxErrorRate: cfg.MaxErrorRate,
+func SettingsOf(cfg *Config) *rundir.Settings {
+	s := &rundir.Settings{Workers: cfg.Workers, Trajectories: cfg.Trajectories, MaxErrorRate: cfg.MaxErrorRate,
 		LLMCacheDir: cfg.Agent.CacheDir, MaxFallbackRate: cfg.Agent.MaxFallbackRate}
 	if cfg.Agent.Kind == AgentLLM {
 		s.LLMCache = cfg.Agent.Cache
@@ -112,8 +34,8 @@ func SettingsOf(cfg *Config) *Settings {
 	return s
 }
 
-// Apply sets cfg's settings to s's.
-func (s *Settings) Apply(cfg *Config) {
+// ApplySettings sets cfg's settings to s's.
+func ApplySettings(s *rundir.Settings, cfg *Config) {
 	cfg.Workers, cfg.Trajectories, cfg.MaxErrorRate = s.Workers, s.Trajectories, s.MaxErrorRate
 	cfg.Agent.CacheDir, cfg.Agent.MaxFallbackRate = s.LLMCacheDir, s.MaxFallbackRate
 	if s.LLMCache != "" {
@@ -121,13 +43,13 @@ func (s *Settings) Apply(cfg *Config) {
 	}
 }
 
-// changed lists the settings that would change a run's outputs or when
+// settingsChanged lists the settings that would change a run's outputs or when
 // it stops and that differ between the recorded s and the given config's
 // g, as "field: old → new": trajectories, max_error_rate,
 // agent.max_fallback_rate and agent.cache (unless overridden with
 // --cache, cacheFlag). Workers and the cache directory may change, as the
 // endpoint may: they depend on the machine.
-func (s *Settings) changed(g *Settings, cacheFlag bool) []string {
+func settingsChanged(s, g *rundir.Settings, cacheFlag bool) []string {
 	var d []string
 	if s.Trajectories.OrDefault() != g.Trajectories.OrDefault() {
 		d = append(d, fmt.Sprintf("trajectories: %s → %s", s.Trajectories.OrDefault(), g.Trajectories.OrDefault()))
@@ -143,44 +65,6 @@ func (s *Settings) changed(g *Settings, cacheFlag bool) []string {
 	}
 	return d
 }
-
-// Session is one process's part of a run, from its start or resume to its
-// end; a run never interrupted has one. Sessions are recorded in the
-// checkpoint and listed in the manifest.
-type Session struct {
-	// Started is when the process started or resumed the run (UTC).
-	Started time.Time `json:"started" yaml:"started"`
-	// FromGeneration is the number of generations finished when it
-	// started (0 for the first session).
-	FromGeneration int `json:"from_generation" yaml:"from_generation"`
-	// Ended is when it ended (UTC). For a crash, whose moment no process
-	// could record, it is the time of the last checkpoint the crashed
-	// process wrote.
-	Ended time.Time `json:"ended,omitzero" yaml:"ended,omitempty"`
-	// AtGeneration is the number of generations finished (checkpointed)
-	// when it ended.
-	AtGeneration int `json:"at_generation" yaml:"at_generation"`
-	// End is how it ended: "finished"; the signal that interrupted it
-	// ("SIGINT", "SIGTERM", or "interrupted" when the context was
-	// cancelled otherwise); or "crash" (the process died without a word:
-	// kill -9, power loss, a failed write), found when the run was
-	// resumed; "model" (SessionModel) or "errors" (SessionErrors). Empty
-	// while the session runs.
-	End string `json:"end,omitempty" yaml:"end,omitempty"`
-}
-
-// Session ends recorded in Session.End besides a signal's name.
-const (
-	SessionFinished = "finished"
-	SessionCrash    = "crash"
-	// SessionModel: the language model's endpoint stayed down past
-	// agent.llm.retry_for, or too many turns fell back
-	// (agent.max_fallback_rate).
-	SessionModel = "model"
-	// SessionErrors: a phase recorded more error episodes than
-	// max_error_rate allows.
-	SessionErrors = "errors"
-)
 
 // ErrFinished is returned (wrapped, naming the run and its directory) by
 // Resume for a run that has already finished: there is nothing to do, and
@@ -213,11 +97,7 @@ func (r *run) saveCheckpoint() error {
 		st := r.llmTotals()
 		r.ck.LLMStats = &st
 	}
-	data, err := json.MarshalIndent(&r.ck, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(filepath.Join(r.dir, CheckpointFile), append(data, '\n'), 0o644)
+	return rundir.WriteCheckpoint(r.dir, &r.ck)
 }
 
 func (r *run) seedHashes() map[string]string {
@@ -256,24 +136,20 @@ func (r *run) seedHashes() map[string]string {
 // session: when it started and ended, at which generation, and whether it
 // finished, was interrupted by a signal, or crashed.
 func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result, error) {
-	ckPath := filepath.Join(dir, CheckpointFile)
-	data, err := os.ReadFile(ckPath)
-	if errors.Is(err, fs.ErrNotExist) {
-		if _, serr := os.Stat(filepath.Join(dir, "run.lock")); serr == nil && stillborn(dir) {
+	ckPath := filepath.Join(dir, rundir.CheckpointFile)
+	ckp, err := rundir.ReadRun(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, serr := os.Stat(filepath.Join(dir, rundir.RunLockFile)); serr == nil && stillborn(dir) {
 			return resumeStillborn(ctx, dir, cfg, opt)
 		}
-		return nil, fmt.Errorf("%s is not a resumable run directory: no %s", dir, CheckpointFile)
-	}
-	if err != nil {
+		return nil, fmt.Errorf("%s is not a resumable run directory: no %s", dir, rundir.CheckpointFile)
+	case errors.Is(err, rundir.ErrKind):
+		return nil, fmt.Errorf("%s is not a run directory (%v); an eval is resumed with evolve eval --resume", dir, err)
+	case err != nil:
 		return nil, err
 	}
-	var ck checkpoint
-	if err := json.Unmarshal(data, &ck); err != nil {
-		return nil, fmt.Errorf("%s: %w", filepath.Join(dir, CheckpointFile), err)
-	}
-	if ck.Schema != checkpointSchema {
-		return nil, fmt.Errorf("%s: checkpoint schema %d, this evolve reads %d", filepath.Join(dir, CheckpointFile), ck.Schema, checkpointSchema)
-	}
+	ck := *ckp
 	if ck.Done {
 		return nil, fmt.Errorf("run %s in %s: %w", ck.RunID, dir, ErrFinished)
 	}
@@ -327,9 +203,9 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 	}
 	if n := len(r.ck.Sessions); n > 0 && r.ck.Sessions[n-1].End == "" {
 		last := &r.ck.Sessions[n-1]
-		last.End, last.Ended, last.AtGeneration = SessionCrash, ckTime, r.ck.Generations
+		last.End, last.Ended, last.AtGeneration = rundir.SessionCrash, ckTime, r.ck.Generations
 	}
-	r.ck.Sessions = append(r.ck.Sessions, Session{Started: time.Now().UTC().Truncate(time.Second), FromGeneration: r.ck.Generations})
+	r.ck.Sessions = append(r.ck.Sessions, rundir.Session{Started: time.Now().UTC().Truncate(time.Second), FromGeneration: r.ck.Generations})
 	if err := r.saveCheckpoint(); err != nil {
 		return nil, err
 	}
@@ -342,12 +218,12 @@ func Resume(ctx context.Context, dir string, cfg *Config, opt Options) (*Result,
 // configRecord returns a new run's checkpoint with what it records of
 // cfg: the resolved config and the settings it leaves out (with the
 // fields of earlier evolve versions, llm_cache_dir and trajectories).
-func configRecord(cfg *Config) (checkpoint, error) {
+func configRecord(cfg *Config) (rundir.Run, error) {
 	resolved, err := cfg.Resolved()
 	if err != nil {
-		return checkpoint{}, err
+		return rundir.Run{}, err
 	}
-	return checkpoint{Config: string(resolved), LLMCacheDir: cfg.Agent.CacheDir, Trajectories: cfg.Trajectories,
+	return rundir.Run{Config: string(resolved), LLMCacheDir: cfg.Agent.CacheDir, Trajectories: cfg.Trajectories,
 		Settings: SettingsOf(cfg)}, nil
 }
 
@@ -356,8 +232,8 @@ func configRecord(cfg *Config) (checkpoint, error) {
 // the recorded settings (Settings) when cfg is nil, else cfg, refused
 // (naming each field) when it differs from the recorded one in what
 // shapes results or in a recorded setting a resume may not change.
-func resumeConfig(dir string, ck *checkpoint, cfg *Config, opt Options) (*Config, bool, error) {
-	recorded, err := Parse(filepath.Join(dir, CheckpointFile)+" (config)", []byte(ck.Config))
+func resumeConfig(dir string, ck *rundir.Run, cfg *Config, opt Options) (*Config, bool, error) {
+	recorded, err := Parse(filepath.Join(dir, rundir.CheckpointFile)+" (config)", []byte(ck.Config))
 	if err != nil {
 		return nil, false, err
 	}
@@ -366,7 +242,7 @@ func resumeConfig(dir string, ck *checkpoint, cfg *Config, opt Options) (*Config
 		recorded.Agent.CacheDir = ck.LLMCacheDir
 		recorded.Trajectories = ck.Trajectories
 		if ck.Settings != nil {
-			ck.Settings.Apply(recorded)
+			ApplySettings(ck.Settings, recorded)
 		}
 		cfg = recorded
 	} else {
@@ -386,7 +262,7 @@ func resumeConfig(dir string, ck *checkpoint, cfg *Config, opt Options) (*Config
 				dir, strings.Join(configDiff(b, a), "; "))
 		}
 		if ck.Settings != nil {
-			if d := ck.Settings.changed(SettingsOf(cfg), opt.LLMCache != ""); len(d) > 0 {
+			if d := settingsChanged(ck.Settings, SettingsOf(cfg), opt.LLMCache != ""); len(d) > 0 {
 				return nil, false, fmt.Errorf("cannot resume %s: the config changes settings the run started with: %s (workers, executor, agent.cache_dir and how the model is reached may change)",
 					dir, strings.Join(d, "; "))
 			}
@@ -404,7 +280,7 @@ func stillborn(dir string) bool {
 		return false
 	}
 	for _, e := range ents {
-		if e.Name() != "run.lock" && !atomicfile.IsTemp(e.Name()) {
+		if e.Name() != rundir.RunLockFile && !atomicfile.IsTemp(e.Name()) {
 			return false
 		}
 	}
@@ -459,7 +335,7 @@ func (r *run) verify() error {
 	for _, v := range ck.Versions {
 		pv, err := prompt.ParseVersion(v)
 		if err != nil {
-			return fmt.Errorf("%s: versions: %w", CheckpointFile, err)
+			return fmt.Errorf("%s: versions: %w", rundir.CheckpointFile, err)
 		}
 		if _, err := r.store.Load(r.base.SlugOrDefault(), pv); err != nil {
 			return err
@@ -467,7 +343,7 @@ func (r *run) verify() error {
 		committed[v] = true
 	}
 	if !committed[ck.Incumbent] {
-		return fmt.Errorf("%s: the incumbent %s is not among the run's versions %v", CheckpointFile, ck.Incumbent, ck.Versions)
+		return fmt.Errorf("%s: the incumbent %s is not among the run's versions %v", rundir.CheckpointFile, ck.Incumbent, ck.Versions)
 	}
 	g, err := r.store.Graph()
 	if err != nil {
@@ -484,16 +360,16 @@ func (r *run) verify() error {
 			e.To.Version.String() == ck.Incumbent && !committed[head.String()]
 		if !pending {
 			return fmt.Errorf("%s says the incumbent is %s but the prompt store's HEAD of %s@%s is %s; refusing to continue from an inconsistent checkpoint",
-				CheckpointFile, ck.Incumbent, slug, branch, head)
+				rundir.CheckpointFile, ck.Incumbent, slug, branch, head)
 		}
 	}
 	if ck.Generations > 0 {
 		if len(r.generations) != ck.Generations {
-			return fmt.Errorf("%s counts %d finished generations, generations.parquet has %d of them", CheckpointFile, ck.Generations, len(r.generations))
+			return fmt.Errorf("%s counts %d finished generations, generations.parquet has %d of them", rundir.CheckpointFile, ck.Generations, len(r.generations))
 		}
 		if last := r.generations[len(r.generations)-1]; last.NextIncumbent != ck.Incumbent {
 			return fmt.Errorf("%s says the incumbent is %s but generations.parquet says generation %d left %s; refusing to continue from an inconsistent checkpoint",
-				CheckpointFile, ck.Incumbent, last.Generation, last.NextIncumbent)
+				rundir.CheckpointFile, ck.Incumbent, last.Generation, last.NextIncumbent)
 		}
 	}
 	return nil
@@ -520,7 +396,7 @@ func (r *run) readTables() error {
 		// may have left unwritten.
 		return nil
 	}
-	eps, _, err := results.ReadEpisodes(filepath.Join(r.dir, "episodes.parquet"))
+	eps, _, err := results.ReadEpisodes(filepath.Join(r.dir, rundir.EpisodesFile))
 	if err != nil {
 		return err
 	}
@@ -534,7 +410,7 @@ func (r *run) readTables() error {
 			r.episodes = append(r.episodes, e)
 		}
 	}
-	cands, err := results.ReadCandidates(filepath.Join(r.dir, "candidates.parquet"))
+	cands, err := results.ReadCandidates(filepath.Join(r.dir, rundir.CandidatesFile))
 	if err != nil {
 		return err
 	}
@@ -543,7 +419,7 @@ func (r *run) readTables() error {
 			r.candidates = append(r.candidates, c)
 		}
 	}
-	gens, _, err := results.ReadGenerations(filepath.Join(r.dir, "generations.parquet"))
+	gens, _, err := results.ReadGenerations(filepath.Join(r.dir, rundir.GenerationsFile))
 	if err != nil {
 		return err
 	}

@@ -16,6 +16,7 @@ import (
 	_ "evolve/envs/process" // registers process: environments and agents in other languages (docs/protocol.md)
 	"evolve/internal/strictyaml"
 	"evolve/mutate"
+	"evolve/rundir"
 	"evolve/stats"
 	"evolve/trajectory"
 )
@@ -72,9 +73,9 @@ type Config struct {
 	// records it for --resume.
 	MaxErrorRate float64 `yaml:"max_error_rate"`
 	// Executor chooses where episodes are played: this machine (the
-	// default) or a Slurm cluster (see ExecutorConfig). It never changes
-	// a result, so it is not part of the run's ID.
-	Executor ExecutorConfig `yaml:"executor"`
+	// default) or a Slurm cluster (see rundir.ExecutorConfig). It never
+	// changes a result, so it is not part of the run's ID.
+	Executor rundir.ExecutorConfig `yaml:"executor"`
 	// Agent chooses who plays an environment that offers a choice: its
 	// own agent (the dungeon's scripted agent, the default) or a language
 	// model through an OpenAI-compatible endpoint (see AgentConfig).
@@ -461,7 +462,7 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	if c.Budget.Episodes < 0 {
 		bad("budget.episodes", "%d is negative (0 = no budget)", c.Budget.Episodes)
 	}
-	for _, err := range c.Executor.validate() {
+	for _, err := range validateExecutor(c.Executor) {
 		add(strictyaml.FieldError(file, "executor", nodeAt(root, "executor"), err))
 	}
 	if err := c.Agent.validate(); err != nil {

@@ -14,7 +14,7 @@
 // at once, each at its config line. The run ID is the config's name and
 // a hash of all that shapes the results (the resolved config, the seed
 // files, the base prompt's content), so that the same inputs name the
-// same run. Options, and the Settings a checkpoint keeps, are what never
+// same run. Options, and the rundir.Settings a checkpoint keeps, are what never
 // changes a result: where the run writes, how many workers, the response
 // cache's mode, the executor.
 //
@@ -39,7 +39,7 @@
 //     Options.Report, the report.
 //
 // An Observer hears of every phase, episode and generation, and the stop
-// reason (StopText) says why the loop ended. With a language-model agent
+// reason (rundir.StopText) says why the loop ended. With a language-model agent
 // a run checks before it starts that the base prompt fits the token
 // budget and that the API key is set, stops when a phase takes the
 // fallback action or records errors over the configured rates
@@ -48,15 +48,17 @@
 //
 // # Checkpoint and resume
 //
-// At every generation boundary the run writes checkpoint.json
-// (CheckpointFile), together with the Parquet tables and the prompt
-// store: the resolved config, the hashes of the seed files and the base
-// prompt, the incumbent and the counts of the loop, every session that
-// worked on the run, and what a resume must keep that the resolved config
-// leaves out (Settings, the executor, the response cache's directory, the
-// trajectories policy). When its context is cancelled, Run returns an
-// *InterruptedError naming the resume command. Resume continues from the
-// last checkpoint: it refuses a changed config, seed file or base prompt,
+// At every generation boundary the run writes its checkpoint (a
+// rundir.Run, by rundir.WriteCheckpoint), together with the Parquet
+// tables and the prompt store: the resolved config, the hashes of the
+// seed files and the base prompt, the incumbent and the counts of the
+// loop, every session that worked on the run, and what a resume must
+// keep that the resolved config leaves out (rundir.Settings, the
+// executor, the response cache's directory, the trajectories policy).
+// Package rundir owns the run directory's files, its lock and the stop
+// reasons; this package writes through it. When its context is
+// cancelled, Run returns an *InterruptedError naming the resume command.
+// Resume continues from the last checkpoint: it refuses a changed config, seed file or base prompt,
 // and a directory another process holds (the run's lock); removes what a
 // crash left behind; verifies the versions the run committed; and then
 // writes what an uninterrupted run writes, byte for byte, whatever moment
@@ -65,8 +67,8 @@
 // # Executors
 //
 // Where the episodes are played never changes a result, so it is not part
-// of the run ID (ExecutorConfig). The local executor is an
-// evaluate.Runner on this machine's workers. The Slurm executor
+// of the run ID (rundir.ExecutorConfig, the config's executor section).
+// The local executor is an evaluate.Runner on this machine's workers. The Slurm executor
 // (docs/slurm.md) hands each phase to the cluster as one job array of
 // `evolve shard` tasks (PlayShard) on a directory the nodes share, and
 // merges their shards in seed order; a phase directory is named by what

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 
 	"evolve/evaluate"
+	"evolve/rundir"
 )
 
 // VariantExecutor returns where an evaluation (evolve eval) plays the
@@ -19,11 +20,11 @@ import (
 // played before and plays only the rest; the outcomes equal a local
 // runner's. Errors: an unknown kind, and finding this evolve binary for
 // the tasks.
-func (c *Config) VariantExecutor(v EnvVariant, ec ExecutorConfig, id, dir, llmCache string, logger *slog.Logger) (evaluate.Executor, error) {
+func (c *Config) VariantExecutor(v EnvVariant, ec rundir.ExecutorConfig, id, dir, llmCache string, logger *slog.Logger) (evaluate.Executor, error) {
 	switch ec.Kind {
-	case "", ExecutorLocal:
+	case "", rundir.ExecutorLocal:
 		return nil, nil
-	case ExecutorSlurm:
+	case rundir.ExecutorSlurm:
 	default:
 		return nil, fmt.Errorf("executor: %q is not local or slurm", ec.Kind)
 	}
@@ -51,6 +52,6 @@ func (c *Config) VariantExecutor(v EnvVariant, ec ExecutorConfig, id, dir, llmCa
 // dir/slurm/ (a run's or an eval's directory), over all its sessions, in
 // submission order, with the nodes their tasks' exit records name; nil
 // when none was.
-func SlurmJobs(dir string) []SlurmJob {
+func SlurmJobs(dir string) []rundir.SlurmJob {
 	return (&slurmExecutor{}).allJobs(dir)
 }

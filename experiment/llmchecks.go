@@ -12,6 +12,7 @@ import (
 	"evolve/mutate"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // ErrFallbackRate is wrapped by the error that stops a run whose phase
@@ -71,7 +72,7 @@ func (r *run) checkErrors(gen int, split, version string, outs []envs.Outcome) e
 	err := checkErrorRate(fmt.Sprintf("generation %d, %s split, version %s", gen, split, version), outs, r.cfg.MaxErrorRate, first)
 	if err != nil {
 		return fmt.Errorf("%w. Every error is in %s; fix its cause, then resume with: evolve run --resume %s",
-			err, filepath.Join(r.dir, "episode_errors.jsonl"), r.dir)
+			err, filepath.Join(r.dir, rundir.EpisodeErrorsFile), r.dir)
 	}
 	return nil
 }

@@ -8,12 +8,9 @@ import (
 
 	"evolve/mutate"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/seeds"
 )
-
-// StopBudget: the next generation could exceed budget.episodes (its
-// train phase plus mutation.candidates times the val seeds).
-const StopBudget = "budget"
 
 // proposerFor returns the run's proposer for generation g by
 // mutation.proposer: the failure-driven mutate.Composed (the default),
@@ -64,22 +61,10 @@ func (r *run) cmaesHistory(g int) [][]float64 {
 	return out
 }
 
-// EpisodeCounts are the episodes a run played, per split, as the
-// manifest's episodes records them.
-type EpisodeCounts struct {
-	Train int `yaml:"train"` // the incumbents' train episodes
-	Val   int `yaml:"val"`   // the base version's and the candidates' val episodes
-	Test  int `yaml:"test"`  // the base and final versions' test episodes (not budgeted)
-	// Budgeted is Train + Val, what budget.episodes bounds.
-	Budgeted int `yaml:"budgeted"`
-	// Budget is budget.episodes, 0 for none.
-	Budget int `yaml:"budget"`
-}
-
 // episodeCounts counts the run's recorded episodes per split (over all
 // sessions: a resumed run reads its episodes back).
-func (r *run) episodeCounts() EpisodeCounts {
-	var c EpisodeCounts
+func (r *run) episodeCounts() rundir.EpisodeCounts {
+	var c rundir.EpisodeCounts
 	for i := range r.episodes {
 		switch r.episodes[i].Split {
 		case PhaseTrain:

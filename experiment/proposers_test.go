@@ -14,6 +14,7 @@ import (
 
 	"evolve/mutate"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // smallSeeds writes train 8, val 10 and test 5 seeds and returns their
@@ -150,7 +151,7 @@ func TestRunBaselineProposers(t *testing.T) {
 			}
 			m := readManifest(t, res.Dir)
 			n := len(res.Generations)
-			want := EpisodeCounts{Train: 8 * n, Val: 10 + 30*n, Budgeted: 8*n + 10 + 30*n}
+			want := rundir.EpisodeCounts{Train: 8 * n, Val: 10 + 30*n, Budgeted: 8*n + 10 + 30*n}
 			want.Test = m.Episodes.Test
 			if m.Proposer != name || m.Episodes != want || (m.Episodes.Test != 5 && m.Episodes.Test != 10) {
 				t.Errorf("manifest proposer %q episodes %+v, want %s, %+v (test 5 or 10)", m.Proposer, m.Episodes, name, want)
@@ -227,7 +228,7 @@ func TestRunBudget(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.StopReason != StopBudget || len(res.Generations) != 2 {
+	if res.StopReason != rundir.StopBudget || len(res.Generations) != 2 {
 		t.Fatalf("stop %q after %d generations, want budget after 2", res.StopReason, len(res.Generations))
 	}
 	eps, _, err := results.ReadEpisodes(filepath.Join(res.Dir, "episodes.parquet"))
@@ -239,14 +240,14 @@ func TestRunBudget(t *testing.T) {
 		counts[e.Split]++
 	}
 	m := readManifest(t, res.Dir)
-	want := EpisodeCounts{Train: 16, Val: 70, Test: counts[results.SplitTest], Budgeted: 86, Budget: 123}
-	if m.Episodes != want || counts[results.SplitTrain] != 16 || counts[results.SplitVal] != 70 || m.StopReason != StopBudget {
+	want := rundir.EpisodeCounts{Train: 16, Val: 70, Test: counts[results.SplitTest], Budgeted: 86, Budget: 123}
+	if m.Episodes != want || counts[results.SplitTrain] != 16 || counts[results.SplitVal] != 70 || m.StopReason != rundir.StopBudget {
 		t.Errorf("manifest episodes %+v stop %q, episodes.parquet %v; want %+v, budget", m.Episodes, m.StopReason, counts, want)
 	}
 	if last := res.Generations[1].EpisodesUsed; last != 86 {
 		t.Errorf("generation 1 episodes_used %d, want 86", last)
 	}
-	if got := StopText(StopBudget, 1, 10); !strings.HasPrefix(got, "budget:") {
-		t.Errorf("StopText(budget) = %q", got)
+	if got := rundir.StopText(rundir.StopBudget, 1, 10); !strings.HasPrefix(got, "budget:") {
+		t.Errorf("rundir.StopText(budget) = %q", got)
 	}
 }

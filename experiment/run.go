@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"evolve/rundir"
 	"evolve/store"
 	"fmt"
 	"log/slog"
@@ -18,7 +19,6 @@ import (
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/failure"
-	"evolve/internal/flock"
 	"evolve/llm"
 	"evolve/mutate"
 	"evolve/prompt"
@@ -146,8 +146,8 @@ type Result struct {
 	TestFinal   stats.Summary           // the final version on the test split (== TestBase if Final == Base)
 	Started     time.Time               // when the run was first started (UTC; a resume keeps it)
 	Finished    time.Time               // when the run finished (UTC)
-	StopReason  string                  // why the loop stopped: StopPatience, StopMaxGenerations, StopNoFailures, StopNoCandidates or StopBudget
-	StopHint    string                  // for StopNoCandidates, what to change in the config; "" otherwise
+	StopReason  string                  // why the loop stopped: rundir.StopPatience, rundir.StopMaxGenerations, rundir.StopNoFailures, rundir.StopNoCandidates or rundir.StopBudget
+	StopHint    string                  // for rundir.StopNoCandidates, what to change in the config; "" otherwise
 	// TestBaseErrors and TestFinalErrors count the test episodes of the
 	// base and final versions recorded as errors (on_episode_panic:
 	// record), which TestBase and TestFinal leave out: a mean is never
@@ -177,7 +177,7 @@ type run struct {
 	opt   Options
 	id    string
 	dir   string
-	lock  *os.File
+	lock  *rundir.Lock
 	env   envs.Environment
 	info  envs.Info         // env.Info()
 	llm   *llm.Client       // the language-model agent's client, nil for the scripted agent
@@ -196,7 +196,7 @@ type run struct {
 	gate    evaluate.Gate
 	inputs  *Inputs // what prepare read and checked (the manifest records its paths and hashes)
 	now     func() time.Time
-	ck      checkpoint
+	ck      rundir.Run
 	// cfgGiven is false on a resume that read the config from the
 	// checkpoint (its executor then comes from there too).
 	cfgGiven bool
@@ -305,14 +305,14 @@ func (r *run) useExecutor() error {
 	}
 	switch r.opt.Executor {
 	case "":
-	case ExecutorLocal, ExecutorSlurm:
+	case rundir.ExecutorLocal, rundir.ExecutorSlurm:
 		ec.Kind = r.opt.Executor
 	default:
 		return fmt.Errorf("--executor: %q is not local or slurm", r.opt.Executor)
 	}
 	r.exec = r.runner
 	r.ck.Executor = nil
-	if ec.Kind != ExecutorSlurm {
+	if ec.Kind != rundir.ExecutorSlurm {
 		return nil
 	}
 	resolved, err := r.cfg.Resolved()
@@ -372,11 +372,11 @@ func (r *run) start() error {
 		return err
 	}
 	started := time.Now().UTC().Truncate(time.Second)
-	ck.Schema, ck.RunID = checkpointSchema, r.id
+	ck.Schema, ck.RunID = rundir.RunSchema, r.id
 	ck.SeedSHA256, ck.BaseSHA256 = r.seedHashes(), r.base.ContentSHA256
 	ck.Base, ck.Incumbent = r.base.Version.String(), r.base.Version.String()
 	ck.Versions, ck.Started = []string{r.base.Version.String()}, started
-	ck.Sessions, ck.Executor = []Session{{Started: started}}, r.ck.Executor
+	ck.Sessions, ck.Executor = []rundir.Session{{Started: started}}, r.ck.Executor
 	r.ck = ck
 	// The checkpoint comes first, so that a crash at any later write
 	// leaves a directory that --resume continues.
@@ -410,27 +410,18 @@ func (r *run) openStore() error {
 	return nil
 }
 
-// lockDir takes an exclusive advisory lock on the run directory for the
-// life of the process (released by the kernel if it dies).
+// lockDir takes the run directory's lock (rundir.LockDir) for the life
+// of the process (released by the kernel if it dies).
 func (r *run) lockDir() error {
-	f, err := os.OpenFile(filepath.Join(r.dir, "run.lock"), os.O_CREATE|os.O_RDWR, 0o644)
+	l, err := rundir.LockDir(r.dir, rundir.KindRun)
 	if err != nil {
 		return err
 	}
-	if err := flock.TryLock(f); err != nil {
-		f.Close()
-		return fmt.Errorf("run directory %s is in use by another evolve process (%v); wait for it to finish or stop it first", r.dir, err)
-	}
-	r.lock = f
+	r.lock = l
 	return nil
 }
 
-func (r *run) unlock() {
-	if r.lock != nil {
-		flock.Unlock(r.lock)
-		r.lock.Close()
-	}
-}
+func (r *run) unlock() { r.lock.Release() }
 
 // loop runs the generations still to do, the test split and the exports.
 func (r *run) loop(ctx context.Context) (*Result, error) {
@@ -449,7 +440,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			return nil, err
 		}
 	}
-	if r.ck.StopReason == StopInterrupted {
+	if r.ck.StopReason == rundir.StopInterrupted {
 		r.ck.StopReason = "" // resumed
 	}
 	incVal, err := r.valScores(inc.Version.String())
@@ -475,7 +466,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 		if r.ck.LoopDone {
 			r.ck.StopReason, r.ck.StopHint = r.stopReason(gen)
 		} else if r.budgetSpent() {
-			r.ck.LoopDone, r.ck.StopReason, r.ck.StopHint = true, StopBudget, ""
+			r.ck.LoopDone, r.ck.StopReason, r.ck.StopHint = true, rundir.StopBudget, ""
 		}
 		if err := r.save(); err != nil {
 			return nil, err
@@ -534,9 +525,9 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 		// The endpoint stayed down past retry_for, the model's replies
 		// could not be used, or the episodes failed: the run stops
 		// resumable.
-		end := SessionModel
+		end := rundir.SessionModel
 		if errors.Is(err, ErrErrorRate) {
-			end = SessionErrors
+			end = rundir.SessionErrors
 		}
 		r.endSession(end, time.Now())
 		if serr := r.saveCheckpoint(); serr != nil {
@@ -556,11 +547,11 @@ func (r *run) interrupted(ctx context.Context, err error) error {
 	}
 	r.endSession(end, time.Now())
 	if !r.ck.LoopDone {
-		r.ck.StopReason = StopInterrupted
+		r.ck.StopReason = rundir.StopInterrupted
 	}
 	ie := &InterruptedError{Dir: r.dir, Generations: r.ck.Generations, Cause: ctx.Err()}
 	if serr := r.saveCheckpoint(); serr != nil {
-		return errors.Join(ie, fmt.Errorf("recording the interruption in %s: %w", CheckpointFile, serr))
+		return errors.Join(ie, fmt.Errorf("recording the interruption in %s: %w", rundir.CheckpointFile, serr))
 	}
 	return ie
 }
@@ -710,7 +701,7 @@ func (r *run) logError(gen int, split, version string, ee *evaluate.EpisodeError
 	}
 	r.errMu.Unlock()
 	line, _ := json.Marshal(rec)
-	f, err := os.OpenFile(filepath.Join(r.dir, "episode_errors.jsonl"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+	f, err := os.OpenFile(filepath.Join(r.dir, rundir.EpisodeErrorsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {
 		return
 	}
@@ -808,13 +799,13 @@ func mean(x []float64) float64 {
 
 // writeTables writes the three Parquet tables with the rows so far.
 func (r *run) writeTables() error {
-	if err := results.WriteEpisodes(filepath.Join(r.dir, "episodes.parquet"), r.info.Metrics, r.episodes); err != nil {
+	if err := results.WriteEpisodes(filepath.Join(r.dir, rundir.EpisodesFile), r.info.Metrics, r.episodes); err != nil {
 		return err
 	}
-	if err := results.WriteCandidates(filepath.Join(r.dir, "candidates.parquet"), r.candidates); err != nil {
+	if err := results.WriteCandidates(filepath.Join(r.dir, rundir.CandidatesFile), r.candidates); err != nil {
 		return err
 	}
-	return results.WriteGenerations(filepath.Join(r.dir, "generations.parquet"), r.info.Causes, r.generations)
+	return results.WriteGenerations(filepath.Join(r.dir, rundir.GenerationsFile), r.info.Causes, r.generations)
 }
 
 // export writes the final Parquet tables, the plots, the manifest and the

@@ -13,6 +13,7 @@ import (
 	"evolve/envs"
 	"evolve/evaluate"
 	"evolve/internal/atomicfile"
+	"evolve/rundir"
 )
 
 func TestCutShards(t *testing.T) {
@@ -53,7 +54,7 @@ func TestParseExecutor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := ExecutorConfig{Kind: ExecutorSlurm, Partition: "debug", ArraySize: 8, Retries: 2, PollInterval: 500 * time.Millisecond, TimeLimit: "00:10:00", ExtraArgs: []string{"--qos=low"}, Command: []string{}}
+	want := rundir.ExecutorConfig{Kind: rundir.ExecutorSlurm, Partition: "debug", ArraySize: 8, Retries: 2, PollInterval: 500 * time.Millisecond, TimeLimit: "00:10:00", ExtraArgs: []string{"--qos=low"}, Command: []string{}}
 	if !reflect.DeepEqual(c.Executor, want) {
 		t.Errorf("executor = %+v, want %+v", c.Executor, want)
 	}

@@ -21,19 +21,8 @@ import (
 	"evolve/evaluate"
 	"evolve/internal/atomicfile"
 	"evolve/internal/slurm"
+	"evolve/rundir"
 )
-
-// SlurmJob is one job array the Slurm executor submitted, as the manifest
-// lists it.
-type SlurmJob struct {
-	Phase   string    `yaml:"phase" json:"phase"`                // the phase directory under <run>/slurm/
-	JobID   string    `yaml:"job_id" json:"job_id"`              // Slurm's job ID (IDs restart with the controller: the phase names the work)
-	Tasks   []int     `yaml:"tasks,flow" json:"tasks"`           // the array indices (shards) it ran
-	Nodes   []string  `yaml:"nodes,flow,omitempty" json:"nodes"` // the nodes its finished tasks ran on, sorted
-	Retry   int       `yaml:"retry" json:"retry"`                // 0 for the first submission of these shards, n for the n-th resubmission
-	Submit  time.Time `yaml:"submitted" json:"submitted"`        // when sbatch returned (UTC)
-	Seconds float64   `yaml:"seconds,omitempty" json:"seconds"`  // submission to the last of its shards merged, 0 if it did not end so
-}
 
 // slurmExecutor is the Slurm executor: each phase goes to the cluster as
 // one job array of `evolve shard` tasks on a directory the nodes share
@@ -50,7 +39,7 @@ type SlurmJob struct {
 //	shard-NNNN.exit     its exit record (JSON), written after the .out
 //	logs/NNNN-JOB.out   each attempt's stdout and stderr
 type slurmExecutor struct {
-	cfg     ExecutorConfig
+	cfg     rundir.ExecutorConfig
 	client  *slurm.Client
 	command []string      // the evolve binary and arguments before "shard"
 	spec    shardSpec     // RunID, Config, Workdir, LLMCache filled
@@ -58,13 +47,13 @@ type slurmExecutor struct {
 	logger  *slog.Logger
 
 	mu   sync.Mutex
-	jobs []SlurmJob // every job this process submitted or re-attached to
+	jobs []rundir.SlurmJob // every job this process submitted or re-attached to
 	live map[string]bool
 }
 
 // newSlurmExecutor returns the Slurm executor of cfg for the run with the
 // given ID and resolved config.
-func newSlurmExecutor(cfg ExecutorConfig, runID string, resolved []byte, llmCache, llmCacheDir string, dir func() string, logger *slog.Logger) (*slurmExecutor, error) {
+func newSlurmExecutor(cfg rundir.ExecutorConfig, runID string, resolved []byte, llmCache, llmCacheDir string, dir func() string, logger *slog.Logger) (*slurmExecutor, error) {
 	cmd := cfg.Command
 	if len(cmd) == 0 {
 		exe, err := os.Executable()
@@ -92,10 +81,10 @@ func newSlurmExecutor(cfg ExecutorConfig, runID string, resolved []byte, llmCach
 }
 
 // Jobs returns the job arrays submitted so far, in submission order.
-func (x *slurmExecutor) Jobs() []SlurmJob {
+func (x *slurmExecutor) Jobs() []rundir.SlurmJob {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	return append([]SlurmJob(nil), x.jobs...)
+	return append([]rundir.SlurmJob(nil), x.jobs...)
 }
 
 // phaseName names a phase directory: generation, split, version and the
@@ -299,7 +288,7 @@ func (x *slurmExecutor) attach(ctx context.Context, p *phaseRun) error {
 		}
 		if x.live[j.JobID] {
 			x.logger.Info("slurm job re-attached", "phase", p.name, "job", j.JobID)
-			x.addJob(SlurmJob{Phase: p.name, JobID: j.JobID, Tasks: j.Tasks, Retry: j.Retry, Submit: j.Submit})
+			x.addJob(rundir.SlurmJob{Phase: p.name, JobID: j.JobID, Tasks: j.Tasks, Retry: j.Retry, Submit: j.Submit})
 		}
 	}
 	return nil
@@ -354,7 +343,7 @@ func (x *slurmExecutor) submit(ctx context.Context, p *phaseRun, tasks []int, re
 	x.mu.Lock()
 	x.live[id] = true
 	x.mu.Unlock()
-	x.addJob(SlurmJob{Phase: p.name, JobID: id, Tasks: tasks, Retry: retry, Submit: now})
+	x.addJob(rundir.SlurmJob{Phase: p.name, JobID: id, Tasks: tasks, Retry: retry, Submit: now})
 	x.logger.Info("slurm job submitted", "phase", p.name, "job", id, "tasks", len(tasks), "retry", retry)
 	return nil
 }
@@ -520,7 +509,7 @@ func (x *slurmExecutor) cancelJob(id string) error {
 	return x.client.Cancel(ctx, id)
 }
 
-func (x *slurmExecutor) addJob(j SlurmJob) {
+func (x *slurmExecutor) addJob(j rundir.SlurmJob) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	x.jobs = append(x.jobs, j)
@@ -580,13 +569,13 @@ func (x *slurmExecutor) Close() error {
 // sessions, from the phases' jobs.json files, in submission order, with
 // the nodes their tasks' exit records name and, for jobs this process
 // saw end, the seconds from submission to merge.
-func (x *slurmExecutor) allJobs(dir string) []SlurmJob {
+func (x *slurmExecutor) allJobs(dir string) []rundir.SlurmJob {
 	seconds := map[string]float64{}
 	for _, j := range x.Jobs() {
 		seconds[j.Phase+" "+j.JobID] = j.Seconds
 	}
 	phases, _ := filepath.Glob(filepath.Join(dir, "slurm", "*", "jobs.json"))
-	var out []SlurmJob
+	var out []rundir.SlurmJob
 	for _, path := range phases {
 		data, err := os.ReadFile(path)
 		if err != nil {
@@ -599,7 +588,7 @@ func (x *slurmExecutor) allJobs(dir string) []SlurmJob {
 		pdir := filepath.Dir(path)
 		phase := filepath.Base(pdir)
 		for _, j := range jobs {
-			sj := SlurmJob{Phase: phase, JobID: j.JobID, Tasks: j.Tasks, Retry: j.Retry, Submit: j.Submit, Seconds: seconds[phase+" "+j.JobID]}
+			sj := rundir.SlurmJob{Phase: phase, JobID: j.JobID, Tasks: j.Tasks, Retry: j.Retry, Submit: j.Submit, Seconds: seconds[phase+" "+j.JobID]}
 			nodes := map[string]bool{}
 			for _, t := range j.Tasks {
 				if e, ok, _ := readExit(pdir, t); ok && e.Job == j.JobID && e.Node != "" {

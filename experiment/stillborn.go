@@ -2,13 +2,13 @@ package experiment
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 
 	"evolve/internal/atomicfile"
+	"evolve/rundir"
 )
 
 // resumeStillborn continues a run directory whose process died in its
@@ -29,25 +29,25 @@ import (
 //
 // A directory another process holds (its lock) is refused in every case.
 func resumeStillborn(ctx context.Context, dir string, cfg *Config, opt Options) (*Result, error) {
-	lock := &run{dir: dir}
-	if err := lock.lockDir(); err != nil {
+	lock, err := rundir.LockDir(dir, rundir.KindRun)
+	if err != nil {
 		return nil, err
 	}
 	tmp := completeCheckpointTemp(dir)
 	if tmp != "" {
-		err := os.Rename(tmp, filepath.Join(dir, CheckpointFile))
+		err := os.Rename(tmp, filepath.Join(dir, rundir.CheckpointFile))
 		if err == nil {
 			err = atomicfile.SyncDir(dir)
 		}
-		lock.unlock()
+		lock.Release()
 		if err != nil {
 			return nil, fmt.Errorf("cannot resume %s: finishing its first checkpoint: %w", dir, err)
 		}
 		return Resume(ctx, dir, cfg, opt)
 	}
-	lock.unlock()
+	lock.Release()
 	if cfg == nil {
-		return nil, fmt.Errorf("%s holds no %s: the run was killed in its first checkpoint write, before its config was recorded; resume with --config FILE (the config it was started with), or run the same 'evolve run' again (either reuses the directory)", dir, CheckpointFile)
+		return nil, fmt.Errorf("%s holds no %s: the run was killed in its first checkpoint write, before its config was recorded; resume with --config FILE (the config it was started with), or run the same 'evolve run' again (either reuses the directory)", dir, rundir.CheckpointFile)
 	}
 	r := &run{cfg: cfg, opt: opt, cfgGiven: true, dir: dir}
 	if err := r.prepare(); err != nil {
@@ -76,7 +76,7 @@ func completeCheckpointTemp(dir string) string {
 	}
 	for _, e := range ents {
 		name := e.Name()
-		if !e.Type().IsRegular() || !atomicfile.IsTemp(name) || !strings.HasPrefix(name, "."+CheckpointFile+".tmp-") {
+		if !e.Type().IsRegular() || !atomicfile.IsTemp(name) || !strings.HasPrefix(name, "."+rundir.CheckpointFile+".tmp-") {
 			continue
 		}
 		path := filepath.Join(dir, name)
@@ -84,8 +84,8 @@ func completeCheckpointTemp(dir string) string {
 		if err != nil {
 			continue
 		}
-		var ck checkpoint
-		if json.Unmarshal(data, &ck) != nil || ck.Schema != checkpointSchema || ck.RunID == "" || ck.Config == "" {
+		ck, err := rundir.ParseRun(path, data)
+		if err != nil || ck.Schema != rundir.RunSchema || ck.Config == "" {
 			continue
 		}
 		if base := filepath.Base(dir); base != ck.RunID && !strings.HasPrefix(base, ck.RunID+".") {

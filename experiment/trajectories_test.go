@@ -10,6 +10,7 @@ import (
 
 	"evolve/envs"
 	"evolve/failure"
+	"evolve/rundir"
 	"evolve/trajectory"
 )
 
@@ -47,8 +48,8 @@ func TestDefaultRunTrajectories(t *testing.T) {
 	if err != nil || len(infos) == 0 {
 		t.Fatalf("test trajectories of %s: %v (%d)", a.Final, err, len(infos))
 	}
-	if a.StopReason != StopPatience {
-		t.Errorf("stop reason %q, want %q", a.StopReason, StopPatience)
+	if a.StopReason != rundir.StopPatience {
+		t.Errorf("stop reason %q, want %q", a.StopReason, rundir.StopPatience)
 	}
 	m, err := os.ReadFile(filepath.Join(a.Dir, "manifest.yaml"))
 	if err != nil || !strings.Contains(string(m), "stop_reason: patience") || !strings.Contains(string(m), "trajectories: failed") {
@@ -69,10 +70,10 @@ func TestStopReason(t *testing.T) {
 		gen        Generation
 		want, hint string
 	}{
-		{"max generations", 0, Generation{Failures: fails, Candidates: []Candidate{{}}}, StopMaxGenerations, ""},
-		{"patience", 2, Generation{Failures: fails, Candidates: []Candidate{{}}}, StopPatience, ""},
-		{"no failures", 2, Generation{}, StopNoFailures, ""},
-		{"no candidates", 2, Generation{Failures: fails}, StopNoCandidates, "every remedy"},
+		{"max generations", 0, Generation{Failures: fails, Candidates: []Candidate{{}}}, rundir.StopMaxGenerations, ""},
+		{"patience", 2, Generation{Failures: fails, Candidates: []Candidate{{}}}, rundir.StopPatience, ""},
+		{"no failures", 2, Generation{}, rundir.StopNoFailures, ""},
+		{"no candidates", 2, Generation{Failures: fails}, rundir.StopNoCandidates, "every remedy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r.ck.Stall = tc.stall

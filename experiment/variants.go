@@ -213,3 +213,17 @@ func setKey(m *yaml.Node, key, text string) {
 	}
 	setNode(m, key, n.Content[0])
 }
+
+// VariantsYAML returns the config's variants as a YAML document of the
+// key variants alone ("" when it has none): what an eval's checkpoint
+// records beside the resolved config, which leaves them out, so that a
+// resume parses the two together and plays the same variants.
+func (c *Config) VariantsYAML() (string, error) {
+	if len(c.Variants) == 0 {
+		return "", nil
+	}
+	data, err := yaml.Marshal(struct {
+		Variants []VariantConfig `yaml:"variants"`
+	}{c.Variants})
+	return string(data), err
+}

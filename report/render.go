@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"evolve/envs"
-	"evolve/experiment"
 	"evolve/internal/format"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // The report is built once as a small document model and rendered to
@@ -76,7 +76,7 @@ func (d *Data) settings() block {
 		{"versions", fmt.Sprintf("base %s, final %s", m.BaseVersion, m.FinalVersion)},
 	}}
 	if m.StopReason != "" {
-		stop := experiment.StopText(m.StopReason, s.Patience, s.MaxGenerations)
+		stop := rundir.StopText(m.StopReason, s.Patience, s.MaxGenerations)
 		if m.StopHint != "" {
 			stop += " (" + m.StopHint + ")"
 		}

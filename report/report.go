@@ -34,12 +34,11 @@ import (
 
 	"github.com/sourcegraph/conc"
 	"github.com/sourcegraph/conc/iter"
-	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
-	"evolve/experiment"
 	"evolve/internal/atomicfile"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/stats"
 )
 
@@ -144,7 +143,7 @@ type Data struct {
 	// Dir is the run directory.
 	Dir string
 	// Manifest is the run's manifest.yaml.
-	Manifest experiment.Manifest
+	Manifest rundir.RunManifest
 	// Settings are decoded from Manifest.Config.
 	Settings Settings
 	// Episodes, Candidates and Generations are the run's Parquet tables,
@@ -178,17 +177,15 @@ type Data struct {
 // unreadable.
 func Load(dir string) (*Data, error) {
 	d := &Data{Dir: dir}
-	mpath := filepath.Join(dir, "manifest.yaml")
-	raw, err := os.ReadFile(mpath)
+	mpath := filepath.Join(dir, rundir.ManifestFile)
+	m, err := rundir.ReadRunManifest(dir)
 	if errors.Is(err, os.ErrNotExist) {
-		return nil, fmt.Errorf("report: %s: %w (no manifest.yaml; is the run finished?)", dir, ErrNotRun)
+		return nil, fmt.Errorf("report: %s: %w (no %s; is the run finished?)", dir, ErrNotRun, rundir.ManifestFile)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	if err := yaml.Unmarshal(raw, &d.Manifest); err != nil {
-		return nil, fmt.Errorf("report: %s: %w", mpath, err)
-	}
+	d.Manifest = *m
 	var cfg struct {
 		Environment struct {
 			Name string `yaml:"name"`
@@ -230,13 +227,13 @@ func Load(dir string) (*Data, error) {
 		}
 		return nil
 	}
-	if err := read(results.TableEpisodes+".parquet", func(p string) (err error) { d.Episodes, d.Metrics, err = results.ReadEpisodes(p); return }); err != nil {
+	if err := read(rundir.EpisodesFile, func(p string) (err error) { d.Episodes, d.Metrics, err = results.ReadEpisodes(p); return }); err != nil {
 		return nil, err
 	}
-	if err := read(results.TableCandidates+".parquet", func(p string) (err error) { d.Candidates, err = results.ReadCandidates(p); return }); err != nil {
+	if err := read(rundir.CandidatesFile, func(p string) (err error) { d.Candidates, err = results.ReadCandidates(p); return }); err != nil {
 		return nil, err
 	}
-	if err := read(results.TableGenerations+".parquet", func(p string) (err error) { d.Generations, d.Causes, err = results.ReadGenerations(p); return }); err != nil {
+	if err := read(rundir.GenerationsFile, func(p string) (err error) { d.Generations, d.Causes, err = results.ReadGenerations(p); return }); err != nil {
 		return nil, err
 	}
 	if len(d.Generations) > 0 {

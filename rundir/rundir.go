@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"evolve/gate"
-	"evolve/internal/flock"
 	"evolve/results"
 )
 
@@ -97,8 +95,9 @@ type Entry struct {
 	// before its test split is played.
 	TestBase  *float64 `json:"test_base,omitempty"`
 	TestFinal *float64 `json:"test_final,omitempty"`
-	// StopReason says why a run's loop stopped (experiment.StopPatience,
-	// ...; "interrupted" for an interrupted run), "" while it runs.
+	// StopReason says why a run's loop stopped (StopPatience, ...;
+	// "interrupted" or "crashed" for a stopped run that recorded none),
+	// "" while it runs; StopText explains it.
 	StopReason string `json:"stop_reason,omitempty"`
 	StopHint   string `json:"stop_hint,omitempty"`
 
@@ -195,76 +194,6 @@ func (v *storedVerdict) baseline() string {
 	return v.Baseline
 }
 
-// checkpoint is what rundir reads of a run's or eval's checkpoint.json.
-type checkpoint struct {
-	RunID       string            `json:"run_id"` // a run's
-	ID          string            `json:"id"`     // an eval's
-	Config      string            `json:"config"`
-	SeedSHA256  map[string]string `json:"seed_sha256"`
-	SeedsSHA    string            `json:"seeds_sha256"`
-	Base        string            `json:"base"`
-	Generations int               `json:"generations"`
-	Incumbent   string            `json:"incumbent"`
-	LoopDone    bool              `json:"loop_done"`
-	Done        bool              `json:"done"`
-	Started     time.Time         `json:"started"`
-	Finished    time.Time         `json:"-"`
-	Sessions    []struct {
-		End string `json:"end"`
-	} `json:"sessions"`
-	StopReason string `json:"stop_reason"`
-	StopHint   string `json:"stop_hint"`
-	// an eval's
-	Split    string          `json:"split"`
-	Versions json.RawMessage `json:"versions"` // a run's: strings; an eval's: objects with a Label
-	DoneEval []string        `json:"-"`
-	EvalDone bool            `json:"-"`
-	Verdict  *storedVerdict  `json:"verdict"`
-}
-
-// manifest is what rundir reads of a finished run's manifest.yaml.
-type manifest struct {
-	Finished  time.Time              `yaml:"finished"`
-	Final     string                 `yaml:"final_version"`
-	TestBase  struct{ Mean float64 } `yaml:"test_base"`
-	TestFinal struct{ Mean float64 } `yaml:"test_final"`
-}
-
-// UnmarshalJSON reads both checkpoints: "done" is a bool in a run's and a
-// list of phases in an eval's; "finished" a time in a run's and a bool in
-// an eval's.
-func (c *checkpoint) UnmarshalJSON(b []byte) error {
-	type plain checkpoint
-	var raw map[string]json.RawMessage
-	if err := json.Unmarshal(b, &raw); err != nil {
-		return err
-	}
-	done, fin := raw["done"], raw["finished"]
-	delete(raw, "done")
-	delete(raw, "finished")
-	rest, _ := json.Marshal(raw)
-	var p plain
-	if err := json.Unmarshal(rest, &p); err != nil {
-		return err
-	}
-	*c = checkpoint(p)
-	if len(fin) > 0 {
-		if fin[0] == '"' {
-			_ = json.Unmarshal(fin, &c.Finished)
-		} else {
-			_ = json.Unmarshal(fin, &c.EvalDone)
-		}
-	}
-	if len(done) > 0 {
-		if done[0] == '[' {
-			_ = json.Unmarshal(done, &c.DoneEval)
-		} else {
-			_ = json.Unmarshal(done, &c.Done)
-		}
-	}
-	return nil
-}
-
 // List walks roots and returns every run and eval directory under them,
 // newest first (then by Key). A root that does not exist or cannot be
 // walked is an error naming it; a directory whose checkpoint cannot be
@@ -285,7 +214,7 @@ func List(roots []string) ([]Entry, error) {
 			if !d.IsDir() {
 				return nil
 			}
-			if _, err := os.Stat(filepath.Join(path, "checkpoint.json")); err != nil {
+			if _, err := os.Stat(filepath.Join(path, CheckpointFile)); err != nil {
 				return nil
 			}
 			e := Read(path)
@@ -314,32 +243,52 @@ func List(roots []string) ([]Entry, error) {
 // empty). What cannot be read is said in Problem.
 func Read(dir string) Entry {
 	e := Entry{Dir: dir, ID: filepath.Base(dir)}
-	ckPath := filepath.Join(dir, "checkpoint.json")
+	ckPath := filepath.Join(dir, CheckpointFile)
 	data, err := os.ReadFile(ckPath)
 	if err != nil {
 		e.Problem = err.Error()
 		return e
 	}
-	var ck checkpoint
-	if err := json.Unmarshal(data, &ck); err != nil {
+	var probe struct {
+		RunID string `json:"run_id"`
+		ID    string `json:"id"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
 		e.Problem = fmt.Sprintf("%s: %v", ckPath, err)
+		return e
+	}
+	var config string
+	var started time.Time
+	var run *Run
+	var ev *Eval
+	if probe.ID != "" && probe.RunID == "" {
+		ev = new(Eval)
+		err = decode(ckPath, data, ev)
+		config, started = ev.Config, ev.Started
+	} else {
+		run = new(Run)
+		err = decode(ckPath, data, run)
+		config, started = run.Config, run.Started
+	}
+	if err != nil {
+		e.Problem = err.Error()
 		return e
 	}
 	if fi, err := os.Stat(ckPath); err == nil {
 		e.Updated = fi.ModTime().UTC().Truncate(time.Second)
 	}
-	e.Started = ck.Started.UTC()
+	e.Started = started.UTC()
 	var cfg struct {
 		Name           string `yaml:"name"`
 		MaxGenerations int    `yaml:"max_generations"`
 	}
-	_ = yaml.Unmarshal([]byte(ck.Config), &cfg)
+	_ = yaml.Unmarshal([]byte(config), &cfg)
 	e.Name, e.MaxGenerations = cfg.Name, cfg.MaxGenerations
-	e.ConfigHash = configHash(ck.Config)
-	if ck.ID != "" && ck.RunID == "" {
-		readEval(&e, dir, &ck)
+	e.ConfigHash = configHash(config)
+	if ev != nil {
+		readEval(&e, dir, ev)
 	} else {
-		readRun(&e, dir, &ck)
+		readRun(&e, dir, run)
 	}
 	end := e.Finished
 	switch {
@@ -354,7 +303,7 @@ func Read(dir string) Entry {
 	return e
 }
 
-func readRun(e *Entry, dir string, ck *checkpoint) {
+func readRun(e *Entry, dir string, ck *Run) {
 	e.Kind, e.ID = KindRun, ck.RunID
 	e.Generations, e.Base, e.Final = ck.Generations, ck.Base, ck.Incumbent
 	e.StopReason, e.StopHint = ck.StopReason, ck.StopHint
@@ -371,7 +320,7 @@ func readRun(e *Entry, dir string, ck *checkpoint) {
 			Kind string `json:"kind"`
 		} `json:"edges"`
 	}
-	if data, err := os.ReadFile(filepath.Join(dir, "prompts", "versions.json")); err == nil && json.Unmarshal(data, &store) == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, PromptsDir, "versions.json")); err == nil && json.Unmarshal(data, &store) == nil {
 		for _, ed := range store.Edges {
 			if ed.Kind == "supersedes" {
 				e.Accepted++
@@ -382,12 +331,11 @@ func readRun(e *Entry, dir string, ck *checkpoint) {
 	case ck.Done:
 		e.Status = Finished
 		e.Finished = ck.Finished.UTC()
-		var m manifest
-		if data, err := os.ReadFile(filepath.Join(dir, "manifest.yaml")); err == nil && yaml.Unmarshal(data, &m) == nil {
+		if m, err := ReadRunManifest(dir); err == nil {
 			b, f := m.TestBase.Mean, m.TestFinal.Mean
 			e.TestBase, e.TestFinal = &b, &f
 		}
-	case locked(filepath.Join(dir, "run.lock")):
+	case Locked(dir, KindRun):
 		e.Status = Running
 	default:
 		e.Status = Crashed
@@ -400,23 +348,26 @@ func readRun(e *Entry, dir string, ck *checkpoint) {
 	}
 }
 
-func readEval(e *Entry, dir string, ck *checkpoint) {
+func readEval(e *Entry, dir string, ck *Eval) {
 	e.Kind, e.ID, e.Split = KindEval, ck.ID, ck.Split
 	e.SeedHash = short(ck.SeedsSHA)
-	var vs []struct{ Label string }
-	_ = json.Unmarshal(ck.Versions, &vs)
-	for _, v := range vs {
+	for _, v := range ck.Versions {
 		e.Versions = append(e.Versions, v.Label)
 	}
-	e.Phases = len(ck.DoneEval)
+	e.Phases = len(ck.Done)
 	switch {
-	case ck.EvalDone:
+	case ck.Finished:
 		e.Status = Finished
-		e.Verdict, e.Baseline = ck.Verdict.word(), ck.Verdict.baseline()
-		if fi, err := os.Stat(filepath.Join(dir, "summary.parquet")); err == nil {
+		var v *storedVerdict
+		if len(ck.Verdict) > 0 {
+			_ = json.Unmarshal(ck.Verdict, &v)
+		}
+		e.Verdict, e.Baseline = v.word(), v.baseline()
+		summary := filepath.Join(dir, SummaryFile)
+		if fi, err := os.Stat(summary); err == nil {
 			e.Finished = fi.ModTime().UTC().Truncate(time.Second)
 		}
-		if rows, err := results.ReadSummaries(filepath.Join(dir, "summary.parquet")); err == nil {
+		if rows, err := results.ReadSummaries(summary); err == nil {
 			e.Means = map[string]float64{}
 			first := ""
 			if len(rows) > 0 {
@@ -428,27 +379,11 @@ func readEval(e *Entry, dir string, ck *checkpoint) {
 				}
 			}
 		}
-	case locked(filepath.Join(dir, "eval.lock")):
+	case Locked(dir, KindEval):
 		e.Status = Running
 	default:
 		e.Status = Interrupted
 	}
-}
-
-// locked reports whether another process holds an exclusive flock on
-// path: a shared, non-blocking lock fails. The lock taken to test is
-// released at once; a missing file is not locked.
-func locked(path string) bool {
-	f, err := os.Open(path)
-	if err != nil {
-		return false
-	}
-	defer f.Close()
-	if err := flock.TryRLock(f); err != nil {
-		return errors.Is(err, flock.ErrLocked)
-	}
-	flock.Unlock(f)
-	return false
 }
 
 // configHash hashes a resolved config without its name and seeds lines.

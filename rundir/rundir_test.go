@@ -201,7 +201,7 @@ func TestRunningSeconds(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "r")
 	started := time.Now().UTC().Add(-90 * time.Minute).Truncate(time.Second)
 	write(t, filepath.Join(dir, "checkpoint.json"), `{"schema":1,"run_id":"r","config":`+jsonString(runConfig)+
-		`,"generations":1,"started":"`+started.Format(time.RFC3339)+`","sessions":[{"started":"x"}]}`)
+		`,"generations":1,"started":"`+started.Format(time.RFC3339)+`","sessions":[{"started":"`+started.Format(time.RFC3339)+`"}]}`)
 	old := time.Now().Add(-80 * time.Minute)
 	if err := os.Chtimes(filepath.Join(dir, "checkpoint.json"), old, old); err != nil {
 		t.Fatal(err)

@@ -16,7 +16,6 @@ import (
 
 	"evolve/agent"
 	"evolve/envs"
-	"evolve/experiment"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/rundir"
@@ -158,7 +157,7 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 	}
 	_ = yaml.Unmarshal([]byte(ck.Config), &cfg) // for display only: a bad config shows no stop text
 	if e.StopReason != "" {
-		out.StopText = experiment.StopText(e.StopReason, cfg.Patience, cfg.MaxGenerations)
+		out.StopText = rundir.StopText(e.StopReason, cfg.Patience, cfg.MaxGenerations)
 		if e.StopHint != "" {
 			out.StopText += " (" + e.StopHint + ")"
 		}
