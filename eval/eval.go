@@ -40,15 +40,6 @@ import (
 // old semantics is replayed.
 const SemanticsVersion = 1
 
-// Checkpoint, manifest and table files of an eval directory: rundir's
-// names, here for eval's callers.
-const (
-	CheckpointFile = rundir.CheckpointFile
-	ManifestFile   = rundir.ManifestFile
-	EpisodesFile   = rundir.EpisodesFile
-	SummaryFile    = rundir.SummaryFile
-)
-
 // EpisodeSeed returns the seed that repeat r of seed s plays: s itself for
 // r = 0 (so a single repeat plays exactly the seed set, as evolve run
 // does), else SplitMix64 (Steele, Lea & Flood 2014) of s + r·0x9E3779B97F4A7C15,
@@ -480,7 +471,7 @@ func (e *eval) create() error {
 			return e.init()
 		}
 		if ents, err := os.ReadDir(e.dir); err != nil || len(ents) > 0 {
-			if _, err := os.Stat(filepath.Join(e.dir, CheckpointFile)); err == nil {
+			if _, err := os.Stat(filepath.Join(e.dir, rundir.CheckpointFile)); err == nil {
 				return fmt.Errorf("--dir %s holds an eval already (an eval never overwrites one): complete it, or re-emit its verdict, with evolve eval --resume %s", e.dir, e.dir)
 			}
 			return fmt.Errorf("--dir %s: want a new or empty directory (an eval never overwrites one)", e.dir)

@@ -198,7 +198,7 @@ func (e *eval) loadBaseline() (*baseline, error) {
 		if version == "" && len(m.Versions) > 0 {
 			version = m.Versions[0].Label
 		}
-		file = filepath.Join(path, EpisodesFile)
+		file = filepath.Join(path, rundir.EpisodesFile)
 	}
 	rows, _, err := results.ReadEpisodes(file)
 	if err != nil {

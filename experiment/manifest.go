@@ -9,14 +9,6 @@ import (
 	"evolve/rundir"
 )
 
-// Manifest is a run's manifest.yaml (rundir.RunManifest), named here
-// for the callers that read it as experiment.Manifest.
-type Manifest = rundir.RunManifest
-
-// SessionFinished is rundir.SessionFinished: a run's session that ended
-// with the run.
-const SessionFinished = rundir.SessionFinished
-
 func (r *run) writeManifest(res *Result) error {
 	resolved, err := r.cfg.Resolved()
 	if err != nil {

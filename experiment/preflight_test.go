@@ -12,6 +12,7 @@ import (
 	"evolve/envs"
 	"evolve/params"
 	"evolve/prompt"
+	"evolve/rundir"
 )
 
 // The manifest records the absolute paths of the seed directory and base
@@ -39,12 +40,12 @@ func TestManifestRecordsInputs(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Manifest
+	var m rundir.RunManifest
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}
 	sum := sha256.Sum256(base)
-	want := Manifest{SeedsDir: filepath.Join(dir, "seeds"), BasePrompt: filepath.Join(dir, "base.yaml"),
+	want := rundir.RunManifest{SeedsDir: filepath.Join(dir, "seeds"), BasePrompt: filepath.Join(dir, "base.yaml"),
 		BasePromptSHA256: hex.EncodeToString(sum[:])}
 	if m.SeedsDir != want.SeedsDir || m.BasePrompt != want.BasePrompt || m.BasePromptSHA256 != want.BasePromptSHA256 ||
 		m.BaseContentSHA256 != r.base.ContentSHA256 || len(m.BaseContentSHA256) != 64 {

@@ -30,13 +30,13 @@ func smallSeeds(t *testing.T) string {
 	return dir
 }
 
-func readManifest(t *testing.T, dir string) Manifest {
+func readManifest(t *testing.T, dir string) rundir.RunManifest {
 	t.Helper()
 	data, err := os.ReadFile(filepath.Join(dir, "manifest.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m Manifest
+	var m rundir.RunManifest
 	if err := yaml.Unmarshal(data, &m); err != nil {
 		t.Fatal(err)
 	}

@@ -485,7 +485,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	res.Generations, res.Candidates = r.generations, r.candidates
 	results.SortGenerations(res.Generations)
 	results.SortCandidates(res.Candidates)
-	r.endSession(SessionFinished, res.Finished)
+	r.endSession(rundir.SessionFinished, res.Finished)
 	if err := r.export(ctx, res); err != nil {
 		r.endSession("", time.Time{})
 		return nil, r.interrupted(ctx, err)

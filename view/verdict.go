@@ -115,7 +115,7 @@ type evalState struct {
 // when the checkpoint cannot be read (rundir.Entry.Problem says why).
 func readEvalState(dir string) evalState {
 	var st evalState
-	if data, err := os.ReadFile(filepath.Join(dir, eval.CheckpointFile)); err == nil {
+	if data, err := os.ReadFile(filepath.Join(dir, rundir.CheckpointFile)); err == nil {
 		_ = json.Unmarshal(data, &st)
 	}
 	return st

@@ -14,10 +14,10 @@ import (
 
 	"evolve/agent"
 	"evolve/envs/nethack"
-	"evolve/eval"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/trajectory"
 )
 
@@ -149,7 +149,7 @@ agent:
 			}
 			outs = append(outs, "cached")
 			arch := filepath.Join("trajectories", "val", "v1.0.0.zip")
-			for _, f := range []string{eval.EpisodesFile, arch} {
+			for _, f := range []string{rundir.EpisodesFile, arch} {
 				want, err := os.ReadFile(filepath.Join(dir, "cold", f))
 				if err != nil || len(want) == 0 {
 					t.Fatalf("cold eval wrote no %s: %v", f, err)
@@ -160,7 +160,7 @@ agent:
 					}
 				}
 			}
-			rows, _, err := results.ReadEpisodes(filepath.Join(dir, "cached", eval.EpisodesFile))
+			rows, _, err := results.ReadEpisodes(filepath.Join(dir, "cached", rundir.EpisodesFile))
 			if err != nil || len(rows) != 3 {
 				t.Fatalf("cached eval: %d episodes, %v; want 3", len(rows), err)
 			}
@@ -221,7 +221,7 @@ agent:
 			if got, _ := os.ReadFile(entry); !bytes.Equal(got, good) {
 				t.Errorf("the damaged entry was not replaced by the episode's")
 			}
-			for _, f := range []string{eval.EpisodesFile, arch} {
+			for _, f := range []string{rundir.EpisodesFile, arch} {
 				want, _ := os.ReadFile(filepath.Join(dir, "cold", f))
 				if got, _ := os.ReadFile(filepath.Join(dir, "damaged", f)); !bytes.Equal(got, want) {
 					t.Errorf("%s after a damaged entry differs from the cold eval's", f)
@@ -348,7 +348,7 @@ func TestEvalCacheTrajectoryPolicies(t *testing.T) {
 	if p != 0 || c != 12 || !strings.Contains(log, "cache_old_format=12") {
 		t.Fatalf("eval of format-1 entries: %d played, %d cached; want 0, 12\n%s", p, c, log)
 	}
-	same("failed-cold", "failed-v1", eval.EpisodesFile)
+	same("failed-cold", "failed-v1", rundir.EpisodesFile)
 	same("failed-cold", "failed-v1", arch)
 
 	// Under all, the successful episodes' trajectories are missing.
@@ -362,7 +362,7 @@ func TestEvalCacheTrajectoryPolicies(t *testing.T) {
 	if p != missing || c != 12-missing || !strings.Contains(log, fmt.Sprintf("replayed_for_trajectory=%d", missing)) {
 		t.Fatalf("eval under all: %d played, %d cached; want %d, %d\n%s", p, c, missing, 12-missing, log)
 	}
-	same("all-cold", "all", eval.EpisodesFile)
+	same("all-cold", "all", rundir.EpisodesFile)
 	same("all-cold", "all", arch)
 	if p, c, _ := evalIn("all-again", "all"); p != 0 || c != 12 {
 		t.Fatalf("eval under all again: %d played, %d cached; want 0, 12", p, c)
@@ -382,5 +382,5 @@ func TestEvalCacheTrajectoryPolicies(t *testing.T) {
 		t.Fatalf("eval under failed after none: %d played, %d cached; want %d, %d", p, c, 12-missing, missing)
 	}
 	same("failed-cold", "failed-after-none", arch)
-	same("failed-cold", "none", eval.EpisodesFile)
+	same("failed-cold", "none", rundir.EpisodesFile)
 }

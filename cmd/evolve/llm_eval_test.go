@@ -11,11 +11,11 @@ import (
 
 	"evolve/agent"
 	"evolve/envs"
-	"evolve/eval"
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // llmSeeds writes a seed set of the given split sizes under dir.
@@ -76,7 +76,7 @@ agent:
 		t.Fatal("the eval made no request")
 	}
 	e1 := runDir(t, out1)
-	rows, metrics, err := results.ReadEpisodes(filepath.Join(e1, eval.EpisodesFile))
+	rows, metrics, err := results.ReadEpisodes(filepath.Join(e1, rundir.EpisodesFile))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,7 @@ agent:
 	if score["v2.0.0"] <= score["v1.0.0"] {
 		t.Errorf("the version with the rule scored %v, the base %v: the model did not read the prompt", score["v2.0.0"], score["v1.0.0"])
 	}
-	man, _ := os.ReadFile(filepath.Join(e1, eval.ManifestFile))
+	man, _ := os.ReadFile(filepath.Join(e1, rundir.ManifestFile))
 	if !strings.Contains(string(man), "agent: llm sha256:") || !strings.Contains(string(man), "requests: ") {
 		t.Errorf("manifest.yaml has no agent identity or model statistics:\n%s", man)
 	}
@@ -114,7 +114,7 @@ agent:
 		}
 	}
 	e2 := runDir(t, out2)
-	for _, f := range []string{eval.EpisodesFile, eval.SummaryFile} {
+	for _, f := range []string{rundir.EpisodesFile, rundir.SummaryFile} {
 		same(f, filepath.Join(e1, f), filepath.Join(e2, f))
 	}
 	if json1 != json2 || !strings.Contains(json1, "v2.0.0") {
@@ -125,7 +125,7 @@ agent:
 	if code, _, stderr := evolve(t, evalArgs(out3, "--llm-cache", "read")...); code != exitOK || srv.Requests() != first {
 		t.Errorf("--llm-cache read: exit %d, %d requests\n%s", code, srv.Requests()-first, stderr)
 	} else {
-		same(eval.EpisodesFile, filepath.Join(e1, eval.EpisodesFile), filepath.Join(runDir(t, out3), eval.EpisodesFile))
+		same(rundir.EpisodesFile, filepath.Join(e1, rundir.EpisodesFile), filepath.Join(runDir(t, out3), rundir.EpisodesFile))
 	}
 	if code, _, stderr := evolve(t, evalArgs(t.TempDir(), "--llm-cache", "sometimes")...); code != exitUsage || !strings.Contains(stderr, "--llm-cache") {
 		t.Errorf("--llm-cache sometimes: exit %d\n%s", code, stderr)

@@ -21,6 +21,7 @@ import (
 	"evolve/llm"
 	"evolve/llm/llmtest"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // nightFaults are the first-attempt faults of TestLLMNight's servers:
@@ -168,7 +169,7 @@ agent:
 	if len(ea) == 0 || !bytes.Equal(ea, eb) {
 		t.Error("episodes.parquet of the interrupted and resumed run differs from the uninterrupted run's")
 	}
-	var m experiment.Manifest
+	var m rundir.RunManifest
 	data, err := os.ReadFile(filepath.Join(runB, "manifest.yaml"))
 	if err == nil {
 		err = yaml.Unmarshal(data, &m)
@@ -180,7 +181,7 @@ agent:
 		t.Logf("interrupted and resumed run: %d calls, %d requests, %d retries, %d unusable attempts, %d outages, %v in backoff waits; cache %d entries, %d bytes per entry",
 			m.LLM.Calls, m.LLM.Requests, m.LLM.Retries, m.LLM.Unusable, m.LLM.Outages, m.LLM.Waited, m.LLM.CacheStored, m.LLM.CacheBytes/m.LLM.CacheStored)
 	}
-	if len(m.Sessions) != 2 || m.Sessions[0].End != "SIGINT" || m.Sessions[1].End != experiment.SessionFinished {
+	if len(m.Sessions) != 2 || m.Sessions[0].End != "SIGINT" || m.Sessions[1].End != rundir.SessionFinished {
 		t.Errorf("manifest sessions %+v, want SIGINT then finished", m.Sessions)
 	}
 	if m.LLM == nil || float64(m.LLM.Calls) < sum["model_calls"] || m.LLM.Requests < b.Requests()+c.Requests()-10 {
