@@ -32,6 +32,7 @@ import (
 
 	"evolve/internal/inputfile"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // Sample is a loaded sample of scores.
@@ -322,7 +323,7 @@ func noRepeats(name string, seeds []uint64) error {
 // kept for more than one), the latest generation's episodes are used. An
 // unknown version is an error listing the versions that played split.
 func FromRun(dir, version, split string) (*Sample, error) {
-	path := filepath.Join(dir, results.TableEpisodes+".parquet")
+	path := filepath.Join(dir, rundir.EpisodesFile)
 	eps, _, err := results.ReadEpisodes(path)
 	if err != nil {
 		return nil, err

@@ -12,6 +12,7 @@ import (
 	"evolve/experiment"
 	"evolve/guard"
 	"evolve/prompt"
+	"evolve/rundir"
 	"evolve/seeds"
 )
 
@@ -117,7 +118,7 @@ func validateOne(path string, info envs.Info) (string, error) {
 		return "file", err
 	}
 	if st.IsDir() {
-		if _, err := os.Stat(filepath.Join(path, "manifest.yaml")); err == nil {
+		if _, err := os.Stat(filepath.Join(path, rundir.ManifestFile)); err == nil {
 			return validateRunDir(path) // a run or eval directory, not a seed set
 		}
 		set, err := seeds.Load(path)

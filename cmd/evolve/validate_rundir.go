@@ -11,6 +11,7 @@ import (
 
 	"evolve/prompt"
 	"evolve/results"
+	"evolve/rundir"
 )
 
 // validateRunDir checks a run or eval directory (one with manifest.yaml)
@@ -55,7 +56,7 @@ func validateRunDir(dir string) (string, error) {
 			versions++
 		}
 	}
-	rows, _, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	rows, _, err := results.ReadEpisodes(filepath.Join(dir, rundir.EpisodesFile))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return kind, err
 	}
