@@ -61,8 +61,8 @@ type CauseTableJSON struct {
 type MixRowJSON struct {
 	Version string `json:"version"`
 	Variant string `json:"variant,omitempty"`
-	// Generation, when >= 0, restricts the mix to the episodes of that
-	// generation (generations.parquet's numbering, from 0); -1 for all.
+	// Generation, when >= 1, restricts the mix to the episodes of that
+	// generation, counted from 1 (generations.parquet's + 1); 0 for all.
 	Generation int `json:"generation"`
 	// N is the number of episodes counted, Failures those whose cause
 	// is not "none".
@@ -94,7 +94,7 @@ type KilledByJSON struct {
 // incumbent's val episodes with the accepted candidate's, both of
 // generation g.
 type MixShiftJSON struct {
-	// Generation counts from 1, as the CLI and docs do (generations.parquet's g+1).
+	// Generation counts from 1, as the docs do (generations.parquet's g+1).
 	Generation  int         `json:"generation"`
 	Parent      string      `json:"parent"`
 	Accepted    string      `json:"accepted"`
@@ -181,7 +181,7 @@ func (r *run) failures(id string) *FailuresJSON {
 	// mix sums the counts of (split, variant, version) over generation
 	// gen (-1 for all); nil when no episode matches.
 	mix := func(split, variant, version string, gen int) *MixRowJSON {
-		row := &MixRowJSON{Version: version, Variant: variant, Generation: gen, Counts: make([]int, len(out.Causes))}
+		row := &MixRowJSON{Version: version, Variant: variant, Generation: gen + 1, Counts: make([]int, len(out.Causes))}
 		found := false
 		for k, c := range counts {
 			if k.split != split || k.variant != variant || k.version != version || (gen >= 0 && int(k.gen) != gen) {
@@ -197,7 +197,7 @@ func (r *run) failures(id string) *FailuresJSON {
 		}
 		g := ""
 		if gen >= 0 {
-			g = strconv.Itoa(gen)
+			g = strconv.Itoa(gen + 1)
 		}
 		for i, n := range row.Counts {
 			row.N += n
@@ -409,3 +409,158 @@ func parameters(dir string, l *Lineage, gens []results.GenerationRow, cands []re
 	}
 	return out
 }
+
+// DefaultTable is the index of the cause table shown first: train's,
+// else the first.
+func (fa *FailuresJSON) DefaultTable() int {
+	for i, t := range fa.Tables {
+		if t.Split == "train" {
+			return i
+		}
+	}
+	return 0
+}
+
+// KilledByOn returns the killed_by texts of one split.
+func (fa *FailuresJSON) KilledByOn(split string) []KilledByJSON {
+	var out []KilledByJSON
+	for _, k := range fa.KilledBy {
+		if k.Split == split {
+			out = append(out, k)
+		}
+	}
+	return out
+}
+
+// mixCell is one cause's share before and after a mutation, drawn.
+type mixCell struct {
+	OK    bool
+	A, B  cellSide
+	Class string // "better", "worse" or ""
+	Title string
+}
+
+type cellSide struct {
+	Count int
+	Share num
+	URL   string
+}
+
+// Shift returns cause k's cell of a mix shift from a to b: green when
+// a failure share fell (or the no-failure share rose), red otherwise.
+func (fa *FailuresJSON) Shift(a, b *MixRowJSON, k int) mixCell {
+	if a == nil || b == nil {
+		return mixCell{}
+	}
+	c := mixCell{OK: true, A: cellSide{a.Counts[k], a.Shares[k], a.URLs[k]}, B: cellSide{b.Counts[k], b.Shares[k], b.URLs[k]},
+		Title: fmt.Sprintf("%d of %d → %d of %d", a.Counts[k], a.N, b.Counts[k], b.N)}
+	d := float64(b.Shares[k]) - float64(a.Shares[k])
+	worse := d > 0
+	if fa.Causes[k] == "none" {
+		worse = d < 0
+	}
+	if math.Abs(d) > 1e-9 {
+		c.Class = "better"
+		if worse {
+			c.Class = "worse"
+		}
+	}
+	return c
+}
+
+// paramsView is the parameters section's data: the run's URL id and
+// its table.
+type paramsView struct {
+	ID string
+	P  *ParametersJSON
+}
+
+// Was is the tooltip of a changed value: the parent's value.
+func (pt *ParametersJSON) Was(r ParamRowJSON, k int) string {
+	for _, p := range pt.Rows {
+		if p.Slug == r.Slug && p.Version == r.Parent {
+			v := p.Values[k]
+			if v == "" {
+				v = "(absent)"
+			}
+			return "was " + v + " in " + r.Parent
+		}
+	}
+	return ""
+}
+
+// slicePlot is one parameter's slice plot drawn in a 220×160 SVG.
+type slicePlot struct {
+	Name           string
+	X0, X1, Y0, Y1 string
+	Points         []slicePoint
+}
+
+type slicePoint struct {
+	CX, CY string
+	Title  string
+}
+
+// Constant are the numeric parameters with one value across the
+// versions with a val mean (no plot for them).
+func (pt *ParametersJSON) Constant() []string {
+	_, c := pt.slices()
+	return c
+}
+
+// Slices are the slice plots of the numeric parameters that vary.
+func (pt *ParametersJSON) Slices() []slicePlot {
+	p, _ := pt.slices()
+	return p
+}
+
+func (pt *ParametersJSON) slices() ([]slicePlot, []string) {
+	var plots []slicePlot
+	var constant []string
+	const W, H, L, R, T, B = 220.0, 160.0, 44.0, 8.0, 18.0, 28.0
+	for k, name := range pt.Names {
+		if !pt.Numeric[k] {
+			continue
+		}
+		type pt3 struct {
+			x, y float64
+			v    string
+		}
+		var pts []pt3
+		distinct := map[float64]bool{}
+		for _, r := range pt.Rows {
+			if r.Nums == nil {
+				continue
+			}
+			x, y := float64(r.Nums[k]), float64(r.ValMean)
+			if math.IsNaN(x) || math.IsNaN(y) {
+				continue
+			}
+			pts = append(pts, pt3{x, y, r.Version})
+			distinct[x] = true
+		}
+		if len(distinct) < 2 {
+			constant = append(constant, name)
+			continue
+		}
+		x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
+		for _, p := range pts {
+			x0, x1, y0, y1 = math.Min(x0, p.x), math.Max(x1, p.x), math.Min(y0, p.y), math.Max(y1, p.y)
+		}
+		if y0 == y1 {
+			y0, y1 = y0-1e-9-math.Abs(y0)*0.05, y1+1e-9+math.Abs(y1)*0.05
+		}
+		sp := slicePlot{Name: name, X0: short(x0), X1: short(x1), Y0: short(y0), Y1: short(y1)}
+		for _, p := range pts {
+			cx := L + (p.x-x0)/(x1-x0)*(W-L-R)
+			cy := H - B - (p.y-y0)/(y1-y0)*(H-T-B)
+			sp.Points = append(sp.Points, slicePoint{CX: strconv.FormatFloat(cx, 'f', 1, 64), CY: strconv.FormatFloat(cy, 'f', 1, 64),
+				Title: fmt.Sprintf("%s: %s %s, val mean %s", p.v, name, strconv.FormatFloat(p.x, 'g', -1, 64), fmtNum(p.y))})
+		}
+		plots = append(plots, sp)
+	}
+	return plots, constant
+}
+
+// short writes a number with three significant digits.
+func short(x float64) string { return strconv.FormatFloat(x, 'g', 3, 64) }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -14,10 +15,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"evolve/agent"
 	"evolve/envs"
 	"evolve/prompt"
-	"evolve/results"
 	"evolve/rundir"
 	"evolve/stats"
 	"evolve/trajectory"
@@ -35,12 +34,20 @@ func (x num) MarshalJSON() ([]byte, error) {
 	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
 }
 
-// SummaryJSON is a stats.Summary for JSON.
+// SummaryJSON is a stats.Summary for JSON: n, mean, sample standard
+// deviation, median, interquartile mean, the Student t 95% CI of the
+// mean, minimum and maximum (null when undefined, e.g. the CI of one
+// value).
 type SummaryJSON struct {
-	N                  int `json:"n"`
-	Mean, Std, Median  num
-	IQM, CILow, CIHigh num
-	Min, Max           num
+	N      int `json:"n"`
+	Mean   num `json:"mean"`
+	Std    num `json:"std"`
+	Median num `json:"median"`
+	IQM    num `json:"iqm"`
+	CILow  num `json:"ci_low"`
+	CIHigh num `json:"ci_high"`
+	Min    num `json:"min"`
+	Max    num `json:"max"`
 }
 
 func summaryJSON(s stats.Summary) SummaryJSON {
@@ -69,30 +76,32 @@ func readLineage(dir string) (*Lineage, error) {
 	return &l, nil
 }
 
-// RunJSON is /api/runs/{id}.
+// RunJSON is the run page's data (/api/v1/runs/{id}): a run or an eval.
 type RunJSON struct {
-	Entry       EntryJSON               `json:"entry"`
-	StopText    string                  `json:"stop_text"`
-	Config      string                  `json:"config"` // the resolved config, YAML
-	Causes      []envs.Cause            `json:"causes"`
-	Generations []results.GenerationRow `json:"generations"`
-	Candidates  []results.CandidateRow  `json:"candidates"`
-	Lineage     *Lineage                `json:"lineage"`
-	Plots       []string                `json:"plots"` // plots/NAME.svg, served under /files/{id}/
-	Files       []string                `json:"files"` // report.html, results.tex, ... that exist
+	Entry    EntryJSON    `json:"entry"`
+	StopText string       `json:"stop_text"`
+	Config   string       `json:"config"` // the resolved config, YAML
+	Causes   []envs.Cause `json:"causes"`
+	// Generations are generations.parquet's rows and Candidates
+	// candidates.parquet's, each numbered from 1 as the docs number
+	// them (the tables' generation + 1).
+	Generations []GenerationJSON `json:"generations"`
+	Candidates  []CandidateJSON  `json:"candidates"`
+	Lineage     *Lineage         `json:"lineage"`
+	Plots       []string         `json:"plots"` // plots/NAME.svg, served under /files/{id}/
+	Files       []string         `json:"files"` // report.html, results.tex, ... that exist
 	// AllFiles are every regular file under the directory (slash
 	// separated, relative, sorted), each served read-only under
 	// /files/{id}/.
 	AllFiles   []FileJSON       `json:"all_files"`
-	Summaries  []SummaryRowJSON `json:"summaries,omitempty"`
+	Summaries  []SummaryRowJSON `json:"summaries"`
 	Verdict    *EvalVerdictJSON `json:"verdict,omitempty"`    // an eval's, as it reached it
 	Trajectory map[string]int   `json:"trajectories"`         // archives by split
 	Replicates *Replicates      `json:"replicates,omitempty"` // the group of replicates the run is in
 	// Alpha is a run's acceptance.alpha and AlphaSpending its
-	// acceptance.alpha_spending ("basel" or "none"); GenerationAlpha[g]
-	// the level generation g of generations.parquet (counted from 0
-	// there, shown as g+1) was tested at: α·6/(π²(g+1)²)
-	// (stats.BaselAlpha) under "basel", else α.
+	// acceptance.alpha_spending ("basel" or "none"); GenerationAlpha[g-1]
+	// the level generation g (counted from 1) was tested at:
+	// α·6/(π²g²) (stats.BaselAlpha) under "basel", else α.
 	Alpha           float64   `json:"alpha,omitempty"`
 	AlphaSpending   string    `json:"alpha_spending,omitempty"`
 	GenerationAlpha []float64 `json:"generation_alpha,omitempty"`
@@ -107,6 +116,81 @@ type RunJSON struct {
 	// Parameters is every version's policy parameters with its val mean;
 	// nil when no version of the prompt store has a policy parameter.
 	Parameters *ParametersJSON `json:"parameters,omitempty"`
+	// Progress is a run's progress through its phases, read from
+	// episodes.parquet and the checkpoint (see ProgressJSON).
+	Progress *ProgressJSON `json:"progress,omitempty"`
+
+	graph *graph // the lineage drawn (not in the JSON)
+}
+
+func (d *RunJSON) title() string {
+	if d.Entry.Kind == rundir.KindEval {
+		return "Eval " + d.Entry.ID
+	}
+	return "Run " + d.Entry.ID
+}
+func (d *RunJSON) crumbs() []LinkJSON { return []LinkJSON{crumb("runs", "/"), crumb(d.Entry.ID, "")} }
+func (d *RunJSON) live() bool         { return d.Entry.Status == rundir.Running }
+
+// Graph is the lineage drawn as an SVG graph.
+func (d *RunJSON) Graph() *graph { return d.graph }
+
+// CandidatesOf returns the candidates of generation g (from 1).
+func (d *RunJSON) CandidatesOf(g int) []CandidateJSON {
+	var out []CandidateJSON
+	for _, c := range d.Candidates {
+		if c.Generation == g {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// GenerationJSON is one generation of a run (results.GenerationRow).
+type GenerationJSON struct {
+	// Generation counts from 1 (generations.parquet's + 1).
+	Generation int    `json:"generation"`
+	Incumbent  string `json:"incumbent"`
+	NTrain     int32  `json:"n_train"`
+	NVal       int32  `json:"n_val"`
+	TrainMean  num    `json:"train_mean"`
+	ValMean    num    `json:"val_mean"`
+	ValCILow   num    `json:"val_ci_low"`
+	ValCIHigh  num    `json:"val_ci_high"`
+	// Failures counts the incumbent's failed train episodes.
+	Failures    int32  `json:"failures"`
+	NCandidates int32  `json:"n_candidates"`
+	Accepted    string `json:"accepted"` // "" when none was
+	// Alpha is the level the generation's candidates were tested at.
+	Alpha num `json:"alpha"`
+	// EpisodesUsed is the run's cumulative train and val episodes.
+	EpisodesUsed int64 `json:"episodes_used"`
+}
+
+// CandidateJSON is one candidate (results.CandidateRow) and why it was
+// accepted or rejected.
+type CandidateJSON struct {
+	// Generation counts from 1 (candidates.parquet's + 1).
+	Generation int    `json:"generation"`
+	Version    string `json:"version"`
+	Parent     string `json:"parent"`
+	Operator   string `json:"operator"`
+	Proposer   string `json:"proposer"`
+	Mutation   string `json:"mutation"`
+	N          int32  `json:"n"`
+	Mean       num    `json:"mean"`
+	Test       string `json:"test"`
+	P          num    `json:"p"`
+	PAdj       num    `json:"p_adj"`
+	// Alpha is its generation's level.
+	Alpha    num    `json:"alpha"`
+	A12      num    `json:"a12"`
+	Accepted bool   `json:"accepted"`
+	Look     *int32 `json:"look,omitempty"`
+	Stop     string `json:"stop,omitempty"`
+	// Why says why it was accepted or rejected, e.g. "rejected: p adj.
+	// 0.034 ≥ α_2 0.008".
+	Why string `json:"why"`
 }
 
 // LinkJSON is a link the page offers: its text and URL.
@@ -122,24 +206,33 @@ type FileJSON struct {
 	URL   string `json:"url"`   // /files/{id}/NAME
 }
 
-// SummaryRowJSON is a results.SummaryRow for JSON.
+// SummaryRowJSON is a results.SummaryRow (an eval's version on a split).
 type SummaryRowJSON struct {
-	Variant, Version, Split string
-	N                       int32
-	Mean, Std, Median, IQM  num
-	CILow, CIHigh           num
+	Variant string `json:"variant"`
+	Version string `json:"version"`
+	Split   string `json:"split"`
+	N       int32  `json:"n"`
+	Mean    num    `json:"mean"`
+	Std     num    `json:"std"`
+	Median  num    `json:"median"`
+	IQM     num    `json:"iqm"`
+	CILow   num    `json:"ci_low"`
+	CIHigh  num    `json:"ci_high"`
 }
 
-func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
+func (s *Server) runData(r *http.Request) (any, error) {
 	id := r.PathValue("id")
-	run := s.lookup(w, id)
-	if run == nil {
-		return
+	run, err := s.open(id)
+	if err != nil {
+		return nil, err
 	}
 	defer run.mu.Unlock()
 	e := run.entry
-	out := RunJSON{Entry: EntryJSON{Entry: e, URLID: id}, Causes: run.causes, Generations: run.generations,
-		Candidates: run.candidates, Trajectory: map[string]int{}}
+	out := &RunJSON{Entry: entryJSON(e), Causes: run.causes, Trajectory: map[string]int{}, Generations: []GenerationJSON{},
+		Candidates: []CandidateJSON{}, Summaries: []SummaryRowJSON{}, Plots: []string{}, Files: []string{}}
+	if out.Causes == nil {
+		out.Causes = []envs.Cause{}
+	}
 	var ck struct {
 		Config string `json:"config"`
 	}
@@ -180,6 +273,7 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		out.Comparisons = run.baseFinalLinks(id)
+		out.Generations, out.Candidates = decisions(run.generations, run.candidates, out.GenerationAlpha)
 	}
 	if out.Comparisons == nil {
 		out.Comparisons = []LinkJSON{}
@@ -193,10 +287,11 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 	}
 	l, err := readLineage(e.Dir)
 	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
-		return
+		return nil, err
 	}
 	out.Lineage = l
+	out.graph = drawLineage(id, l, run.candidates)
+	out.Progress = run.progress()
 	if e.Kind == rundir.KindRun {
 		out.Parameters = parameters(e.Dir, l, run.generations, run.candidates)
 	}
@@ -233,155 +328,69 @@ func (s *Server) apiRun(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
-// EpisodeDetail is /api/runs/{id}/episodes/{split}/{version}/{seed}.
-type EpisodeDetail struct {
-	Episode EpisodeJSON `json:"episode"`
-	// Trajectory is nil when none is stored.
-	Trajectory *TrajectoryJSON `json:"trajectory"`
-	// Note says why there is no trajectory.
-	Note string `json:"note,omitempty"`
-	// TrajectoryError is the error reading a stored trajectory (a
-	// damaged archive), "" when it was read or none is stored.
-	TrajectoryError string `json:"trajectory_error,omitempty"`
-}
-
-// TrajectoryJSON is a stored trajectory as the replay reads it. Kind
-// says which of the other fields is set: "dungeon" (Dungeon: the
-// expanded steps), "transcript" (Transcript: an LLM agent's turns),
-// "asciicast" (Cast: the recording's text) or "json" (Raw: any other
-// JSON, as stored).
-type TrajectoryJSON struct {
-	Kind       string               `json:"kind"`
-	Format     string               `json:"format"`
-	Bytes      int                  `json:"bytes"` // stored size, uncompressed
-	Dungeon    *agent.DungeonReplay `json:"dungeon,omitempty"`
-	Transcript *agent.Transcript    `json:"transcript,omitempty"`
-	Cast       string               `json:"cast,omitempty"`
-	Raw        json.RawMessage      `json:"raw,omitempty"`
-}
-
-// Decode turns a stored trajectory into what the replay shows.
-func Decode(e trajectory.Entry) (*TrajectoryJSON, error) {
-	t := &TrajectoryJSON{Format: e.Format, Bytes: len(e.Data)}
-	if e.Format == envs.TrajectoryAsciicast {
-		t.Kind, t.Cast = "asciicast", string(e.Data)
-		return t, nil
-	}
-	var head struct {
-		Kind string `json:"kind"`
-	}
-	_ = json.Unmarshal(e.Data, &head)
-	switch head.Kind {
-	case agent.DungeonRecordKind:
-		rp, err := agent.ExpandDungeon(e.Data)
-		if err != nil {
-			return nil, err
-		}
-		t.Kind, t.Dungeon = "dungeon", rp
-	case agent.TranscriptKind:
-		var tr agent.Transcript
-		if err := json.Unmarshal(e.Data, &tr); err != nil {
-			return nil, fmt.Errorf("LLM transcript: %w", err)
-		}
-		t.Kind, t.Transcript = "transcript", &tr
-	default:
-		if !json.Valid(e.Data) {
-			return nil, fmt.Errorf("the stored trajectory is not JSON")
-		}
-		t.Kind, t.Raw = "json", e.Data
-	}
-	return t, nil
-}
-
-func (s *Server) apiEpisode(w http.ResponseWriter, r *http.Request) {
-	seed, err := parseSeed(r.PathValue("seed"))
-	if err != nil {
-		httpError(w, err, http.StatusBadRequest)
-		return
-	}
-	split, version := r.PathValue("split"), r.PathValue("version")
-	variant := r.URL.Query().Get("variant")
-	repeat := 0
-	if s := r.URL.Query().Get("repeat"); s != "" {
-		if repeat, err = strconv.Atoi(s); err != nil || repeat < 0 {
-			httpError(w, fmt.Errorf("repeat: %q is not an integer >= 0", s), http.StatusBadRequest)
-			return
-		}
-	}
-	run := s.lookup(w, r.PathValue("id"))
-	if run == nil {
-		return
-	}
-	defer run.mu.Unlock()
-	q := Query{Split: split, Version: version, Variant: variant, Seed: &seed, Size: MaxPageSize}
-	p, err := run.Episodes(q)
-	if err != nil {
-		httpError(w, err, http.StatusBadRequest)
-		return
-	}
-	var d EpisodeDetail
-	found := false
-	for _, ep := range p.Episodes {
-		if int(ep.Repeat) == repeat {
-			d.Episode, found = ep, true
-			break
-		}
-	}
-	if !found {
-		httpError(w, fmt.Errorf("no episode %s/%s/%d (variant %q, repeat %d) in %s", split, version, seed, variant, repeat, run.entry.Key), http.StatusNotFound)
-		return
-	}
-	te, err := trajectory.Read(run.entry.Dir, trajectory.Phase{Split: split, Version: version, Variant: variant}, seed, repeat)
-	switch {
-	case errors.Is(err, trajectory.ErrNotFound):
-		d.Note = "no trajectory is stored for this episode (the run's trajectories policy keeps failed episodes by default; see trajectories: in the config)"
-	case errors.Is(err, trajectory.ErrTooLarge):
-		d.TrajectoryError = err.Error()
-		d.Note = "the stored trajectory cannot be shown: " + err.Error()
-	case err != nil: // a damaged archive: the episode is still shown, with the error
-		d.TrajectoryError = err.Error()
-		d.Note = "the stored trajectory cannot be read: " + err.Error()
-	default:
-		if d.Trajectory, err = Decode(te); err != nil {
-			d.Note = "the stored trajectory cannot be shown: " + err.Error()
-		}
-	}
-	writeJSON(w, d)
-}
-
-// VersionJSON is /api/runs/{id}/versions/{version}.
+// VersionJSON is the version page's data
+// (/api/v1/runs/{id}/versions/{version}).
 type VersionJSON struct {
-	Info     store.VersionInfo       `json:"info"`
-	Rendered string                  `json:"rendered"` // the prompt as text (Prompt.Render)
-	Sections []prompt.Section        `json:"sections"`
-	Params   string                  `json:"params"` // the policy parameters, one "name: value" a line
+	ID       string            `json:"id"`
+	Info     store.VersionInfo `json:"info"`
+	Rendered string            `json:"rendered"` // the prompt as text (Prompt.Render)
+	Sections []SectionJSON     `json:"sections"`
+	// Params are the policy parameters, one "name: value" a line.
+	Params   string                  `json:"params"`
 	History  []prompt.MutationRecord `json:"history"`
 	Parent   string                  `json:"parent,omitempty"`
-	Changes  []prompt.Change         `json:"changes,omitempty"` // against the parent
+	Changes  []prompt.Change         `json:"changes"` // against the parent
 	TextDiff string                  `json:"text_diff,omitempty"`
 	Edges    []store.Edge            `json:"edges"`
 }
 
-func (s *Server) apiVersion(w http.ResponseWriter, r *http.Request) {
-	run := s.lookup(w, r.PathValue("id"))
-	if run == nil {
-		return
+// SectionJSON is one section of a prompt.
+type SectionJSON struct {
+	Name string `json:"name"`
+	Text string `json:"text"`
+}
+
+func (d *VersionJSON) title() string { return d.Info.Slug + " " + d.Info.Version.String() }
+func (d *VersionJSON) crumbs() []LinkJSON {
+	return []LinkJSON{crumb("runs", "/"), crumb(d.ID, "/runs/"+url.PathEscape(d.ID)), crumb("version "+d.Info.Version.String(), "")}
+}
+func (d *VersionJSON) live() bool { return false }
+
+// DiffLines are TextDiff's lines with their kind: "add", "del" or "".
+func (d *VersionJSON) DiffLines() []FactJSON {
+	var out []FactJSON
+	for _, l := range strings.Split(d.TextDiff, "\n") {
+		k := ""
+		switch {
+		case strings.HasPrefix(l, "+ "):
+			k = "add"
+		case strings.HasPrefix(l, "- "):
+			k = "del"
+		}
+		out = append(out, FactJSON{Name: k, Value: l})
 	}
-	dir := run.entry.Dir
+	return out
+}
+
+func (s *Server) versionData(r *http.Request) (any, error) {
+	id := r.PathValue("id")
+	run, err := s.open(id)
+	if err != nil {
+		return nil, err
+	}
+	dir, key := run.entry.Dir, run.entry.Key
 	run.mu.Unlock()
 	l, err := readLineage(dir)
 	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
-		return
+		return nil, err
 	}
 	want, slug := r.PathValue("version"), r.URL.Query().Get("slug")
 	if i := strings.LastIndexByte(want, '@'); i >= 0 { // an eval's SLUG@vX.Y.Z label
 		slug, want = want[:i], want[i+1:]
 	}
-	load := func(vi store.VersionInfo) (*prompt.Prompt, error) { return loadVersion(dir, vi) }
 	find := func(slug, v string) (store.VersionInfo, bool) {
 		for _, vi := range l.Versions {
 			if vi.Version.String() == v && (slug == "" || vi.Slug == slug) {
@@ -392,15 +401,20 @@ func (s *Server) apiVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	vi, ok := find(slug, want)
 	if !ok {
-		httpError(w, fmt.Errorf("no version %q in %s's prompt store", r.PathValue("version"), run.entry.Key), http.StatusNotFound)
-		return
+		return nil, failWith(http.StatusNotFound, fmt.Errorf("no version %q in %s's prompt store", r.PathValue("version"), key))
 	}
-	p, err := load(vi)
+	p, err := loadVersion(dir, vi)
 	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
-		return
+		return nil, err
 	}
-	out := VersionJSON{Info: vi, Rendered: p.Render(), Sections: p.Sections, History: p.MutationHistory, Edges: []store.Edge{}}
+	out := &VersionJSON{ID: id, Info: vi, Rendered: p.Render(), Sections: []SectionJSON{}, History: p.MutationHistory, Edges: []store.Edge{},
+		Changes: []prompt.Change{}}
+	if out.History == nil {
+		out.History = []prompt.MutationRecord{}
+	}
+	for _, sc := range p.Sections {
+		out.Sections = append(out.Sections, SectionJSON{Name: sc.Name, Text: sc.Text})
+	}
 	var ps []string
 	for _, pv := range p.PolicyParameters {
 		ps = append(ps, fmt.Sprintf("%s: %v", pv.Name, pv.Value))
@@ -413,14 +427,18 @@ func (s *Server) apiVersion(w http.ResponseWriter, r *http.Request) {
 	}
 	if vi.Parent != nil {
 		if pvi, ok := find(vi.Slug, vi.Parent.String()); ok {
-			if parent, err := load(pvi); err == nil {
+			if parent, err := loadVersion(dir, pvi); err == nil {
 				out.Parent = pvi.Version.String()
-				out.Changes = prompt.Diff(parent, p)
+				for _, c := range prompt.Diff(parent, p) {
+					if !c.Text {
+						out.Changes = append(out.Changes, c)
+					}
+				}
 				out.TextDiff = prompt.TextDiff(parent.Render(), p.Render())
 			}
 		}
 	}
-	writeJSON(w, out)
+	return out, nil
 }
 
 // Replicates is a group of runs of one config (rundir.Entry.ConfigHash)
@@ -462,7 +480,7 @@ func GroupReplicates(list []rundir.Entry) []Replicates {
 		g := Replicates{ConfigHash: h, Name: es[0].Name}
 		var fin, base []float64
 		for _, e := range es {
-			g.Members = append(g.Members, EntryJSON{Entry: e, URLID: ID(e.Key)})
+			g.Members = append(g.Members, entryJSON(e))
 			if e.TestFinal != nil && e.TestBase != nil {
 				fin, base = append(fin, *e.TestFinal), append(base, *e.TestBase)
 			}

@@ -107,16 +107,16 @@ func BenchmarkEpisodesPage100k(b *testing.B) {
 		}
 		io.Copy(io.Discard, rec.Body)
 	}
-	get("/api/runs/big/episodes") // loads the run
+	get("/api/v1/runs/big/episodes") // loads the run
 	runtime.GC()
 	var after runtime.MemStats
 	runtime.ReadMemStats(&after)
 	for i := 0; b.Loop(); i++ {
 		// Each request is a new query (the order flips), so it filters
 		// and sorts anew: the worst case, not a cached page.
-		get(fmt.Sprintf("/api/runs/big/episodes?split=val&sort=score&desc=%d&page=%d", i%2, i%100))
+		get(fmt.Sprintf("/api/v1/runs/big/episodes?split=val&sort=score&desc=%d&page=%d", i%2, i%100))
 	}
-	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/(1<<20), "heap-MB")
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/(1<<20), "heap-MB")
 	b.ReportMetric(float64(after.Sys)/(1<<20), "sys-MB") // all the process got from the OS, an upper bound of its RSS
 }
 
@@ -130,7 +130,7 @@ func BenchmarkEpisodesLoad100k(b *testing.B) {
 			b.Fatal(err)
 		}
 		rec := httptest.NewRecorder()
-		s.ServeHTTP(rec, loopbackGet("/api/runs/big/episodes?sort=score"))
+		s.ServeHTTP(rec, loopbackGet("/api/v1/runs/big/episodes?sort=score"))
 		if rec.Code != 200 {
 			b.Fatalf("%d: %s", rec.Code, rec.Body)
 		}
@@ -162,9 +162,9 @@ func BenchmarkRunPage100k(b *testing.B) {
 			b.Fatalf("%s: %d: %s", u, rec.Code, rec.Body)
 		}
 	}
-	get("/api/runs/big") // loads the run
+	get("/api/v1/runs/big") // loads the run
 	for b.Loop() {
-		get("/api/runs/big")
+		get("/api/v1/runs/big")
 	}
 }
 
@@ -187,5 +187,52 @@ func BenchmarkFailures100k(b *testing.B) {
 		if fa := r.failures("big"); len(fa.Tables) != 3 {
 			b.Fatalf("%d tables, want 3", len(fa.Tables))
 		}
+	}
+}
+
+// BenchmarkPages100k serves each page's HTML, drawn on the server, for
+// a run with 10^5 episodes once it is loaded: the server time a reader
+// waits for. Target: <= 300 ms each.
+func BenchmarkPages100k(b *testing.B) {
+	root := bigRun(b, 100_000)
+	rows, _, err := results.ReadEpisodes(filepath.Join(root, "big", "episodes.parquet"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ep results.EpisodeRow
+	for _, r := range rows {
+		if r.Split == "val" {
+			ep = r
+			break
+		}
+	}
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	get := func(u string) {
+		rec := httptest.NewRecorder()
+		s.ServeHTTP(rec, loopbackGet(u))
+		if rec.Code != 200 {
+			b.Fatalf("%s: %d: %.300s", u, rec.Code, rec.Body)
+		}
+	}
+	get("/runs/big") // loads the run
+	for _, p := range []struct{ name, url string }{
+		{"runs", "/"},
+		{"run", "/runs/big"},
+		{"episodes", "/runs/big/episodes?split=val&sort=score&desc=%d"},
+		{"episode", "/runs/big/episodes/val/" + ep.Version + "/" + fmt.Sprint(ep.Seed)},
+		{"compare", "/compare?a=big&av=v1.0.0&bv=v1.0.19&split=val"},
+	} {
+		b.Run(p.name, func(b *testing.B) {
+			for i := 0; b.Loop(); i++ {
+				u := p.url
+				if p.name == "episodes" {
+					u = fmt.Sprintf(u, i%2) // a new order each time: filtered and sorted anew
+				}
+				get(u)
+			}
+		})
 	}
 }

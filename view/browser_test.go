@@ -233,14 +233,37 @@ func TestBrowser(t *testing.T) {
 	if s := text("#step-label"); !strings.HasPrefix(s, "step 4 of") {
 		t.Fatalf("after two clicks and a key the label is %q, want step 4", s)
 	}
+	// The last step may be on another page of frames, fetched first.
 	do("end", chromedp.KeyEvent(kb.End))
-	if s := text("#action"); !strings.HasPrefix(s, "end: ") {
-		t.Fatalf("End does not show the episode's end: %q", s)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('action').innerText.startsWith("end: ")`)); err != nil {
+		t.Fatalf("End does not show the episode's end: %q (%v)", text("#action"), err)
 	}
 	if text("#map") == first {
 		t.Fatal("the map did not change between the first and the last step")
 	}
+	// The step is in the URL; the log shows what happened up to it; the
+	// same seed under the other versions is linked.
+	search, err := chromedp.Run(ctx, chromedp.Evaluate[string]("location.search"))
+	if err != nil || !strings.Contains(search, "step=") {
+		t.Fatalf("the URL does not name the step: %q (%v)", search, err)
+	}
+	do("log", chromedp.WaitVisible(chromedp.CSS("#log li.latest")))
+	do("other versions", chromedp.WaitVisible(chromedp.CSS("#other-versions a")))
 	shot("episode.png")
+	// A ?step=N URL opens at that step.
+	do("step URL", chromedp.Navigate(ts.URL+"/runs/"+id1+"/episodes?split=val&cause=injury&sort=score"), chromedp.WaitVisible(chromedp.CSS("#episodes a.episode-link")))
+	href, err := chromedp.Run(ctx, chromedp.Evaluate[string]("document.querySelector('#episodes a.episode-link').href"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sep := "?"
+	if strings.Contains(href, "?") {
+		sep = "&"
+	}
+	do("open at step 3", chromedp.Navigate(href+sep+"step=2"), chromedp.WaitVisible(chromedp.CSS("#map")))
+	if s := text("#step-label"); !strings.HasPrefix(s, "step 3 of") {
+		t.Fatalf("?step=2 opens at %q, want step 3", s)
+	}
 	// Compare two runs from the runs table.
 	do("compare", chromedp.Navigate(ts.URL+"/"), chromedp.WaitVisible(chromedp.CSS(`input[data-id="`+id2+`"]`)),
 		chromedp.Click(chromedp.CSS(`input[data-id="`+id1+`"]`)), chromedp.Click(chromedp.CSS(`input[data-id="`+id2+`"]`)),
@@ -248,7 +271,11 @@ func TestBrowser(t *testing.T) {
 	if s := text("#compare-summary"); !strings.Contains(s, "mean") {
 		t.Fatalf("compare summary:\n%s", s)
 	}
-	do("histogram", chromedp.WaitVisible(chromedp.CSS("#hist rect")))
+	do("histogram", chromedp.WaitVisible(chromedp.CSS("#hist rect")), chromedp.WaitVisible(chromedp.CSS("#curves polyline")))
+	nCurves, err := chromedp.Run(ctx, chromedp.Evaluate[int]("document.querySelectorAll('#curves polyline').length"))
+	if err != nil || nCurves != 2 {
+		t.Fatalf("%d val curves overlaid, want 2 (%v)", nCurves, err)
+	}
 	shot("compare-runs.png")
 	// The gated eval: its verdict first, its gate, its baseline linked.
 	gid := runID(f, f.gatedDir)
@@ -318,10 +345,11 @@ func TestBrowser(t *testing.T) {
 		t.Fatalf("transcript turn 2:\n%s", s)
 	}
 	shot("episode-transcript.png")
-	do("raw", chromedp.Navigate(ep(f.special[2])), chromedp.WaitVisible(chromedp.CSS("#raw")))
-	if s := text("#raw"); !strings.Contains(s, `"forage"`) {
-		t.Fatalf("raw trajectory: %q", s)
+	do("events", chromedp.Navigate(ep(f.special[2])), chromedp.WaitVisible(chromedp.CSS("#events-table")))
+	if s := text("#events-table"); !strings.Contains(s, "forage") || !strings.Contains(s, "reward") {
+		t.Fatalf("a process environment's trajectory as a table: %q", s)
 	}
+	shot("episode-events.png")
 	// A damaged archive (made before the first page, so that the
 	// listing has it): the episode with the error, not a failed page.
 	do("damaged", chromedp.Navigate(ts.URL+"/runs/runs~damaged/episodes/val/"+f.run1.Base+"/"+strconv.FormatUint(seed, 10)),

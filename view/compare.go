@@ -5,6 +5,7 @@ import (
 	"math"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
 
 	"evolve/eval"
@@ -38,8 +39,8 @@ type Pair struct {
 	LinkB  string `json:"link_b"`
 }
 
-// CompareJSON is /api/compare: side B (the candidate) against side A
-// (the baseline).
+// CompareJSON is the compare page's data (/api/v1/compare): side B (the
+// candidate) against side A (the baseline).
 type CompareJSON struct {
 	A Side `json:"a"`
 	B Side `json:"b"`
@@ -76,6 +77,9 @@ type CompareJSON struct {
 	Diffs  SummaryJSON `json:"diffs"`
 	// Top are the pairs that differ most (by |B − A|), at most 20.
 	Top []Pair `json:"top"`
+	// Curves are the val mean by generation of each side that is a run
+	// (at most 8 runs: the compare page's overlay), A first.
+	Curves []CurveJSON `json:"curves"`
 	// Note says what the page should know: the split chosen when none
 	// was asked for, or why a test could not run.
 	Note string `json:"note,omitempty"`
@@ -92,10 +96,10 @@ type compareSide struct {
 
 // side resolves one side's run and version and returns its episodes of
 // every split; it writes a 404 and returns false when there are none.
-func (s *Server) side(w http.ResponseWriter, id, version, other, variant string, second bool) (*compareSide, bool) {
-	run := s.lookup(w, id)
-	if run == nil {
-		return nil, false
+func (s *Server) side(id, version, other, variant string, second bool) (*compareSide, error) {
+	run, err := s.open(id)
+	if err != nil {
+		return nil, err
 	}
 	defer run.mu.Unlock()
 	e := run.entry
@@ -122,13 +126,12 @@ func (s *Server) side(w http.ResponseWriter, id, version, other, variant string,
 		}
 	}
 	if len(cs.bySplit) == 0 {
-		httpError(w, fmt.Errorf("%s has no episodes of version %q (variant %q)", e.Key, version, variant), http.StatusNotFound)
-		return nil, false
+		return nil, failWith(http.StatusNotFound, fmt.Errorf("%s has no episodes of version %q (variant %q)", e.Key, version, variant))
 	}
 	if e.Kind == rundir.KindEval {
 		cs.state = readEvalState(e.Dir)
 	}
-	return cs, true
+	return cs, nil
 }
 
 // splitsOf lists a side's splits in the order test, val, train.
@@ -157,24 +160,23 @@ func dedupe(eps []results.EpisodeRow) []results.EpisodeRow {
 	return out
 }
 
-func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
+func (s *Server) compareData(r *http.Request) (any, error) {
 	q := r.URL.Query()
 	a, b := q.Get("a"), q.Get("b")
 	if a == "" {
-		httpError(w, fmt.Errorf("a: give the run or eval to compare (a=ID&b=ID, with av= and bv= for versions)"), http.StatusBadRequest)
-		return
+		return nil, failWith(http.StatusBadRequest, fmt.Errorf("a: give the run or eval to compare (a=ID&b=ID, with av= and bv= for versions)"))
 	}
 	if b == "" {
 		b = a
 	}
 	split, variant := q.Get("split"), q.Get("variant")
-	ca, ok := s.side(w, a, q.Get("av"), b, variant, false)
-	if !ok {
-		return
+	ca, err := s.side(a, q.Get("av"), b, variant, false)
+	if err != nil {
+		return nil, err
 	}
-	cb, ok := s.side(w, b, q.Get("bv"), a, variant, true)
-	if !ok {
-		return
+	cb, err := s.side(b, q.Get("bv"), a, variant, true)
+	if err != nil {
+		return nil, err
 	}
 	note := ""
 	if split == "" { // the first split both played; say so when it is not test
@@ -185,9 +187,8 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if split == "" {
-			httpError(w, fmt.Errorf("%s %s played %v and %s %s played %v: no split in common to compare on", ca.side.Key, ca.side.Version,
-				ca.splits(), cb.side.Key, cb.side.Version, cb.splits()), http.StatusNotFound)
-			return
+			return nil, failWith(http.StatusNotFound, fmt.Errorf("%s %s played %v and %s %s played %v: no split in common to compare on", ca.side.Key, ca.side.Version,
+				ca.splits(), cb.side.Key, cb.side.Version, cb.splits()))
 		}
 		if split != "test" {
 			note = fmt.Sprintf("Compared on %s: the test split was not played by both (A played %s, B played %s).", split,
@@ -196,9 +197,8 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, c := range []*compareSide{ca, cb} {
 		if len(c.bySplit[split]) == 0 {
-			httpError(w, fmt.Errorf("%s played no %s episode of version %q (it played %s): no comparison on %s", c.side.Key, split, c.side.Version,
-				strings.Join(c.splits(), ", "), split), http.StatusNotFound)
-			return
+			return nil, failWith(http.StatusNotFound, fmt.Errorf("%s played no %s episode of version %q (it played %s): no comparison on %s", c.side.Key, split, c.side.Version,
+				strings.Join(c.splits(), ", "), split))
 		}
 		c.side.Split = split
 	}
@@ -206,7 +206,8 @@ func (s *Server) apiCompare(w http.ResponseWriter, r *http.Request) {
 	if note != "" {
 		out.Note = strings.TrimSpace(note + " " + out.Note)
 	}
-	writeJSON(w, out)
+	out.Curves = s.curves(append([]string{a, b}, q["c"]...))
+	return out, nil
 }
 
 // compare builds the comparison of two sides' episodes: the stored
@@ -305,4 +306,142 @@ func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
 	}
 	out.Top = append(out.Top, pairs...)
 	return out
+}
+
+func (d *CompareJSON) title() string { return "Compare" }
+func (d *CompareJSON) crumbs() []LinkJSON {
+	return []LinkJSON{crumb("runs", "/"), crumb("compare", "")}
+}
+func (d *CompareJSON) live() bool { return false }
+
+// WorseFailed reports that the check showed B worse (the line is red).
+func (d *CompareJSON) WorseFailed() bool { return d.Worse != nil && d.Worse.Failed }
+
+// bar is one bar of the histogram drawn.
+type bar struct {
+	X, Y, H int
+	Title   string
+}
+
+// Bars draws the histograms: A's bars grey, then B's blue, on shared
+// bins, in a 520×170 SVG.
+func (d *CompareJSON) Bars() (a, b []bar) {
+	top := 1
+	for i := range d.A.Hist {
+		top = max(top, d.A.Hist[i], d.B.Hist[i])
+	}
+	for i := range d.A.Hist {
+		h := 120 * d.A.Hist[i] / top
+		a = append(a, bar{X: 20 + i*24, Y: 140 - h, H: h, Title: "A: " + strconv.Itoa(d.A.Hist[i])})
+		h = 120 * d.B.Hist[i] / top
+		b = append(b, bar{X: 31 + i*24, Y: 140 - h, H: h, Title: "B: " + strconv.Itoa(d.B.Hist[i])})
+	}
+	return a, b
+}
+
+// BarsA is Bars's first half (A's bars), for the template.
+func (d *CompareJSON) BarsA() []bar { a, _ := d.Bars(); return a }
+
+// BarsB is Bars's second half (B's bars), for the template.
+func (d *CompareJSON) BarsB() []bar { _, b := d.Bars(); return b }
+
+// First is the histogram's lower edge.
+func (d *CompareJSON) First() num { return d.Bins[0] }
+
+// Last is the histogram's upper edge.
+func (d *CompareJSON) Last() num { return d.Bins[len(d.Bins)-1] }
+
+// CurveJSON is a run's val mean by generation (counted from 1): the
+// incumbent's val mean in each generation (null where it played none).
+type CurveJSON struct {
+	ID     string `json:"id"`
+	Key    string `json:"key"`
+	Values []num  `json:"values"`
+}
+
+// MaxCurves bounds the runs the compare page overlays.
+const MaxCurves = 8
+
+// curves reads the val curves of the runs among ids (the compare page's
+// a, b and c parameters), at most MaxCurves, in order, once each.
+func (s *Server) curves(ids []string) []CurveJSON {
+	out := []CurveJSON{}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if id == "" || seen[id] || len(out) == MaxCurves {
+			continue
+		}
+		seen[id] = true
+		run, err := s.open(id)
+		if err != nil {
+			continue
+		}
+		if run.entry.Kind == rundir.KindRun && len(run.generations) > 0 {
+			c := CurveJSON{ID: id, Key: run.entry.Key}
+			for _, g := range run.generations {
+				c.Values = append(c.Values, num(g.ValMean))
+			}
+			out = append(out, c)
+		}
+		run.mu.Unlock()
+	}
+	return out
+}
+
+// curveColours colour the overlaid curves, A first.
+var curveColours = []string{"#8c959f", "#0969da", "#cf222e", "#1a7f37", "#8250df", "#bf8700", "#e16f24", "#1b7c83"}
+
+// plotLine is one curve drawn: its points in SVG coordinates.
+type plotLine struct {
+	Key, Colour, Points string
+	Dots                []slicePoint
+}
+
+// plotCurves draws the curves in a 560×220 SVG: x the generation, y the
+// val mean.
+type plotCurves struct {
+	Lines             []plotLine
+	Y0, Y1, GensLabel string
+}
+
+// Plot draws the overlaid curves; nil without at least one.
+func (d *CompareJSON) Plot() *plotCurves {
+	if len(d.Curves) == 0 {
+		return nil
+	}
+	const W, H, L, R, T, B = 560.0, 220.0, 50.0, 10.0, 10.0, 30.0
+	lo, hi, n := math.Inf(1), math.Inf(-1), 0
+	for _, c := range d.Curves {
+		n = max(n, len(c.Values))
+		for _, v := range c.Values {
+			if f := float64(v); !math.IsNaN(f) {
+				lo, hi = math.Min(lo, f), math.Max(hi, f)
+			}
+		}
+	}
+	if math.IsInf(lo, 0) {
+		return nil
+	}
+	if hi == lo {
+		lo, hi = lo-1, hi+1
+	}
+	p := &plotCurves{Y0: short(lo), Y1: short(hi), GensLabel: "generation 1 to " + strconv.Itoa(n)}
+	for i, c := range d.Curves {
+		l := plotLine{Key: c.Key, Colour: curveColours[i%len(curveColours)]}
+		var pts []string
+		for g, v := range c.Values {
+			f := float64(v)
+			if math.IsNaN(f) {
+				continue
+			}
+			x := L + (W-L-R)*float64(g)/math.Max(1, float64(n-1))
+			y := H - B - (f-lo)/(hi-lo)*(H-T-B)
+			xs, ys := strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(y, 'f', 1, 64)
+			pts = append(pts, xs+","+ys)
+			l.Dots = append(l.Dots, slicePoint{CX: xs, CY: ys, Title: fmt.Sprintf("%s generation %d: val mean %s", c.Key, g+1, fmtNum(f))})
+		}
+		l.Points = strings.Join(pts, " ")
+		p.Lines = append(p.Lines, l)
+	}
+	return p
 }

@@ -126,8 +126,9 @@ type Query struct {
 	Split, Version, Variant, Cause string // exact matches; "" for any
 	// Seed, if not nil, is the one seed wanted.
 	Seed *uint64
-	// Generation, if not nil, is the one generation wanted (from 0, as
-	// in episodes.parquet).
+	// Generation, if not nil, is the one generation wanted, counted from
+	// 1 as the docs and the pages count them (episodes.parquet's
+	// generation + 1).
 	Generation *int32
 	// Metric and MetricValue, when Metric is not "", keep the episodes
 	// whose metric of that name, formatted as text (a string as is, a
@@ -160,8 +161,8 @@ func ParseQuery(get func(string) string) (Query, error) {
 		Metric: get("metric"), MetricValue: get("metric_value")}
 	if s := get("generation"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 32)
-		if err != nil || v < 0 {
-			return q, fmt.Errorf("generation: %q is not an integer >= 0", s)
+		if err != nil || v < 1 {
+			return q, fmt.Errorf("generation: %q is not an integer >= 1 (generations are counted from 1)", s)
 		}
 		g := int32(v)
 		q.Generation = &g
@@ -205,6 +206,7 @@ func ParseQuery(get func(string) string) (Query, error) {
 
 // EpisodeJSON is one episode as the API gives it.
 type EpisodeJSON struct {
+	// Generation counts from 1 (episodes.parquet's generation + 1).
 	Generation    int32          `json:"generation"`
 	Version       string         `json:"version"`
 	Split         string         `json:"split"`
@@ -218,8 +220,14 @@ type EpisodeJSON struct {
 	HasTrajectory bool           `json:"has_trajectory"`
 }
 
-// EpisodePage is a page of episodes and what the filters can take.
+// EpisodePage is the episodes page's data: a page of episodes and what
+// the filters can take.
 type EpisodePage struct {
+	// ID is the run's URL id; Filters the query parameters given (name
+	// to value).
+	ID       string            `json:"id"`
+	Filters  map[string]string `json:"filters"`
+	query    url.Values
 	Total    int           `json:"total"` // episodes matching the filters
 	Page     int           `json:"page"`
 	Size     int           `json:"size"`
@@ -279,7 +287,7 @@ func (r *run) Episodes(q Query) (*EpisodePage, error) {
 	from := q.Page * size
 	for k := from; k < len(idx) && k < from+size; k++ {
 		e := &eps[idx[k]]
-		j := EpisodeJSON{Generation: e.Generation, Version: e.Version, Split: e.Split, Variant: e.Variant, Seed: e.Seed,
+		j := EpisodeJSON{Generation: e.Generation + 1, Version: e.Version, Split: e.Split, Variant: e.Variant, Seed: e.Seed,
 			Repeat: e.Repeat, Score: e.Score, Cause: e.Cause, EndReason: e.EndReason, Metrics: map[string]any{},
 			HasTrajectory: r.hasTrajectory(e)}
 		for m, mv := range e.Metrics {
@@ -315,7 +323,7 @@ func (r *run) selectEpisodes(q Query, metricIdx, filterIdx int) []int32 {
 			q.Seed != nil && e.Seed != *q.Seed,
 			q.Min != nil && e.Score < *q.Min,
 			q.Max != nil && e.Score > *q.Max,
-			q.Generation != nil && e.Generation != *q.Generation:
+			q.Generation != nil && e.Generation+1 != *q.Generation:
 			continue
 		}
 		if filterIdx >= 0 {
@@ -436,3 +444,123 @@ func (r *run) baseFinalLinks(id string) []LinkJSON {
 	}
 	return out
 }
+
+func (p *EpisodePage) title() string { return "Episodes of " + p.ID }
+func (p *EpisodePage) crumbs() []LinkJSON {
+	return []LinkJSON{crumb("runs", "/"), crumb(p.ID, "/runs/"+url.PathEscape(p.ID)), crumb("episodes", "")}
+}
+func (p *EpisodePage) live() bool { return false }
+
+// URL returns the page's URL with the parameters kv (name, value pairs)
+// set, an empty value deleting its parameter.
+func (p *EpisodePage) URL(kv ...string) string {
+	q := url.Values{}
+	for k, v := range p.query {
+		q[k] = v
+	}
+	for i := 0; i+1 < len(kv); i += 2 {
+		if kv[i+1] == "" {
+			q.Del(kv[i])
+		} else {
+			q.Set(kv[i], kv[i+1])
+		}
+	}
+	return "/runs/" + url.PathEscape(p.ID) + "/episodes?" + q.Encode()
+}
+
+// SortURL is the URL sorting by col: ascending, or descending when the
+// page is sorted by col ascending already.
+func (p *EpisodePage) SortURL(col string) string {
+	desc := ""
+	if p.query.Get("sort") == col && p.query.Get("desc") != "1" {
+		desc = "1"
+	}
+	return p.URL("sort", col, "desc", desc, "page", "")
+}
+
+// SortMark is " ▲" or " ▼" for the sorted column, "" for the others.
+func (p *EpisodePage) SortMark(col string) string {
+	if p.query.Get("sort") != col {
+		return ""
+	}
+	if p.query.Get("desc") == "1" {
+		return " ▼"
+	}
+	return " ▲"
+}
+
+// Columns are the table's columns: the fixed ones, then the metrics.
+func (p *EpisodePage) Columns() []string {
+	cols := []string{"split", "version", "seed", "generation", "score", "cause", "end_reason"}
+	for _, m := range p.Metrics {
+		cols = append(cols, m.Name)
+	}
+	return cols
+}
+
+// Pages is the number of pages, at least 1.
+func (p *EpisodePage) Pages() int { return max(1, (p.Total+p.Size-1)/p.Size) }
+
+// Link is the episode's page URL.
+func (e EpisodeJSON) Link(id string) string {
+	u := linkTo(id, e.Split, e.Version, e.Seed)
+	q := url.Values{}
+	if e.Variant != "" {
+		q.Set("variant", e.Variant)
+	}
+	if e.Repeat != 0 {
+		q.Set("repeat", strconv.Itoa(int(e.Repeat)))
+	}
+	if len(q) > 0 {
+		u += "?" + q.Encode()
+	}
+	return u
+}
+
+// Cell is the text of the episode's column col.
+func (e EpisodeJSON) Cell(col string) string {
+	switch col {
+	case "split":
+		return e.Split
+	case "version":
+		return e.Version
+	case "seed":
+		return strconv.FormatUint(e.Seed, 10)
+	case "generation":
+		return strconv.Itoa(int(e.Generation))
+	case "score":
+		return fmtNum(e.Score)
+	case "cause":
+		return e.Cause
+	case "end_reason":
+		return e.EndReason
+	}
+	switch v := e.Metrics[col].(type) {
+	case nil:
+		return "–"
+	case float64:
+		return strconv.FormatFloat(v, 'g', 6, 64)
+	case string:
+		return v
+	}
+	return fmt.Sprint(e.Metrics[col])
+}
+
+// Extra are the filters the form has no field for (set by the run
+// page's links), each with the URL that clears it.
+func (p *EpisodePage) Extra() []LinkJSON {
+	var out []LinkJSON
+	if g := p.query.Get("generation"); g != "" {
+		out = append(out, LinkJSON{Text: "generation " + g, URL: p.URL("generation", "", "page", "")})
+	}
+	if m := p.query.Get("metric"); m != "" {
+		out = append(out, LinkJSON{Text: m + " = " + strconv.Quote(p.query.Get("metric_value")), URL: p.URL("metric", "", "metric_value", "", "page", "")})
+	}
+	return out
+}
+
+// Selected reports whether the filter name is set to v.
+func (p *EpisodePage) Selected(name, v string) bool { return p.query.Get(name) == v }
+
+// Param is the query parameter name's value.
+func (p *EpisodePage) Param(name string) string { return p.query.Get(name) }

@@ -1,26 +1,33 @@
 // Package view is evolve view: a read-only local web app over run and
-// eval directories (package rundir finds them). It serves
+// eval directories (package rundir finds them). Its pages (Pages) are
 //
-//	/                                          the runs table (live: it polls while a run is going)
-//	/runs/{id}                                 a run: settings, stop reason, lineage, decisions, failures (cause × version,
-//	                                           top killed_by, the mix around each accepted mutation), parameters (table,
-//	                                           slice plot), plots, files (live while running);
-//	                                           an eval: its verdict first, its gate, checks and baseline, its failures
-//	/files/{id}/{name...}                      any file of a run or eval, read-only
-//	/runs/{id}/episodes                        the episodes, filtered, sorted and paged on the server
-//	                                           (split, version, cause, variant, seed, generation, min, max,
-//	                                           metric and metric_value, sort, desc, page, size: ParseQuery)
-//	/runs/{id}/episodes/{split}/{version}/{seed}  one episode, its trajectory replayed
-//	/runs/{id}/versions/{version}              a version's rendered prompt and its diff against its parent
-//	/compare?a=ID[:VERSION]&b=ID[:VERSION]     two runs, evals or versions side by side
+//	/                                             the runs table (live: it polls while open)
+//	/runs/{id}                                    a run (settings, stop reason, lineage, decisions numbered
+//	                                              from 1 with each generation's α, failures, parameters,
+//	                                              plots, files; live while running) or an eval (its verdict first)
+//	/runs/{id}/episodes                           the episodes, filtered, sorted and paged on the server (ParseQuery)
+//	/runs/{id}/episodes/{split}/{version}/{seed}  one episode and its replay (?step=N)
+//	/runs/{id}/versions/{version}                 a version's prompt and its diff against its parent
+//	/compare?a=ID[&av=V]&b=ID[&bv=V][&c=ID...]    two runs, evals or versions side by side
+//	/files/{id}/{name...}                         any file of a run or eval, read-only
 //
-// Each page is one embedded HTML shell whose script (assets/app.js, no
-// network beyond this server) draws it from the JSON API under /api/
-// (the same paths with /api in front, and /api/runs for the table). An
-// {id} is a directory's rundir.Entry.Key with '/' written as '~'. Every
-// regular file of a run or eval (Parquet tables, plots, reports,
-// trajectory archives) is served read-only from /files/{id}/NAME with
-// its content type and a policy that runs no script.
+// Each page is drawn on the server with html/template: one data struct
+// per page (RunsJSON, RunJSON, EpisodePage, EpisodeDetail, VersionJSON,
+// CompareJSON), one shared layout, the templates embedded
+// (templates/). The script assets/app.js only adds interaction: the
+// replay player, live updates, sorting. The same data is the page's
+// JSON under /api/v1 followed by the page's path (snake_case keys from
+// tagged structs; the committed schema is testdata/api_schema.golden),
+// and a replay's further frames are FramesAPI; docs/view.md documents
+// both. An {id} is a directory's rundir.Entry.Key with '/' written as
+// '~'.
+//
+// A replay is expanded on the server (Decode): a dungeon record
+// replayed, an asciicast recording played through hinshun/vt10x (the
+// emulator envs/nethack uses) with its colours, an LLM transcript read,
+// a process environment's list of per-step objects made a table. Its
+// frames are sent in pages of FramePage steps, each frame holding what
+// changed since the previous one.
 //
 // Nothing is written: every handler reads, and only GET and HEAD are
 // answered. Paths stay inside the directories given: a directory is

@@ -35,6 +35,9 @@ func FuzzParseQuery(f *testing.F) {
 func FuzzDecode(f *testing.F) {
 	f.Add([]byte(testTranscript), false)
 	f.Add([]byte(testCast), true)
+	f.Add([]byte(testRaw), false)
+	f.Add([]byte(`[{"a":1},{"b":[1]}]`), false)
+	f.Add([]byte("{\"version\":2}\n[0.1, \"i\", \"k\"]\n[0.2,\"o\",\"\\u001b[31mx\"]\n[x]\n"), true)
 	f.Add([]byte(`{"kind":"dungeon-actions/v1","config":{"max_turns":100,"max_depth":2,"no_progress_turns":10},"actions":"111"}`), false)
 	f.Fuzz(func(t *testing.T, data []byte, cast bool) {
 		format := envs.TrajectoryJSON
@@ -44,6 +47,11 @@ func FuzzDecode(f *testing.F) {
 		tr, err := Decode(trajectory.Entry{Format: format, Data: data})
 		if err == nil && tr.Kind == "" {
 			t.Fatal("a decoded trajectory without a kind")
+		}
+		if err == nil && tr.Steps > 0 && (tr.Kind == "dungeon" || tr.Kind == "asciicast") {
+			if p := tr.Page(tr.Steps - 1); len(p.Frames) == 0 || !p.Frames[0].Full {
+				t.Fatalf("the last page of %d steps has %d frames", tr.Steps, len(p.Frames))
+			}
 		}
 	})
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"compress/gzip"
 	"crypto/subtle"
 	"embed"
 	"encoding/json"
@@ -58,6 +59,8 @@ type Server struct {
 	list   []rundir.Entry
 	byID   map[string]rundir.Entry
 	runs   map[string]*run // by directory
+
+	replays replayCache
 }
 
 // MaxLoadedRuns is how many runs' tables the server keeps in memory at
@@ -101,16 +104,14 @@ func New(cfg Config) (*Server, error) {
 	m := http.NewServeMux()
 	static, _ := fs.Sub(assets, "assets")
 	m.Handle("GET /assets/", http.StripPrefix("/assets/", http.FileServerFS(static)))
-	for _, p := range []string{"/{$}", "/runs/{id}", "/runs/{id}/episodes", "/runs/{id}/episodes/{split}/{version}/{seed}",
-		"/runs/{id}/versions/{version}", "/compare"} {
-		m.HandleFunc("GET "+p, s.page)
+	for _, p := range Pages {
+		m.HandleFunc("GET "+p.Path, s.servePage(p))
+		m.HandleFunc("GET "+p.API, s.serveAPI(p))
 	}
-	m.HandleFunc("GET /api/runs", s.apiRuns)
-	m.HandleFunc("GET /api/runs/{id}", s.apiRun)
-	m.HandleFunc("GET /api/runs/{id}/episodes", s.apiEpisodes)
-	m.HandleFunc("GET /api/runs/{id}/episodes/{split}/{version}/{seed}", s.apiEpisode)
-	m.HandleFunc("GET /api/runs/{id}/versions/{version}", s.apiVersion)
-	m.HandleFunc("GET /api/compare", s.apiCompare)
+	// The runs table's path before /api/v1, which scripts read (the
+	// other unversioned paths were only the old pages' own).
+	m.HandleFunc("GET /api/runs", s.serveAPI(Pages[0]))
+	m.HandleFunc("GET "+FramesAPI, s.apiFrames)
 	m.HandleFunc("GET /files/{id}/{name...}", s.file)
 	s.mux = m
 	return s, nil
@@ -165,17 +166,6 @@ func (s *Server) authorized(w http.ResponseWriter, r *http.Request) bool {
 	return false
 }
 
-// page serves the HTML shell; assets/app.js draws the page its URL names.
-func (s *Server) page(w http.ResponseWriter, r *http.Request) {
-	data, err := assets.ReadFile("assets/index.html")
-	if err != nil {
-		http.Error(w, err.Error(), http.StatusInternalServerError)
-		return
-	}
-	w.Header().Set("Content-Type", "text/html; charset=utf-8")
-	w.Write(data)
-}
-
 // entries returns the listing of the roots, walked again after ListTTL.
 func (s *Server) entries() ([]rundir.Entry, map[string]rundir.Entry, error) {
 	s.mu.Lock()
@@ -195,18 +185,16 @@ func (s *Server) entries() ([]rundir.Entry, map[string]rundir.Entry, error) {
 	return s.list, s.byID, nil
 }
 
-// lookup returns the run of an {id}, loaded and locked (the caller
-// unlocks r.mu), or writes 404 and returns nil.
-func (s *Server) lookup(w http.ResponseWriter, id string) *run {
+// open returns the run of an {id}, loaded and locked (the caller
+// unlocks r.mu); the error answers 404 for an unknown id.
+func (s *Server) open(id string) (*run, error) {
 	_, byID, err := s.entries()
 	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
-		return nil
+		return nil, err
 	}
 	e, ok := byID[id]
 	if !ok {
-		httpError(w, fmt.Errorf("no run or eval %q under %s", id, strings.Join(s.cfg.Roots, ", ")), http.StatusNotFound)
-		return nil
+		return nil, failWith(http.StatusNotFound, fmt.Errorf("no run or eval %q under %s", id, strings.Join(s.cfg.Roots, ", ")))
 	}
 	s.mu.Lock()
 	r, ok := s.runs[e.Dir]
@@ -229,7 +217,16 @@ func (s *Server) lookup(w http.ResponseWriter, id string) *run {
 	r.entry = e
 	if err := r.load(); err != nil {
 		r.mu.Unlock()
-		httpError(w, err, http.StatusInternalServerError)
+		return nil, err
+	}
+	return r, nil
+}
+
+// lookup is open writing its error to w (nil then).
+func (s *Server) lookup(w http.ResponseWriter, id string) *run {
+	r, err := s.open(id)
+	if err != nil {
+		httpError(w, err, statusOf(err))
 		return nil
 	}
 	return r
@@ -243,7 +240,7 @@ func httpError(w http.ResponseWriter, err error, code int) {
 
 // writeJSON writes v as JSON; a value holding NaN or an infinity (JSON
 // has neither) is written with those as null (scrub).
-func writeJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	data, err := json.Marshal(v)
@@ -255,54 +252,103 @@ func writeJSON(w http.ResponseWriter, v any) {
 		httpError(w, err, http.StatusInternalServerError)
 		return
 	}
-	w.Write(append(data, '\n'))
+	writeBody(w, r, append(data, '\n'))
 }
 
-// RunsJSON is /api/runs: every directory, and the groups of replicates.
+// writeBody writes a body, gzipped when the client accepts it and it is
+// longer than a packet (a replay's frames shrink about tenfold).
+func writeBody(w http.ResponseWriter, r *http.Request, body []byte) {
+	w.Header().Add("Vary", "Accept-Encoding")
+	if len(body) < 1400 || r == nil || !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		w.Write(body)
+		return
+	}
+	w.Header().Set("Content-Encoding", "gzip")
+	zw, _ := gzip.NewWriterLevel(w, gzip.BestSpeed)
+	zw.Write(body)
+	zw.Close()
+}
+
+// RunsJSON is the runs page's data (/api/v1/): every directory under
+// the roots, and the groups of replicates.
 type RunsJSON struct {
 	Roots   []string     `json:"roots"`
 	Entries []EntryJSON  `json:"entries"`
 	Groups  []Replicates `json:"groups"`
-	Now     time.Time    `json:"now"`
+	// Now is when the listing was made (UTC).
+	Now time.Time `json:"now"`
+	// Running reports that an entry is running (the page polls).
+	Running bool `json:"running"`
 }
+
+func (RunsJSON) title() string      { return "Runs and evals" }
+func (RunsJSON) crumbs() []LinkJSON { return []LinkJSON{crumb("runs", "")} }
+func (d RunsJSON) live() bool       { return true }
 
 // EntryJSON is a rundir.Entry with its URL id.
 type EntryJSON struct {
 	rundir.Entry
 	URLID string `json:"url_id"`
+	// SharedID reports that another listed directory has the same ID
+	// (the page then names the directory beside it).
+	SharedID bool `json:"shared_id"`
+	// Progress is a running run's generations over its maximum, in [0, 1].
+	Progress float64 `json:"progress"`
 }
 
-func (s *Server) apiRuns(w http.ResponseWriter, r *http.Request) {
+func entryJSON(e rundir.Entry) EntryJSON {
+	j := EntryJSON{Entry: e, URLID: ID(e.Key)}
+	if e.MaxGenerations > 0 {
+		j.Progress = min(1, float64(e.Generations)/float64(e.MaxGenerations))
+	}
+	return j
+}
+
+func (s *Server) runsData(r *http.Request) (any, error) {
 	list, _, err := s.entries()
 	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
-		return
+		return nil, err
 	}
 	out := RunsJSON{Roots: s.cfg.Roots, Entries: make([]EntryJSON, len(list)), Now: time.Now().UTC()}
+	seen := map[string]int{}
+	for _, e := range list {
+		seen[e.ID]++
+	}
 	for i, e := range list {
-		out.Entries[i] = EntryJSON{Entry: e, URLID: ID(e.Key)}
+		out.Entries[i] = entryJSON(e)
+		out.Entries[i].SharedID = seen[e.ID] > 1
+		out.Running = out.Running || e.Status == rundir.Running
 	}
 	out.Groups = GroupReplicates(list)
-	writeJSON(w, out)
+	if out.Groups == nil {
+		out.Groups = []Replicates{}
+	}
+	return out, nil
 }
 
-func (s *Server) apiEpisodes(w http.ResponseWriter, r *http.Request) {
+func (s *Server) episodesData(r *http.Request) (any, error) {
 	q, err := ParseQuery(r.URL.Query().Get)
 	if err != nil {
-		httpError(w, err, http.StatusBadRequest)
-		return
+		return nil, failWith(http.StatusBadRequest, err)
 	}
-	run := s.lookup(w, r.PathValue("id"))
-	if run == nil {
-		return
+	id := r.PathValue("id")
+	run, err := s.open(id)
+	if err != nil {
+		return nil, err
 	}
 	defer run.mu.Unlock()
 	p, err := run.Episodes(q)
 	if err != nil {
-		httpError(w, err, http.StatusBadRequest)
-		return
+		return nil, failWith(http.StatusBadRequest, err)
 	}
-	writeJSON(w, p)
+	p.ID, p.query = id, r.URL.Query()
+	p.Filters = map[string]string{}
+	for k := range p.query {
+		if v := p.query.Get(k); v != "" && k != "token" {
+			p.Filters[k] = v
+		}
+	}
+	return p, nil
 }
 
 // parseSeed reads a seed path element; the error names it.

@@ -83,7 +83,7 @@ func TestAPI(t *testing.T) {
 
 	id := runID(f, f.run1.Dir)
 	var run RunJSON
-	if code := get(t, c, ts.URL+"/api/runs/"+id, &run); code != 200 {
+	if code := get(t, c, ts.URL+"/api/v1/runs/"+id, &run); code != 200 {
 		t.Fatalf("run: %d", code)
 	}
 	if len(run.Generations) != len(f.run1.Generations) || len(run.Candidates) == 0 || len(run.Lineage.Versions) < 2 || run.StopText == "" {
@@ -96,7 +96,7 @@ func TestAPI(t *testing.T) {
 
 	// Episodes: filter, sort, page.
 	var p EpisodePage
-	if code := get(t, c, ts.URL+"/api/runs/"+id+"/episodes?split=val&sort=score&desc=1&size=7&page=1", &p); code != 200 {
+	if code := get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes?split=val&sort=score&desc=1&size=7&page=1", &p); code != 200 {
 		t.Fatalf("episodes: %d", code)
 	}
 	if len(p.Episodes) != 7 || p.Total == 0 {
@@ -108,49 +108,54 @@ func TestAPI(t *testing.T) {
 		}
 	}
 	var q EpisodePage
-	get(t, c, ts.URL+"/api/runs/"+id+"/episodes?cause=none&min=100&max=1e9&size=1000", &q)
+	get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes?cause=none&min=100&max=1e9&size=1000", &q)
 	for _, e := range q.Episodes {
 		if e.Cause != "none" || e.Score < 100 {
 			t.Fatalf("filter cause=none min=100 let through %+v", e)
 		}
 	}
 	for _, bad := range []string{"sort=nope", "seed=x", "size=0", "size=5000", "page=-1", "min=abc"} {
-		if code := get(t, c, ts.URL+"/api/runs/"+id+"/episodes?"+bad, nil); code != 400 {
+		if code := get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes?"+bad, nil); code != 400 {
 			t.Errorf("episodes?%s: %d, want 400", bad, code)
 		}
 	}
 
 	// A failed episode replays its stored trajectory.
 	var failed EpisodePage
-	get(t, c, ts.URL+"/api/runs/"+id+"/episodes?split=val&cause=injury&size=1", &failed)
+	get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes?split=val&cause=injury&size=1", &failed)
 	if len(failed.Episodes) != 1 || !failed.Episodes[0].HasTrajectory {
 		t.Fatalf("no failed val episode with a trajectory: %+v", failed.Episodes)
 	}
 	e := failed.Episodes[0]
 	var d EpisodeDetail
-	u := ts.URL + "/api/runs/" + id + "/episodes/" + e.Split + "/" + e.Version + "/" + strconv.FormatUint(e.Seed, 10)
-	if code := get(t, c, u, &d); code != 200 || d.Trajectory == nil || d.Trajectory.Kind != "dungeon" {
+	u := ts.URL + "/api/v1/runs/" + id + "/episodes/" + e.Split + "/" + e.Version + "/" + strconv.FormatUint(e.Seed, 10)
+	if code := get(t, c, u+"?step=100000", &d); code != 200 || d.Replay == nil || d.Replay.Kind != "dungeon" {
 		t.Fatalf("%s: %d %+v", u, code, d)
 	}
-	rp := d.Trajectory.Dungeon
-	last := rp.Steps[len(rp.Steps)-1]
-	if rp.Diverged != "" || float64(last.Score) != e.Score || !strings.Contains(rp.Steps[0].Map, "@") {
-		t.Fatalf("replay: diverged %q, final score %d (episode %v)", rp.Diverged, last.Score, e.Score)
+	rp := d.Replay
+	last := rp.Frames[len(rp.Frames)-1] // the end: its score given
+	if rp.Diverged != "" || last.Score == nil || float64(*last.Score) != e.Score || d.Step != rp.Steps-1 || !rp.Frames[0].Full {
+		t.Fatalf("replay: diverged %q, final score %v (episode %v), step %d of %d", rp.Diverged, last.Score, e.Score, d.Step, rp.Steps)
+	}
+	var d0 EpisodeDetail
+	get(t, c, u, &d0)
+	if d0.Replay == nil || d0.Replay.From != 0 || !strings.Contains(d0.Replay.Frames[0].Rows[0].Text+strings.Join(rowTexts(d0.Replay.Frames[0].Rows), "\n"), "@") {
+		t.Fatalf("replay's first page: %+v", d0.Replay)
 	}
 	// A successful one has none under the default policy.
 	var ok EpisodePage
-	get(t, c, ts.URL+"/api/runs/"+id+"/episodes?split=test&cause=none&size=1", &ok)
+	get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes?split=test&cause=none&size=1", &ok)
 	if len(ok.Episodes) == 1 {
 		var d2 EpisodeDetail
-		get(t, c, ts.URL+"/api/runs/"+id+"/episodes/test/"+ok.Episodes[0].Version+"/"+strconv.FormatUint(ok.Episodes[0].Seed, 10), &d2)
-		if d2.Trajectory != nil || d2.Note == "" || ok.Episodes[0].HasTrajectory {
+		get(t, c, ts.URL+"/api/v1/runs/"+id+"/episodes/test/"+ok.Episodes[0].Version+"/"+strconv.FormatUint(ok.Episodes[0].Seed, 10), &d2)
+		if d2.Replay != nil || d2.Note == "" || ok.Episodes[0].HasTrajectory {
 			t.Errorf("a successful episode under trajectories: failed has a trajectory")
 		}
 	}
 
 	// A version with its parent's diff.
 	var v VersionJSON
-	if code := get(t, c, ts.URL+"/api/runs/"+id+"/versions/"+f.final, &v); code != 200 {
+	if code := get(t, c, ts.URL+"/api/v1/runs/"+id+"/versions/"+f.final, &v); code != 200 {
 		t.Fatalf("version: %d", code)
 	}
 	if f.final != f.base && (v.Parent == "" || len(v.Changes) == 0 || !strings.Contains(v.TextDiff, "+ ")) {
@@ -160,19 +165,19 @@ func TestAPI(t *testing.T) {
 	// Compare two runs, and an eval's version against its baseline.
 	var cmp CompareJSON
 	id2 := runID(f, f.run2.Dir)
-	if code := get(t, c, ts.URL+"/api/compare?a="+id+"&b="+id2, &cmp); code != 200 || cmp.Worse == nil || cmp.A.Summary.N == 0 {
+	if code := get(t, c, ts.URL+"/api/v1/compare?a="+id+"&b="+id2, &cmp); code != 200 || cmp.Worse == nil || cmp.A.Summary.N == 0 {
 		t.Fatalf("compare runs: %d %+v", code, cmp)
 	}
 	eid := runID(f, f.evalDir)
 	cmp = CompareJSON{}
-	if code := get(t, c, ts.URL+"/api/compare?a="+eid, &cmp); code != 200 || cmp.A.Version != f.base || cmp.B.Version != f.final || cmp.Paired != cmp.A.Summary.N {
+	if code := get(t, c, ts.URL+"/api/v1/compare?a="+eid, &cmp); code != 200 || cmp.A.Version != f.base || cmp.B.Version != f.final || cmp.Paired != cmp.A.Summary.N {
 		t.Fatalf("compare eval: %d A %s B %s paired %d", code, cmp.A.Version, cmp.B.Version, cmp.Paired)
 	}
 	if cmp.Worse.Test != "signed-rank" || len(cmp.Top) == 0 {
 		t.Errorf("eval compare: test %s, %d top pairs; want the paired test and pairs", cmp.Worse.Test, len(cmp.Top))
 	}
 	var erun RunJSON
-	get(t, c, ts.URL+"/api/runs/"+eid, &erun)
+	get(t, c, ts.URL+"/api/v1/runs/"+eid, &erun)
 	if erun.Verdict == nil || len(erun.Verdict.Comparisons) != 1 || erun.Verdict.Comparisons[0].Check.Version != f.final || len(erun.Summaries) != 2 {
 		t.Fatalf("eval page: verdict %+v, %d summaries", erun.Verdict, len(erun.Summaries))
 	}
@@ -200,9 +205,9 @@ func TestSecurity(t *testing.T) {
 		"/files/" + id + "/%2fetc%2fpasswd",
 		"/files/" + id + "/link-out/passwd",
 		"/files/..~..~etc/passwd",
-		"/api/runs/..~..~..~etc",
-		"/api/runs/" + id + "/episodes/val/..%2f..%2fx/1",
-		"/api/runs/" + id + "/versions/..%2f..%2fx",
+		"/api/v1/runs/..~..~..~etc",
+		"/api/v1/runs/" + id + "/episodes/val/..%2f..%2fx/1",
+		"/api/v1/runs/" + id + "/versions/..%2f..%2fx",
 		"/files/" + url.PathEscape(f.root) + "/report.html",
 	} {
 		resp, err := c.Get(ts.URL + path)
@@ -283,7 +288,7 @@ func TestWriteJSONNaN(t *testing.T) {
 	v := []row{{Mean: nan, P: &nan, Name: "a"}}
 	v[0].Inner.X = []float64{1, math.Inf(1)}
 	rec := httptest.NewRecorder()
-	writeJSON(rec, v)
+	writeJSON(rec, nil, v)
 	if got, want := strings.TrimSpace(rec.Body.String()), `[{"Inner":{"X":[1,null]},"Mean":null,"name":"a","p":null}]`; got != want {
 		t.Fatalf("got %s, want %s", got, want)
 	}
@@ -323,7 +328,7 @@ func TestEvalVerdict(t *testing.T) {
 		}
 		id := runID(f, ev.dir)
 		var run RunJSON
-		if code := get(t, c, ts.URL+"/api/runs/"+id, &run); code != 200 || run.Verdict == nil {
+		if code := get(t, c, ts.URL+"/api/v1/runs/"+id, &run); code != 200 || run.Verdict == nil {
 			t.Fatalf("%s: %d, verdict %v", id, code, run.Verdict)
 		}
 		got := run.Verdict
@@ -341,7 +346,7 @@ func TestEvalVerdict(t *testing.T) {
 			// The compare page of this candidate against its baseline
 			// repeats the stored verdict, in words.
 			var cmp CompareJSON
-			if code := get(t, c, ts.URL+"/api"+cm.Compare, &cmp); code != 200 || !cmp.Stored || cmp.Worse == nil {
+			if code := get(t, c, ts.URL+"/api/v1"+cm.Compare, &cmp); code != 200 || !cmp.Stored || cmp.Worse == nil {
 				t.Fatalf("%s: %d stored %v", cm.Compare, code, cmp.Stored)
 			}
 			if cmp.Worse.PAdj != w.Check.PAdj || cmp.Worse.Statistic != w.Check.Statistic || float64(cmp.BetterPAdj) != w.PBetterAdj || cmp.Better != w.Improvement {
@@ -366,7 +371,7 @@ func TestEvalVerdict(t *testing.T) {
 			// The eval's own settings, not the defaults: the margin moves
 			// the statistic.
 			var cmp CompareJSON
-			get(t, c, ts.URL+"/api"+got.Comparisons[0].Compare, &cmp)
+			get(t, c, ts.URL+"/api/v1"+got.Comparisons[0].Compare, &cmp)
 			if cmp.Gate.Margin != 25 || !strings.Contains(cmp.Gate.Source, "eval") {
 				t.Errorf("compare gate %+v, want the eval's margin 25", cmp.Gate)
 			}
@@ -401,7 +406,7 @@ func TestFiles(t *testing.T) {
 	c := ts.Client()
 	id := runID(f, f.run1.Dir)
 	var run RunJSON
-	get(t, c, ts.URL+"/api/runs/"+id, &run)
+	get(t, c, ts.URL+"/api/v1/runs/"+id, &run)
 	listed := map[string]string{}
 	for _, fl := range run.AllFiles {
 		listed[fl.Name] = fl.URL
@@ -469,7 +474,7 @@ func TestHonestLinks(t *testing.T) {
 	c := ts.Client()
 	id := runID(f, f.run1.Dir)
 	var run RunJSON
-	get(t, c, ts.URL+"/api/runs/"+id, &run)
+	get(t, c, ts.URL+"/api/v1/runs/"+id, &run)
 	if f.run1.Base != f.run1.Final && (len(run.Comparisons) != 2 || !strings.HasSuffix(run.Comparisons[0].Text, "on test") ||
 		!strings.Contains(run.Comparisons[0].URL, "split=test") || !strings.Contains(run.Comparisons[1].URL, "split=val")) {
 		t.Fatalf("finished run: comparisons %+v, want test then val", run.Comparisons)
@@ -497,17 +502,17 @@ func TestHonestLinks(t *testing.T) {
 	its := httptest.NewServer(s)
 	defer its.Close()
 	var irun RunJSON
-	get(t, its.Client(), its.URL+"/api/runs/runs~interrupted", &irun)
+	get(t, its.Client(), its.URL+"/api/v1/runs/runs~interrupted", &irun)
 	for _, l := range irun.Comparisons {
 		if strings.Contains(l.URL, "split=test") || strings.Contains(l.Text, "test") {
 			t.Errorf("a run without test episodes offers %+v", l)
 		}
 	}
-	if code := get(t, its.Client(), its.URL+"/api/compare?a=runs~interrupted&split=test", nil); code != 404 {
+	if code := get(t, its.Client(), its.URL+"/api/v1/compare?a=runs~interrupted&split=test", nil); code != 404 {
 		t.Errorf("compare on test without test episodes: %d, want 404", code)
 	}
 	var cmp CompareJSON
-	if code := get(t, its.Client(), its.URL+"/api/compare?a=runs~interrupted", &cmp); code != 200 || cmp.A.Split != "val" ||
+	if code := get(t, its.Client(), its.URL+"/api/v1/compare?a=runs~interrupted", &cmp); code != 200 || cmp.A.Split != "val" ||
 		!strings.HasPrefix(cmp.Note, "Compared on val") {
 		t.Errorf("compare without a split: %d split %q note %q; want val, said", code, cmp.A.Split, cmp.Note)
 	}
@@ -543,13 +548,13 @@ func TestDamagedTrajectory(t *testing.T) {
 	ts := httptest.NewServer(s)
 	defer ts.Close()
 	var d EpisodeDetail
-	u := ts.URL + "/api/runs/runs~damaged/episodes/val/" + ep.Version + "/" + strconv.FormatUint(ep.Seed, 10)
+	u := ts.URL + "/api/v1/runs/runs~damaged/episodes/val/" + ep.Version + "/" + strconv.FormatUint(ep.Seed, 10)
 	if code := get(t, ts.Client(), u, &d); code != 200 {
 		t.Fatalf("%s: %d, want 200", u, code)
 	}
-	if d.Episode.Score != ep.Score || d.Episode.Cause != ep.Cause || d.Trajectory != nil || d.TrajectoryError == "" || !strings.Contains(d.Note, "cannot be read") {
+	if d.Episode.Score != ep.Score || d.Episode.Cause != ep.Cause || d.Replay != nil || d.TrajectoryError == "" || !strings.Contains(d.Note, "cannot be read") {
 		t.Fatalf("damaged archive: score %v cause %q (want %v %q), trajectory %v, error %q, note %q", d.Episode.Score, d.Episode.Cause,
-			ep.Score, ep.Cause, d.Trajectory != nil, d.TrajectoryError, d.Note)
+			ep.Score, ep.Cause, d.Replay != nil, d.TrajectoryError, d.Note)
 	}
 }
 
@@ -558,7 +563,7 @@ func TestDamagedTrajectory(t *testing.T) {
 func TestDecisions(t *testing.T) {
 	ts, f := newTestServer(t, "")
 	var run RunJSON
-	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.run1.Dir), &run)
+	get(t, ts.Client(), ts.URL+"/api/v1/runs/"+runID(f, f.run1.Dir), &run)
 	if run.Alpha != 0.05 || run.AlphaSpending != "basel" || len(run.GenerationAlpha) != len(run.Generations) {
 		t.Fatalf("alpha %v spending %q, %d generation alphas for %d generations", run.Alpha, run.AlphaSpending, len(run.GenerationAlpha), len(run.Generations))
 	}
@@ -570,10 +575,20 @@ func TestDecisions(t *testing.T) {
 	if math.Abs(run.GenerationAlpha[0]-0.0304) > 1e-4 {
 		t.Errorf("α_1 = %v, want 0.0304 (docs/sequential.md)", run.GenerationAlpha[0])
 	}
-	// Every accepted candidate passed its generation's α.
+	// Every accepted candidate passed its generation's α, and says so;
+	// generations and candidates are numbered from 1.
+	for i, g := range run.Generations {
+		if g.Generation != i+1 || float64(g.Alpha) != run.GenerationAlpha[i] {
+			t.Errorf("generation row %d: numbered %d, α %v; want %d, %v", i, g.Generation, g.Alpha, i+1, run.GenerationAlpha[i])
+		}
+	}
 	for _, c := range run.Candidates {
-		if c.Accepted && c.PAdj >= run.GenerationAlpha[c.Generation] {
-			t.Errorf("%s accepted at p adj. %v >= α %v", c.Version, c.PAdj, run.GenerationAlpha[c.Generation])
+		a := run.GenerationAlpha[c.Generation-1]
+		if c.Accepted && (float64(c.PAdj) >= a || !strings.HasPrefix(c.Why, "accepted: p adj. ")) {
+			t.Errorf("%s accepted at p adj. %v >= α %v (%q)", c.Version, c.PAdj, a, c.Why)
+		}
+		if !c.Accepted && !strings.HasPrefix(c.Why, "rejected") {
+			t.Errorf("%s rejected, why %q", c.Version, c.Why)
 		}
 	}
 }
@@ -662,7 +677,7 @@ func episodesAt(t *testing.T, ts *httptest.Server, page string) EpisodePage {
 	q := u.Query()
 	q.Set("size", strconv.Itoa(MaxPageSize))
 	var p EpisodePage
-	if code := get(t, ts.Client(), ts.URL+"/api"+u.Path+"?"+q.Encode(), &p); code != 200 {
+	if code := get(t, ts.Client(), ts.URL+"/api/v1"+u.Path+"?"+q.Encode(), &p); code != 200 {
 		t.Fatalf("%s: %d", page, code)
 	}
 	return p
@@ -676,7 +691,7 @@ func TestFailures(t *testing.T) {
 	ts, f := newTestServer(t, "")
 	id := runID(f, f.run1.Dir)
 	var run RunJSON
-	if code := get(t, ts.Client(), ts.URL+"/api/runs/"+id, &run); code != 200 {
+	if code := get(t, ts.Client(), ts.URL+"/api/v1/runs/"+id, &run); code != 200 {
 		t.Fatalf("run: %d", code)
 	}
 	eps, _, err := results.ReadEpisodes(filepath.Join(f.run1.Dir, "episodes.parquet"))
@@ -816,11 +831,11 @@ func TestFailures(t *testing.T) {
 
 	// An eval: one table (its split), no mutation, snake_case keys.
 	var ev RunJSON
-	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.evalDir), &ev)
+	get(t, ts.Client(), ts.URL+"/api/v1/runs/"+runID(f, f.evalDir), &ev)
 	if ev.Failures == nil || len(ev.Failures.Tables) != 1 || ev.Failures.Tables[0].Split != "test" || len(ev.Failures.Tables[0].Rows) != 2 || len(ev.Failures.Shifts) != 0 {
 		t.Fatalf("eval failures %+v: want one test table of 2 versions and no shifts", ev.Failures)
 	}
-	resp, err := ts.Client().Get(ts.URL + "/api/runs/" + id)
+	resp, err := ts.Client().Get(ts.URL + "/api/v1/runs/" + id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -834,7 +849,7 @@ func TestFailures(t *testing.T) {
 
 	// The episodes filters the links use refuse bad values by name.
 	for q, want := range map[string]string{"generation=-1": "generation", "generation=x": "generation", "metric=nope&metric_value=a": "metric"} {
-		resp, err := ts.Client().Get(ts.URL + "/api/runs/" + id + "/episodes?" + q)
+		resp, err := ts.Client().Get(ts.URL + "/api/v1/runs/" + id + "/episodes?" + q)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -852,7 +867,7 @@ func TestFailures(t *testing.T) {
 func TestParameters(t *testing.T) {
 	ts, f := newTestServer(t, "")
 	var run RunJSON
-	get(t, ts.Client(), ts.URL+"/api/runs/"+runID(f, f.run1.Dir), &run)
+	get(t, ts.Client(), ts.URL+"/api/v1/runs/"+runID(f, f.run1.Dir), &run)
 	pt := run.Parameters
 	if pt == nil || len(pt.Names) == 0 {
 		t.Fatal("no parameter table")
@@ -862,7 +877,7 @@ func TestParameters(t *testing.T) {
 	}
 	mean := map[string]float64{}
 	for _, c := range run.Candidates {
-		mean[c.Version] = c.Mean
+		mean[c.Version] = float64(c.Mean)
 	}
 	byVer := map[string]ParamRowJSON{}
 	for _, r := range pt.Rows {
@@ -899,7 +914,16 @@ func TestParameters(t *testing.T) {
 	if changedRows == 0 {
 		t.Error("no version changed a parameter from its parent")
 	}
-	if base := byVer[f.base]; math.Abs(float64(base.ValMean)-run.Generations[0].ValMean) > 0 {
+	if base := byVer[f.base]; math.Abs(float64(base.ValMean)-float64(run.Generations[0].ValMean)) > 0 {
 		t.Errorf("base %s: val mean %v, generation 1's incumbent val mean %v", f.base, base.ValMean, run.Generations[0].ValMean)
 	}
+}
+
+// rowTexts are the texts of a frame's rows.
+func rowTexts(rows []RowJSON) []string {
+	var out []string
+	for _, r := range rows {
+		out = append(out, r.Text)
+	}
+	return out
 }
