@@ -162,8 +162,9 @@ Examples:
 				if err != nil {
 					return usagef("--correction: %q is not one of holm, bonferroni, hochberg, bh, by, none", *correction)
 				}
-				if *test != "mwu" && *test != "signed-rank" {
-					return usagef("--test must be mwu or signed-rank, got %q", *test)
+				testName, err := stats.ParseTestName(*test, stats.UseCompare)
+				if err != nil {
+					return usagef("--test must be %s, got %q", stats.OrList(stats.TestNames(stats.UseCompare)), *test)
 				}
 				a, err := stats.ParseAlternative(*alt)
 				if err != nil {
@@ -188,7 +189,7 @@ Examples:
 					return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
 				}
 				if len(args) > 2 || *key != "" {
-					rows, err := scores.CompareRows(args, *key, *split, corr, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+					rows, err := scores.CompareRows(args, *key, *split, corr, scores.Options{Test: testName, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
 					if err != nil {
 						return err
 					}
@@ -218,11 +219,11 @@ Examples:
 				if err != nil {
 					return err
 				}
-				res, err := scores.Compare(base, cand, scores.Options{Test: *test, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
+				res, err := scores.Compare(base, cand, scores.Options{Test: testName, Alternative: a, Method: m, NoContinuity: *noCont, Alpha: *alpha})
 				if err != nil {
 					return err
 				}
-				check, why, err := compareGate(base, cand, *test, gcfg, *failReg)
+				check, why, err := compareGate(base, cand, testName, gcfg, *failReg)
 				if err != nil {
 					return err
 				}
@@ -286,7 +287,7 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	}
 	fmt.Fprintf(w, "difference of means  %+.4g%s\n", diff, rel)
 	if c.HLShift != nil {
-		if c.Test == "signed-rank" {
+		if c.Test == stats.TestSignedRank {
 			fmt.Fprintf(w, "Hodges-Lehmann paired difference %+.4g", *c.HLShift)
 		} else {
 			fmt.Fprintf(w, "Hodges-Lehmann shift %+.4g", *c.HLShift)
@@ -296,7 +297,7 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 		}
 		fmt.Fprintln(w)
 	}
-	if c.Test == "signed-rank" {
+	if c.Test == stats.TestSignedRank {
 		fmt.Fprintf(w, "Wilcoxon signed-rank (%s, %s, %d pairs): V = %g, p = %.3g\n", c.Alternative, c.Method, *c.NPairs, *c.V, c.P)
 	} else {
 		fmt.Fprintf(w, "Mann-Whitney U (%s, %s): U = %g, p = %.3g\n", c.Alternative, c.Method, c.U, c.P)

@@ -16,6 +16,7 @@ import (
 	"evolve/experiment"
 	"evolve/gate"
 	"evolve/internal/atomicfile"
+	"evolve/stats"
 )
 
 // listFlag is a repeatable string flag.
@@ -257,7 +258,7 @@ Examples:
 				case given["baseline-version"] && *baseline == "":
 					return usagef("--baseline-version picks a version of --baseline; give --baseline too")
 				}
-				gcfg := gate.Config{Alpha: *alpha, Test: *test, Margin: *margin, MarginA12: *marginA12,
+				gcfg := gate.Config{Alpha: *alpha, Test: stats.TestName(*test), Margin: *margin, MarginA12: *marginA12,
 					Hypothesis: *hypothesis, MarginOn: *marginOn, Correction: *correction, MaxUnmatched: *maxUnmatched}
 				if err := gcfg.Validate(); err != nil {
 					return usagef("%v", err)
