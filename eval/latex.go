@@ -51,7 +51,7 @@ func LaTeX(res *Result) []byte {
 	if res.Verdict != nil && len(res.Verdict.Comparisons) > 0 {
 		c := res.Verdict.Comparisons[0].Check
 		caption += fmt.Sprintf(" Against the baseline %s: adjusted $p$ of the one-sided %s tests, worse ($p_{\\mathrm{w}}$) and better ($p_{\\mathrm{b}}$), "+
-			"at $\\alpha = %v$; $A_{12}$ is the Vargha-Delaney effect size.", format.TeX(res.Verdict.Baseline), format.TeX(c.Test), c.Alpha)
+			"at $\\alpha = %v$; $A_{12}$ is the Vargha-Delaney effect size.", format.TeX(res.Verdict.Baseline), format.TeX(string(c.Test)), c.Alpha)
 	}
 	if fc := res.Verdict.failureFirst(); fc != nil {
 		caption += fmt.Sprintf(" Rows \\emph{failed}: the version's share of failed episodes and the baseline's; $p_{\\mathrm{w}}$ of the "+

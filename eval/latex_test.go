@@ -28,13 +28,13 @@ func latexResult() *Result {
 			if i == 0 {
 				continue
 			}
-			c := Comparison{Check: gate.Check{Version: v, Variant: variant, Test: gate.TestSignedRank, P: 1.7e-17, PAdj: 6.9e-17, A12: 0.396, Alpha: 0.05, Regression: i == 1},
+			c := Comparison{Check: gate.Check{Version: v, Variant: variant, Test: stats.TestSignedRank, P: 1.7e-17, PAdj: 6.9e-17, A12: 0.396, Alpha: 0.05, Regression: i == 1},
 				PBetter: 1, PBetterAdj: 1}
 			if i == 2 {
 				c.Check.P, c.Check.PAdj, c.PBetter, c.PBetterAdj, c.Improvement, c.Check.A12 = 1, 1, 2.3e-9, 4.6e-9, true, 0.62
 			}
 			res.Verdict = verdictAppend(res.Verdict, c)
-			res.Verdict.FailureChecks = append(res.Verdict.FailureChecks, gate.Check{Version: v, Variant: variant, Test: gate.TestFailureIncrease,
+			res.Verdict.FailureChecks = append(res.Verdict.FailureChecks, gate.Check{Version: v, Variant: variant, Test: stats.TestFailureIncrease,
 				FailureMethod: "mcnemar-exact", N: 1000, NBaseline: 1000, NPaired: 1000, Mean: 0.125, BaselineMean: 0.083, MeanDiff: 0.042,
 				Statistic: 57, P: 3.1e-6, PAdj: 1.2e-5, Margin: 0.02, Alpha: 0.05, Correction: gate.CorrectionHolm, Failed: i == 1, Regression: i == 1,
 				Family: "failure checks: 4 checks (2 variants × 2 versions), Holm, separate from the score checks"})
@@ -130,7 +130,7 @@ func TestComparisonRowsFailureChecks(t *testing.T) {
 	for _, r := range rows {
 		switch r.Check {
 		case results.CheckScore:
-			if r.Test == gate.TestFailureIncrease || r.FailureMethod != "" {
+			if r.Test == string(stats.TestFailureIncrease) || r.FailureMethod != "" {
 				t.Errorf("score row %+v", r)
 			}
 		case results.CheckFailureShare:
@@ -143,7 +143,7 @@ func TestComparisonRowsFailureChecks(t *testing.T) {
 		t.Fatalf("%d failure-share rows", len(fails))
 	}
 	f := fails[0]
-	if f.Test != gate.TestFailureIncrease || f.FailureMethod != "mcnemar-exact" || f.PWorse != 3.1e-6 || f.PWorseAdj != 1.2e-5 ||
+	if f.Test != string(stats.TestFailureIncrease) || f.FailureMethod != "mcnemar-exact" || f.PWorse != 3.1e-6 || f.PWorseAdj != 1.2e-5 ||
 		f.Mean != 0.125 || f.BaselineMean != 0.083 || f.Margin != 0.02 || f.Verdict != results.VerdictRegression ||
 		!strings.HasPrefix(f.Family, "failure checks: 4 checks") || !math.IsNaN(f.PBetter) || !math.IsNaN(f.A12) || !math.IsNaN(f.HLShift) ||
 		f.Baseline != "v1.0.0" {

@@ -82,7 +82,7 @@ func ComparisonRows(res *Result) []results.ComparisonRow {
 		k := c.Check
 		rows = append(rows, results.ComparisonRow{Eval: res.ID, Variant: k.Variant, Version: k.Version, Baseline: base,
 			N: int32(k.N), NBaseline: int32(k.NBaseline), NPaired: int32(k.NPaired),
-			Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: k.Test, Statistic: k.Statistic,
+			Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: string(k.Test), Statistic: k.Statistic,
 			PWorse: k.P, PWorseAdj: k.PAdj, PBetter: c.PBetter, PBetterAdj: c.PBetterAdj, A12: k.A12,
 			HLShift: k.HLShift, HLLow: k.HLLow, HLHigh: k.HLHigh, Margin: k.Margin, MarginA12: k.MarginA12,
 			Alpha: k.Alpha, Correction: k.Correction, Family: k.Family, Check: results.CheckScore, Verdict: c.Verdict()})
@@ -105,7 +105,7 @@ func failureRow(id, base string, k gate.Check) results.ComparisonRow {
 	nan := math.NaN()
 	return results.ComparisonRow{Eval: id, Variant: k.Variant, Version: k.Version, Baseline: base, Check: results.CheckFailureShare,
 		N: int32(k.N), NBaseline: int32(k.NBaseline), NPaired: int32(k.NPaired),
-		Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: k.Test, FailureMethod: k.FailureMethod, Statistic: k.Statistic,
+		Mean: k.Mean, BaselineMean: k.BaselineMean, MeanDiff: k.MeanDiff, Test: string(k.Test), FailureMethod: k.FailureMethod, Statistic: k.Statistic,
 		PWorse: k.P, PWorseAdj: k.PAdj, PBetter: nan, PBetterAdj: nan, A12: nan, HLShift: nan, HLLow: nan, HLHigh: nan,
 		Margin: k.Margin, Alpha: k.Alpha, Correction: k.Correction, Family: k.Family, Verdict: verdict}
 }

@@ -18,15 +18,19 @@
 // # Deciding
 //
 // Decide is the acceptance decision of a generation: each candidate's val
-// scores against the incumbent's by the Gate's one-sided test, the
-// Mann-Whitney U test (MWU) or, with the versions paired by seed, the
-// Wilcoxon signed-rank test (SignedRank); the p-values adjusted across the
+// scores against the incumbent's by the Gate's one-sided test, a
+// registered stats.TestName run through its registration: the
+// Mann-Whitney U test (stats.TestMWU) or, with the versions paired by
+// seed, the Wilcoxon signed-rank test (stats.TestSignedRank); the
+// p-values adjusted across the
 // generation's candidates (Gate.Correction, Holm in the default config);
 // and, among the candidates significant at Gate.Alpha whose val mean
 // exceeds the incumbent's, the one with the best val mean accepted (the
 // earliest on a tie), or none, so that the incumbent stays. The Decision
-// holds every candidate's Comparison (summary, p-values, A12) for the
-// run's tables and report.
+// holds every Candidate: its check (a gate.Check with the hypothesis
+// gate.HypothesisSuperiority: test, statistic, p-values, A12, the one
+// comparison type the gate, eval, compare and the report also use) and
+// the val summary, for the run's tables and report.
 //
 // Sequential is the group-sequential form of the gate (Jennison &
 // Turnbull 2000, ch. 7): a Design tests each candidate at looks on growing

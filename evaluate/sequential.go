@@ -7,7 +7,7 @@ import (
 	"evolve/stats"
 )
 
-// Why a group-sequential gate stopped a candidate (Comparison.Stop).
+// Why a group-sequential gate stopped a candidate (Candidate.Stop).
 const (
 	// StopEfficacy: the statistic reached the look's efficacy boundary.
 	StopEfficacy = "efficacy"
@@ -189,14 +189,19 @@ func (d Design) Run(inc []float64, m int, g Gate, play func(going []int, from, t
 // normal approximation's z without continuity correction, with the tie
 // correction of its variance, of the one-sided Mann-Whitney U test
 // (stats.MannWhitneyU) or of the Wilcoxon signed-rank test of the paired
-// differences (stats.WilcoxonSignedRank). 0 when every score ties.
+// differences (stats.WilcoxonSignedRank). 0 when every score ties. The
+// error is stats', or names a test without a z of this form.
 func (g Gate) Z(cand, inc []float64) (float64, error) {
-	if g.Test == SignedRank {
+	switch g.test() {
+	case stats.TestMWU:
+	case stats.TestSignedRank:
 		if len(cand) != len(inc) {
 			return 0, fmt.Errorf("%d candidate scores, %d incumbent: a signed-rank test needs pairs", len(cand), len(inc))
 		}
 		r, err := stats.WilcoxonSignedRank(cand, inc, stats.SignedRankOptions{Alternative: stats.Greater, Method: stats.Asymptotic, NoContinuity: true})
 		return zeroNaN(r.Z), err
+	default:
+		return 0, fmt.Errorf("the group-sequential gate has no standardised statistic for test %q", g.test())
 	}
 	r, err := stats.MannWhitneyU(cand, inc, stats.MWUOptions{Alternative: stats.Greater, Method: stats.Asymptotic, NoContinuity: true})
 	return zeroNaN(r.Z), err
@@ -226,7 +231,7 @@ func DecideSequential(incumbent []float64, candidates [][]float64, stops []strin
 	if len(incumbent) == 0 {
 		return Decision{}, fmt.Errorf("incumbent: %w", stats.ErrSampleSize)
 	}
-	d := Decision{Accepted: -1, Incumbent: stats.Summarize(incumbent), Candidates: make([]Comparison, len(candidates))}
+	d := Decision{Accepted: -1, Incumbent: stats.Summarize(incumbent), Candidates: make([]Candidate, len(candidates))}
 	for i, c := range candidates {
 		if len(c) > len(incumbent) {
 			return Decision{}, fmt.Errorf("candidate %d: %d val scores, more than the incumbent's %d", i, len(c), len(incumbent))
@@ -237,11 +242,12 @@ func DecideSequential(incumbent []float64, candidates [][]float64, stops []strin
 			return Decision{}, fmt.Errorf("candidate %d: %w", i, err)
 		}
 		cmp := one.Candidates[0]
-		cmp.PAdj = math.Min(1, cmp.P*float64(len(candidates)))
+		cmp.Check.PAdj = math.Min(1, cmp.Check.P*float64(len(candidates)))
 		cmp.Look, cmp.Stop = looks[i], stops[i]
-		cmp.Significant = stops[i] == StopEfficacy && cmp.Summary.Mean > one.Incumbent.Mean
+		cmp.Check.Failed = !(stops[i] == StopEfficacy && cmp.Summary.Mean > one.Incumbent.Mean)
+		cmp.Check.Correction = stats.Bonferroni.String()
 		d.Candidates[i] = cmp
-		if cmp.Significant && (d.Accepted < 0 || cmp.Summary.Mean > d.Candidates[d.Accepted].Summary.Mean) {
+		if cmp.Significant() && (d.Accepted < 0 || cmp.Summary.Mean > d.Candidates[d.Accepted].Summary.Mean) {
 			d.Accepted = i
 		}
 	}

@@ -82,12 +82,12 @@ func TestDecideSequential(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if d.Accepted != 0 || !d.Candidates[0].Significant || d.Candidates[1].Significant {
-		t.Fatalf("accepted %d, significant %v %v; want 0, true false", d.Accepted, d.Candidates[0].Significant, d.Candidates[1].Significant)
+	if d.Accepted != 0 || !d.Candidates[0].Significant() || d.Candidates[1].Significant() {
+		t.Fatalf("accepted %d, significant %v %v; want 0, true false", d.Accepted, d.Candidates[0].Significant(), d.Candidates[1].Significant())
 	}
 	c := d.Candidates[0]
-	if c.Summary.N != 100 || c.Look != 1 || c.Stop != StopEfficacy || c.Test.N2 != 100 || c.PAdj != math.Min(1, 2*c.P) {
-		t.Errorf("candidate 0: n %d, look %d, stop %q, incumbent n %d, p %v p_adj %v", c.Summary.N, c.Look, c.Stop, c.Test.N2, c.P, c.PAdj)
+	if c.Summary.N != 100 || c.Look != 1 || c.Stop != StopEfficacy || c.Check.NBaseline != 100 || c.Check.PAdj != math.Min(1, 2*c.Check.P) {
+		t.Errorf("candidate 0: n %d, look %d, stop %q, incumbent n %d, p %v p_adj %v", c.Summary.N, c.Look, c.Stop, c.Check.NBaseline, c.Check.P, c.Check.PAdj)
 	}
 	if _, err := DecideSequential(inc[:50], [][]float64{good}, []string{StopEfficacy}, []int{1}, Gate{Alpha: 0.05}); err == nil {
 		t.Error("a candidate longer than the incumbent: no error")
@@ -98,7 +98,7 @@ func TestDecideSequential(t *testing.T) {
 // (size under H0, power under a shift) and mean val episodes per
 // candidate.
 type simRow struct {
-	test                 Test
+	test                 stats.TestName
 	looks                int
 	spending             stats.Spending
 	futility             *float64
@@ -126,7 +126,7 @@ func simulate(t testing.TB, reps, n int, alpha float64, row simRow, seed uint64)
 			// The U test's model is two independent samples; the
 			// signed-rank test's, pairs sharing the seed's difficulty.
 			seedEffect, sd := 0.0, 150.0
-			if row.test == SignedRank {
+			if row.test == stats.TestSignedRank {
 				seedEffect, sd = 100*rng.NormFloat64(), 110
 			}
 			inc[i] = math.Round(500 + seedEffect + sd*rng.NormFloat64())
@@ -182,7 +182,7 @@ func TestSequentialSimulation(t *testing.T) {
 	const n, alpha = 300, 0.0125
 	zero := 0.0
 	var rows []simRow
-	for _, test := range []Test{MWU, SignedRank} {
+	for _, test := range []stats.TestName{stats.TestMWU, stats.TestSignedRank} {
 		for _, shift := range []float64{0, 40} {
 			rows = append(rows,
 				simRow{test: test, looks: 1, shift: shift},
@@ -194,7 +194,7 @@ func TestSequentialSimulation(t *testing.T) {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "| test | looks | spending | futility | shift | rejection rate [95%% CI] | mean val episodes |\n|---|---|---|---|---|---|---|\n")
-	fixed := map[Test]float64{}
+	fixed := map[stats.TestName]float64{}
 	for i, row := range rows {
 		row = simulate(t, reps, n, alpha, row, uint64(i+1))
 		fut := "none"
@@ -245,7 +245,7 @@ func TestDesignRunStopping(t *testing.T) {
 			t.Fatal(err)
 		}
 		var calls strings.Builder
-		scores, stops, looks, err := d.Run(inc, len(shifts), Gate{Test: MWU}, func(going []int, from, to int) ([][]float64, error) {
+		scores, stops, looks, err := d.Run(inc, len(shifts), Gate{Test: stats.TestMWU}, func(going []int, from, to int) ([][]float64, error) {
 			fmt.Fprintf(&calls, "%v [%d,%d) ", going, from, to)
 			out := make([][]float64, len(going))
 			for j, i := range going {
@@ -266,7 +266,7 @@ func TestDesignRunStopping(t *testing.T) {
 				t.Errorf("simultaneous %v: candidate %d has %d scores, want n_%d = %d", tc.simultaneous, i, len(sc), looks[i], want)
 			}
 		}
-		dec, err := DecideSequential(inc, scores, stops, looks, Gate{Test: MWU, Alpha: 0.05})
+		dec, err := DecideSequential(inc, scores, stops, looks, Gate{Test: stats.TestMWU, Alpha: 0.05})
 		if err != nil || dec.Accepted != 0 {
 			t.Errorf("simultaneous %v: accepted %d (%v), want candidate 0", tc.simultaneous, dec.Accepted, err)
 		}
@@ -307,7 +307,7 @@ func TestStoppingRuleSimulation(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(uint64(si+1), 91))
-			g := Gate{Test: MWU, Alpha: alpha}
+			g := Gate{Test: stats.TestMWU, Alpha: alpha}
 			inc := make([]float64, n)
 			cands := make([][]float64, len(shifts))
 			anyAcc, best, episodes := 0, 0, 0

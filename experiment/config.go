@@ -174,11 +174,12 @@ func (e *EnvironmentConfig) UnmarshalYAML(n *yaml.Node) error {
 
 // Acceptance is the statistical gate of a generation.
 type Acceptance struct {
-	// Test is the acceptance test: "mwu" (one-sided Mann-Whitney U,
-	// candidate greater than incumbent; the default) or "signed-rank"
-	// (one-sided Wilcoxon signed-rank test of the differences candidate −
-	// incumbent paired by val seed).
-	Test string `yaml:"test"`
+	// Test is the acceptance test, a test registered with
+	// stats.UseAcceptance: "mwu" (one-sided Mann-Whitney U, candidate
+	// greater than incumbent; the default) or "signed-rank" (one-sided
+	// Wilcoxon signed-rank test of the differences candidate − incumbent
+	// paired by val seed).
+	Test stats.TestName `yaml:"test"`
 	// Alpha is the family-wise significance level, in (0, 0.5].
 	Alpha float64 `yaml:"alpha"`
 	// Correction adjusts the p-values across a generation's candidates:
@@ -419,8 +420,8 @@ func (c *Config) resolve(file string, root *yaml.Node, decoded []*strictyaml.Err
 	} else {
 		c.BasePrompt = abs
 	}
-	if c.Acceptance.Test != "mwu" && c.Acceptance.Test != "signed-rank" {
-		bad("acceptance.test", "%q is not supported (allowed: mwu, signed-rank)", c.Acceptance.Test)
+	if _, err := stats.ParseTestName(string(c.Acceptance.Test), stats.UseAcceptance); err != nil {
+		bad("acceptance.test", "%q is not supported (allowed: %s)", c.Acceptance.Test, stats.CommaList(stats.TestNames(stats.UseAcceptance)))
 	}
 	if !(c.Acceptance.Alpha > 0 && c.Acceptance.Alpha <= 0.5) {
 		bad("acceptance.alpha", "%v is out of range, allowed (0, 0.5]", c.Acceptance.Alpha)

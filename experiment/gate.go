@@ -1,6 +1,8 @@
 package experiment
 
 import (
+	"fmt"
+
 	"evolve/evaluate"
 	"evolve/stats"
 )
@@ -11,9 +13,9 @@ func (c *Config) Gate() (evaluate.Gate, error) {
 	if err != nil {
 		return evaluate.Gate{}, err
 	}
-	test, err := evaluate.ParseTest(c.Acceptance.Test)
+	test, err := stats.ParseTestName(string(c.Acceptance.Test), stats.UseAcceptance)
 	if err != nil {
-		return evaluate.Gate{}, err
+		return evaluate.Gate{}, fmt.Errorf("acceptance.test: %w", err)
 	}
 	return evaluate.Gate{Test: test, Alpha: c.Acceptance.Alpha, Correction: corr}, nil
 }
@@ -39,21 +41,9 @@ func (c *Config) alphaOf(g int) float64 {
 	return stats.BaselAlpha(c.Acceptance.Alpha, g+1)
 }
 
-// testName is the acceptance test as recorded in mutation evidence.
+// testName is the acceptance test as recorded in mutation evidence: its
+// registered long name (stats.TestSpec.Evidence).
 func (c *Config) testName() string {
-	if c.Acceptance.Test == "signed-rank" {
-		return "wilcoxon-signed-rank"
-	}
-	return "mann-whitney-u"
-}
-
-// signedRankV is the candidate's signed-rank statistic V (T+), or nil
-// (null in candidates.parquet) when the gate's test is not the signed-rank
-// test.
-func signedRankV(c evaluate.Comparison) *float64 {
-	if c.SignedRank == nil {
-		return nil
-	}
-	v := c.SignedRank.TPlus
-	return &v
+	spec, _ := stats.LookupTest(c.Acceptance.Test)
+	return spec.Evidence
 }

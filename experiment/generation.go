@@ -283,10 +283,10 @@ func (r *run) recordGeneration(gen *Generation, inc *prompt.Prompt, trainOuts []
 			Evidence: &prompt.Evidence{
 				Test:             r.cfg.testName(),
 				Alternative:      "greater",
-				PValue:           c.P,
-				AdjustedPValue:   c.PAdj,
+				PValue:           c.Check.P,
+				AdjustedPValue:   c.Check.PAdj,
 				Correction:       correction,
-				A12:              c.A12,
+				A12:              c.Check.A12,
 				NIncumbent:       dec.Incumbent.N,
 				NCandidate:       c.Summary.N,
 				IncumbentValMean: dec.Incumbent.Mean,
@@ -308,7 +308,7 @@ func (r *run) recordGeneration(gen *Generation, inc *prompt.Prompt, trainOuts []
 			Operator: m.Operator, Mutation: m.Description, N: int32(c.Summary.N),
 			Mean: c.Summary.Mean, Std: c.Summary.Std, Median: c.Summary.Median, IQM: c.Summary.IQM,
 			CILow: c.Summary.CILow, CIHigh: c.Summary.CIHigh,
-			Test: r.cfg.Acceptance.Test, U: c.Test.U, V: signedRankV(c), P: c.P, PAdj: c.PAdj, A12: c.A12, Accepted: i == dec.Accepted,
+			Test: string(r.cfg.Acceptance.Test), U: c.U, V: c.SignedRankV(), P: c.Check.P, PAdj: c.Check.PAdj, A12: c.Check.A12, Accepted: i == dec.Accepted,
 			Look: lookOf(c), Stop: c.Stop,
 		})
 		if i == dec.Accepted {
@@ -326,7 +326,7 @@ func (r *run) recordGeneration(gen *Generation, inc *prompt.Prompt, trainOuts []
 		NextIncumbent: gen.Incumbent,
 	}
 	if next != nil {
-		p := dec.Candidates[dec.Accepted].PAdj
+		p := dec.Candidates[dec.Accepted].Check.PAdj
 		row.Accepted, row.AcceptedP, row.NextIncumbent = next.Version.String(), &p, next.Version.String()
 		if err := r.supersede(g, inc, next); err != nil {
 			return nil, err

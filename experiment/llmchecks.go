@@ -188,7 +188,7 @@ func (r *run) fitBudget(g int, inc *prompt.Prompt, muts []mutate.Mutation) ([]mu
 		over = append(over, results.CandidateRow{
 			Run: r.id, Generation: int32(g), Parent: inc.Version.String(), Operator: m.Operator,
 			Mutation: fmt.Sprintf("%s\nnot played: %s (%d tokens of system text, max_prompt_tokens %d)", m.Description, ReasonOverBudget, tok, max),
-			Mean:     nan, Std: nan, Median: nan, IQM: nan, CILow: nan, CIHigh: nan, Test: r.cfg.Acceptance.Test,
+			Mean:     nan, Std: nan, Median: nan, IQM: nan, CILow: nan, CIHigh: nan, Test: string(r.cfg.Acceptance.Test),
 			U: nan, P: nan, PAdj: nan, A12: nan,
 		})
 	}

@@ -17,7 +17,7 @@ import (
 // (acceptance.sequential.stopping) every candidate stops at the first
 // look where one can be accepted (evaluate.Design.Settled). The accepted candidate, if it
 // stopped early, then plays the rest of the val seeds, as the next
-// incumbent needs all of them (its Comparison keeps the n it was
+// incumbent needs all of them (its Candidate keeps the n it was
 // decided on). The outcomes are in val seed order, a candidate's
 // holding the seeds it played; the decision is
 // evaluate.DecideSequential's. Every step depends only on the seeds'
@@ -68,7 +68,7 @@ func (r *run) playSequential(ctx context.Context, g int, cands []draft, incVal [
 
 // lookOf is the look a candidate stopped at, nil (null in
 // candidates.parquet) without interim looks.
-func lookOf(c evaluate.Comparison) *int32 {
+func lookOf(c evaluate.Candidate) *int32 {
 	if c.Look == 0 {
 		return nil
 	}

@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"evolve/stats"
+
 	"fmt"
 	"io"
 	"testing"
@@ -12,12 +14,12 @@ import (
 func BenchmarkCompare(b *testing.B) {
 	base := []Sample{sample("main", "", game(1000, 0, 1))}
 	cand := []Sample{sample("pr", "", game(1000, -5, 2))}
-	for _, test := range []string{TestSignedRank, TestMWU, "a12"} {
+	for _, test := range []stats.TestName{stats.TestSignedRank, stats.TestMWU, "a12"} {
 		cfg := Config{Test: test}
 		if test == "a12" {
 			cfg = Config{MarginA12: 0.05}
 		}
-		b.Run(test, func(b *testing.B) {
+		b.Run(string(test), func(b *testing.B) {
 			for b.Loop() {
 				if _, err := Compare(base, cand, cfg); err != nil {
 					b.Fatal(err)
@@ -43,7 +45,7 @@ func BenchmarkCompareLarge(b *testing.B) {
 		b.Run(fmt.Sprintf("margin=%g", margin), func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := Compare(base, cand, Config{Test: TestMWU, Margin: margin}); err != nil {
+				if _, err := Compare(base, cand, Config{Test: stats.TestMWU, Margin: margin}); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,15 +1,26 @@
 package gate
 
+import "evolve/stats"
+
 // HLConfLevel is the confidence level of Check's Hodges-Lehmann interval
 // [HLLow, HLHigh] (two-sided).
 const HLConfLevel = 0.95
 
-// Check is the verdict on one candidate version in one variant.
+// Check is the result of comparing one candidate sample with a baseline
+// by one test, evolve's one comparison type: the gate's verdict on one
+// candidate version in one variant (Compare, CompareFailures; read by
+// evolve eval, the gate line of evolve compare and the viewer), a run's
+// acceptance check of a candidate (evaluate.Candidate) and the run
+// report's final version against the base (report.Data.Compare).
+// Hypothesis says which question the check answers.
 type Check struct {
 	// Version and Variant name the candidate sample.
 	Version, Variant string
-	// Hypothesis is the Config's: HypothesisRegression or
-	// HypothesisNonInferiority.
+	// Hypothesis is the Config's, HypothesisRegression or
+	// HypothesisNonInferiority, for the gate's checks (Compare,
+	// CompareFailures); HypothesisSuperiority for a run's acceptance
+	// checks (package evaluate); HypothesisTwoSided for the run report's
+	// final-against-base comparisons.
 	Hypothesis string
 	// MarginOn is the Config's margin scale: MarginOnShift or
 	// MarginOnMean.
@@ -35,24 +46,32 @@ type Check struct {
 	// BaselineMean (score units; negative means the candidate scores
 	// less).
 	Mean, BaselineMean, MeanDiff float64
-	// Test is the test that ran: TestMWU, TestSignedRank, TestA12 (the
-	// Brunner-Munzel statistic with a permutation p-value), TestWelch,
-	// TestPairedT or TestBootstrapT.
-	Test string
-	// Statistic is the test's statistic: for TestMWU the U statistic of
-	// the candidate's scores plus Margin against the baseline's (R's W of
-	// wilcox.test(x, y, mu = -Margin)), in [0, N·NBaseline]; for
-	// TestSignedRank V = T+ of the differences (x − y) + Margin (R's V of
-	// wilcox.test(x, y, paired = TRUE, mu = -Margin)), in [0, N(N+1)/2];
-	// for TestA12 the logit-scale Brunner-Munzel statistic (logit A12 −
-	// logit(0.5 − MarginA12))·A12(1 − A12)/SE (its p-value from the
-	// permutation distribution); for
-	// the mean tests t = (MeanDiff + Margin)/SE. ±Inf when a variance is 0.
+	// Test is the test that ran, a registered stats.TestName:
+	// stats.TestMWU, TestSignedRank, TestBrunnerMunzelPermutation (the
+	// Brunner-Munzel statistic with a permutation p-value), TestWelchT,
+	// TestPairedT, TestBootstrapT, or TestFailureIncrease for a
+	// failure-share check.
+	Test stats.TestName
+	// Method is how P was computed, "exact" or "asymptotic"
+	// (stats.Method.String), when the caller records it; "" when not
+	// (Compare leaves it "": its checks' JSON has no method key).
+	Method string
+	// Statistic is the test's statistic (stats.TestSpec.Statistic names
+	// it): for stats.TestMWU the U statistic of the candidate's scores
+	// plus Margin against the baseline's (R's W of wilcox.test(x, y, mu =
+	// -Margin)), in [0, N·NBaseline]; for stats.TestSignedRank V = T+ of
+	// the differences (x − y) + Margin (R's V of wilcox.test(x, y, paired
+	// = TRUE, mu = -Margin)), in [0, N(N+1)/2]; for
+	// stats.TestBrunnerMunzelPermutation the logit-scale Brunner-Munzel
+	// statistic (logit A12 − logit(0.5 − MarginA12))·A12(1 − A12)/SE (its
+	// p-value from the permutation distribution); for the mean tests t =
+	// (MeanDiff + Margin)/SE. ±Inf when a variance is 0.
 	Statistic float64
-	// P is the one-sided p-value of the check's test, in [0, 1]: of H1
-	// "worse by more than the margin" (regression) or of H1 "worse by
-	// less than the margin" (non-inferiority). PAdj is P adjusted across
-	// the family by Correction, in [P, 1].
+	// P is the p-value of the check's test, in [0, 1]: one-sided, of H1
+	// "worse by more than the margin" (regression), of H1 "worse by less
+	// than the margin" (non-inferiority) or of H1 "better"
+	// (superiority); two-sided for HypothesisTwoSided. PAdj is P adjusted
+	// across the family by Correction, in [P, 1].
 	P, PAdj float64
 	// A12 is the Vargha-Delaney effect size of the candidate against the
 	// baseline observations used, P(candidate > baseline) + P(tie)/2, in
@@ -78,7 +97,9 @@ type Check struct {
 	Family     string
 	// Failed reports that the check failed: with HypothesisRegression
 	// PAdj < Alpha (evidence of a loss beyond the margin); with
-	// HypothesisNonInferiority PAdj >= Alpha (non-inferiority not shown).
+	// HypothesisNonInferiority PAdj >= Alpha (non-inferiority not shown);
+	// with HypothesisSuperiority superiority not shown (see
+	// evaluate.Decide); never with HypothesisTwoSided.
 	Failed bool
 	// Regression reports Failed under HypothesisRegression (false under
 	// HypothesisNonInferiority, where a failure is "not shown
@@ -99,8 +120,8 @@ type Check struct {
 	// again), half the baseline's standard deviation without one (a
 	// "medium" effect, Cohen 1988); 0 under HypothesisNonInferiority.
 	PowerLoss float64
-	// FailureMethod is the stats method of a TestFailureIncrease check
-	// (stats.MethodBarnardScore, MethodMcNemarExact or
+	// FailureMethod is the stats method of a stats.TestFailureIncrease
+	// check (stats.MethodBarnardScore, MethodMcNemarExact or
 	// MethodPairedScore); "" for the score checks.
 	FailureMethod string
 	// Message is one line with the verdict and the numbers, for JUnit and
@@ -120,14 +141,14 @@ type Check struct {
 }
 
 // Name returns "VERSION [VARIANT]", or VERSION alone when Variant is "":
-// the JUnit test case name and the label of logs. A TestFailureIncrease
+// the JUnit test case name and the label of logs. A stats.TestFailureIncrease
 // check's name ends in " (failure share)".
 func (c Check) Name() string {
 	n := c.Version
 	if c.Variant != "" {
 		n += " [" + c.Variant + "]"
 	}
-	if c.Test == TestFailureIncrease {
+	if c.Test == stats.TestFailureIncrease {
 		n += " (failure share)"
 	}
 	return n

@@ -173,19 +173,19 @@ func TestReferenceP(t *testing.T) {
 	}{
 		{
 			name: "mwu exact", rcall: `wilcox.test(c(1, 2, 3), c(4, 5, 6, 7), alternative = "less")  # W = 0, p = 1/35`,
-			x: []float64{1, 2, 3}, y: []float64{4, 5, 6, 7}, cfg: Config{Test: TestMWU},
+			x: []float64{1, 2, 3}, y: []float64{4, 5, 6, 7}, cfg: Config{Test: stats.TestMWU},
 			want: func(x, y []float64, d float64) float64 { return 1.0 / 35 },
 		},
 		{
 			name: "mwu exact margin", rcall: `wilcox.test(c(10, 12, 14, 16, 18) + 2.5, c(13, 15, 17, 19, 21, 23), alternative = "less")`,
-			x: []float64{10, 12, 14, 16, 18}, y: []float64{13, 15, 17, 19, 21, 23}, cfg: Config{Test: TestMWU, Margin: 2.5},
+			x: []float64{10, 12, 14, 16, 18}, y: []float64{13, 15, 17, 19, 21, 23}, cfg: Config{Test: stats.TestMWU, Margin: 2.5},
 			want: func(x, y []float64, d float64) float64 {
 				return exactRankSumLess(len(x), len(y), uStat(plus(x, d), y))
 			},
 		},
 		{
 			name: "mwu asymptotic margin", rcall: `wilcox.test(x + 1.5, y, alternative = "less")  # n1 = n2 = 60: normal, continuity-corrected`,
-			x: big1, y: big2, cfg: Config{Test: TestMWU, Margin: 1.5},
+			x: big1, y: big2, cfg: Config{Test: stats.TestMWU, Margin: 1.5},
 			want: func(x, y []float64, d float64) float64 {
 				n1, n2 := float64(len(x)), float64(len(y))
 				z := (uStat(plus(x, d), y) - n1*n2/2 + 0.5) / math.Sqrt(n1*n2*(n1+n2+1)/12)
@@ -194,12 +194,12 @@ func TestReferenceP(t *testing.T) {
 		},
 		{
 			name: "signed-rank exact", rcall: `wilcox.test(c(1, 2, 3, 4, 5, 6), c(2.5, 4, 5.5, 7, 8.5, 10), paired = TRUE, alternative = "less")  # V = 0, p = 1/64`,
-			x: []float64{1, 2, 3, 4, 5, 6}, y: []float64{2.5, 4, 5.5, 7, 8.5, 10}, cfg: Config{Test: TestSignedRank},
+			x: []float64{1, 2, 3, 4, 5, 6}, y: []float64{2.5, 4, 5.5, 7, 8.5, 10}, cfg: Config{Test: stats.TestSignedRank},
 			want: func(x, y []float64, d float64) float64 { return 1.0 / 64 },
 		},
 		{
 			name: "signed-rank exact margin", rcall: `wilcox.test(x + 0.75, y, paired = TRUE, alternative = "less")  # x, y below`,
-			x: []float64{3, 9, 4, 10, 2, 8, 7, 1}, y: []float64{5.1, 8.2, 6.4, 12.8, 3.6, 9.3, 7.7, 1.9}, cfg: Config{Test: TestSignedRank, Margin: 0.75},
+			x: []float64{3, 9, 4, 10, 2, 8, 7, 1}, y: []float64{5.1, 8.2, 6.4, 12.8, 3.6, 9.3, 7.7, 1.9}, cfg: Config{Test: stats.TestSignedRank, Margin: 0.75},
 			want: func(x, y []float64, d float64) float64 {
 				diff := make([]float64, len(x))
 				for i := range x {
@@ -210,7 +210,7 @@ func TestReferenceP(t *testing.T) {
 		},
 		{
 			name: "signed-rank asymptotic margin", rcall: `wilcox.test(x + 0.25, y, paired = TRUE, alternative = "less")  # 60 pairs: normal, continuity-corrected`,
-			x: bigPaired, y: big2, cfg: Config{Test: TestSignedRank, Margin: 0.25},
+			x: bigPaired, y: big2, cfg: Config{Test: stats.TestSignedRank, Margin: 0.25},
 			want: func(x, y []float64, d float64) float64 {
 				diff := make([]float64, len(x))
 				for i := range x {
@@ -242,7 +242,7 @@ func TestReferenceP(t *testing.T) {
 func TestShiftIdentity(t *testing.T) {
 	y := game(200, 0, 1)
 	x := game(200, -12, 2)
-	for _, test := range []string{TestMWU, TestSignedRank} {
+	for _, test := range []stats.TestName{stats.TestMWU, stats.TestSignedRank} {
 		for _, d := range []float64{3, 7.5, 20} {
 			margin := one(t, sample("main", "", y), sample("pr", "", x), Config{Test: test, Margin: d})
 			shiftedX := one(t, sample("main", "", y), sample("pr", "", plus(x, d)), Config{Test: test})
@@ -255,7 +255,7 @@ func TestShiftIdentity(t *testing.T) {
 			}
 			// And it is stats' test on x + D directly.
 			var p float64
-			if test == TestMWU {
+			if test == stats.TestMWU {
 				r, _ := stats.MannWhitneyU(plus(x, d), y, stats.MWUOptions{Alternative: stats.Less})
 				p = r.P
 			} else {
@@ -279,22 +279,22 @@ func TestVerdicts(t *testing.T) {
 		name     string
 		cand     []float64
 		cfg      Config
-		wantTest string
+		wantTest stats.TestName
 		want     bool
 	}{
-		{"clearly worse, paired", game(300, -60, 2), Config{}, TestSignedRank, true},
-		{"clearly worse, mwu", game(300, -150, 2), Config{Test: TestMWU}, TestMWU, true},
-		{"clearly worse, A12 margin", game(300, -300, 2), Config{MarginA12: 0.1}, TestA12, true},
-		{"itself, paired", base, Config{}, TestSignedRank, false},
-		{"itself, mwu", base, Config{Test: TestMWU}, TestMWU, false},
-		{"itself, margin", base, Config{Margin: 5}, TestSignedRank, false},
-		{"itself, A12 margin", base, Config{MarginA12: 0.05}, TestA12, false},
-		{"better", game(300, 50, 2), Config{}, TestSignedRank, false},
-		{"slightly worse, no margin", game(300, -15, 2), Config{}, TestSignedRank, true},
-		{"slightly worse, margin 30", game(300, -15, 2), Config{Margin: 30}, TestSignedRank, false},
-		{"slightly worse, margin 30, mwu", game(300, -15, 2), Config{Margin: 30, Test: TestMWU}, TestMWU, false},
-		{"worse than margin 5", game(300, -40, 2), Config{Margin: 5}, TestSignedRank, true},
-		{"slightly worse, A12 margin", game(300, -15, 2), Config{MarginA12: 0.1}, TestA12, false},
+		{"clearly worse, paired", game(300, -60, 2), Config{}, stats.TestSignedRank, true},
+		{"clearly worse, mwu", game(300, -150, 2), Config{Test: stats.TestMWU}, stats.TestMWU, true},
+		{"clearly worse, A12 margin", game(300, -300, 2), Config{MarginA12: 0.1}, stats.TestBrunnerMunzelPermutation, true},
+		{"itself, paired", base, Config{}, stats.TestSignedRank, false},
+		{"itself, mwu", base, Config{Test: stats.TestMWU}, stats.TestMWU, false},
+		{"itself, margin", base, Config{Margin: 5}, stats.TestSignedRank, false},
+		{"itself, A12 margin", base, Config{MarginA12: 0.05}, stats.TestBrunnerMunzelPermutation, false},
+		{"better", game(300, 50, 2), Config{}, stats.TestSignedRank, false},
+		{"slightly worse, no margin", game(300, -15, 2), Config{}, stats.TestSignedRank, true},
+		{"slightly worse, margin 30", game(300, -15, 2), Config{Margin: 30}, stats.TestSignedRank, false},
+		{"slightly worse, margin 30, mwu", game(300, -15, 2), Config{Margin: 30, Test: stats.TestMWU}, stats.TestMWU, false},
+		{"worse than margin 5", game(300, -40, 2), Config{Margin: 5}, stats.TestSignedRank, true},
+		{"slightly worse, A12 margin", game(300, -15, 2), Config{MarginA12: 0.1}, stats.TestBrunnerMunzelPermutation, false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -381,13 +381,13 @@ func TestPairing(t *testing.T) {
 		sub.Scores = append(sub.Scores, base.Scores[i]-1)
 	}
 	c := one(t, base, sub, Config{})
-	if c.Test != TestSignedRank || c.N != 12 || c.NBaseline != 12 || c.NPaired != 12 {
+	if c.Test != stats.TestSignedRank || c.N != 12 || c.NBaseline != 12 || c.NPaired != 12 {
 		t.Errorf("subset: test %s, n %d, n baseline %d, paired %d; want signed-rank on 12 pairs", c.Test, c.N, c.NBaseline, c.NPaired)
 	}
 	if c.MeanDiff != -1 || c.Statistic != 0 {
 		t.Errorf("subset shifted by -1: MeanDiff = %v, V = %v; want -1, 0", c.MeanDiff, c.Statistic)
 	}
-	if c := one(t, base, sub, Config{Test: TestMWU}); c.Test != TestMWU || c.NBaseline != 80 || c.NPaired != 12 {
+	if c := one(t, base, sub, Config{Test: stats.TestMWU}); c.Test != stats.TestMWU || c.NBaseline != 80 || c.NPaired != 12 {
 		t.Errorf("mwu: test %s, n baseline %d, paired %d; want mwu against all 80", c.Test, c.NBaseline, c.NPaired)
 	}
 
@@ -397,14 +397,14 @@ func TestPairing(t *testing.T) {
 	rep := sub
 	rep.Repeats = make([]int, len(sub.Scores))
 	rep.Repeats[3] = 1
-	for _, test := range []string{TestAuto, TestSignedRank} {
+	for _, test := range []stats.TestName{TestAuto, stats.TestSignedRank} {
 		_, err := Compare([]Sample{base}, []Sample{rep}, Config{Test: test})
 		if !errors.Is(err, ErrUnpaired) || !strings.Contains(err.Error(), "1 unmatched") || !strings.Contains(err.Error(), "seed 12, repeat 1") {
 			t.Errorf("%s, one unmatched, default limit: err = %v, want ErrUnpaired naming it", test, err)
 		}
 	}
 	c = one(t, base, rep, Config{MaxUnmatched: 1})
-	if c.Test != TestSignedRank || !c.Paired || c.N != 11 || c.NPaired != 11 || c.NUnmatched != 1 ||
+	if c.Test != stats.TestSignedRank || !c.Paired || c.N != 11 || c.NPaired != 11 || c.NUnmatched != 1 ||
 		len(c.Warnings) == 0 || !strings.Contains(c.Warnings[0], "seed 12, repeat 1") {
 		t.Errorf("one unmatched, limit 1: test %s, n %d, paired %d, unmatched %d, warnings %q", c.Test, c.N, c.NPaired, c.NUnmatched, c.Warnings)
 	}
@@ -419,19 +419,19 @@ func TestPairing(t *testing.T) {
 
 	// Seeds not recorded.
 	noSeeds := Sample{Version: "pr", Scores: sub.Scores}
-	if c := one(t, base, noSeeds, Config{}); c.Test != TestMWU || c.NPaired != 0 {
+	if c := one(t, base, noSeeds, Config{}); c.Test != stats.TestMWU || c.NPaired != 0 {
 		t.Errorf("no seeds: test %s, paired %d", c.Test, c.NPaired)
 	}
 
 	// A duplicated baseline key prevents pairing.
 	dup := sample("main", "", []float64{1, 2, 3, 4, 5, 6, 7, 8})
 	dup.Seeds[7] = 0
-	if c := one(t, dup, sample("pr", "", []float64{1, 2, 3, 4, 5, 6, 7}), Config{}); c.Test != TestMWU || !strings.Contains(c.Warnings[0], "twice in the baseline") {
+	if c := one(t, dup, sample("pr", "", []float64{1, 2, 3, 4, 5, 6, 7}), Config{}); c.Test != stats.TestMWU || !strings.Contains(c.Warnings[0], "twice in the baseline") {
 		t.Errorf("duplicate: test %s, warnings %q", c.Test, c.Warnings)
 	}
 
 	// The A12 margin on pairs: the paired baseline values, with a note.
-	if c := one(t, base, sub, Config{MarginA12: 0.1}); c.Test != TestA12 || c.NBaseline != 12 || !strings.Contains(strings.Join(c.Warnings, ";"), "independent samples") {
+	if c := one(t, base, sub, Config{MarginA12: 0.1}); c.Test != stats.TestBrunnerMunzelPermutation || c.NBaseline != 12 || !strings.Contains(strings.Join(c.Warnings, ";"), "independent samples") {
 		t.Errorf("A12 paired: test %s, n baseline %d, warnings %q", c.Test, c.NBaseline, c.Warnings)
 	}
 }
@@ -468,7 +468,7 @@ func TestErrors(t *testing.T) {
 		{"no baseline", []Sample{good}, []Sample{sample("v2", "easy", []float64{1})}, Config{}, ErrNoBaseline, []string{`"easy"`, `"v2"`}},
 		{"empty", []Sample{good}, []Sample{sample("v2", "hard", nil)}, Config{}, ErrTooFew, []string{`"v2"`, "no scores"}},
 		{"3 pairs", []Sample{good}, []Sample{sample("v2", "hard", []float64{1, 2, 3})}, Config{}, ErrTooFew, []string{`"v2"`, "3 pairs", "0.12"}},
-		{"3 vs 3", []Sample{sample("main", "hard", []float64{1, 2, 3})}, []Sample{sample("v2", "hard", []float64{7, 8, 9})}, Config{Test: TestMWU}, ErrTooFew, []string{"3 candidate and 3 baseline", "0.05"}},
+		{"3 vs 3", []Sample{sample("main", "hard", []float64{1, 2, 3})}, []Sample{sample("v2", "hard", []float64{7, 8, 9})}, Config{Test: stats.TestMWU}, ErrTooFew, []string{"3 candidate and 3 baseline", "0.05"}},
 		{"A12 n = 1", []Sample{good}, []Sample{sample("v2", "hard", []float64{1})}, Config{MarginA12: 0.1}, ErrTooFew, []string{"at least 2"}},
 	}
 	for _, tc := range tests {

@@ -65,11 +65,13 @@ func check(base, cand Sample, cfg Config) (Check, error) {
 }
 
 // choose pairs cand with base by (seed, repeat) and chooses the
-// observations of the test: the pairs for a paired test (Config.Test
-// "signed-rank", or "auto" and "bootstrap-t" when the samples pair) and
-// for the A12 test of samples that pair (unless Test is "mwu"), else
-// every score. It sets c's NPaired, NUnmatched and Paired, and the
-// warnings on pairing. Errors: ErrUnpaired, naming where, when a paired
+// observations of the test by the design of Config.Test's registration
+// (stats.TestSpec.Design): the pairs for a paired test (stats.DesignPaired,
+// e.g. "signed-rank"; or TestAuto and a stats.DesignEither test such as
+// "bootstrap-t" when the samples pair) and for the A12 test of samples
+// that pair (unless Config.Test is a test of independent samples, e.g.
+// "mwu"), else every score. It sets c's NPaired, NUnmatched and Paired,
+// and the warnings on pairing. Errors: ErrUnpaired, naming where, when a paired
 // test is required and the samples do not pair, or have more than
 // cfg.MaxUnmatched unmatched observations.
 func choose(c *Check, base, cand Sample, cfg Config, where string) (sides, error) {
@@ -79,9 +81,12 @@ func choose(c *Check, base, cand Sample, cfg Config, where string) (sides, error
 		c.NUnmatched = pr.unmatched
 	}
 	pairable := pr.why == ""
-	wantPaired := cfg.Test == TestSignedRank || (cfg.Test == TestAuto && pairable) ||
-		(cfg.Test == TestBootstrapT && pairable)
-	if cfg.Test == TestSignedRank && !pairable {
+	design := stats.DesignEither // TestAuto: paired when the samples pair
+	if spec, ok := stats.LookupTest(cfg.Test); ok {
+		design = spec.Design
+	}
+	wantPaired := design == stats.DesignPaired || (design == stats.DesignEither && pairable)
+	if design == stats.DesignPaired && !pairable {
 		return sides{}, fmt.Errorf("%w: %s: %s", ErrUnpaired, where, pr.why)
 	}
 	if cfg.MarginA12 > 0 {
@@ -93,7 +98,7 @@ func choose(c *Check, base, cand Sample, cfg Config, where string) (sides, error
 	}
 	s := sides{x: cand.Scores, y: base.Scores}
 	// Brunner-Munzel on the seeds both played, as two samples.
-	a12Pairs := cfg.MarginA12 > 0 && pairable && cfg.Test != TestMWU
+	a12Pairs := cfg.MarginA12 > 0 && pairable && design != stats.DesignIndependent
 	if wantPaired || a12Pairs {
 		s.x, s.y = make([]float64, len(pr.cand)), make([]float64, len(pr.cand))
 		for k := range pr.cand {
@@ -119,73 +124,71 @@ func choose(c *Check, base, cand Sample, cfg Config, where string) (sides, error
 }
 
 // chooseTest returns the test of a check under cfg, paired or not
-// (Check.Test): the A12 test with an A12 margin, a test of means with
-// MarginOn "mean", else a rank test.
-func chooseTest(cfg Config, paired bool) string {
+// (Check.Test): the test cfg.Test names when its scale
+// (stats.TestSpec.Scale) is the margin's (marginScale); else, for
+// TestAuto or a test of another scale, the gate's test of the margin's
+// scale for the design: the Brunner-Munzel permutation test on A12, the
+// paired or Welch t test on the mean, the signed-rank or U test on the
+// shift.
+func chooseTest(cfg Config, paired bool) stats.TestName {
+	spec, named := stats.LookupTest(cfg.Test)
+	scale := marginScale(cfg)
 	switch {
-	case cfg.MarginA12 > 0:
-		return TestA12
-	case cfg.MarginOn == MarginOnMean && cfg.Test == TestBootstrapT:
-		return TestBootstrapT
-	case cfg.MarginOn == MarginOnMean && paired:
-		return TestPairedT
-	case cfg.MarginOn == MarginOnMean:
-		return TestWelch
+	case named && spec.Scale == scale:
+		return cfg.Test
+	case scale == stats.ScaleA12:
+		return stats.TestBrunnerMunzelPermutation
+	case scale == stats.ScaleMean && paired:
+		return stats.TestPairedT
+	case scale == stats.ScaleMean:
+		return stats.TestWelchT
 	case paired:
-		return TestSignedRank
+		return stats.TestSignedRank
 	}
-	return TestMWU
+	return stats.TestMWU
 }
 
-// runTest runs c.Test on s at cfg's margin, one-sided in the direction
-// of cfg's hypothesis, and sets c's Statistic and P and adds the test's
-// warnings to c's (but not those that ties were present: routine with
-// integer scores, and handled exactly by stats). The error is stats'.
+// marginScale is the scale of cfg's margin: A12 with MarginA12 > 0, else
+// MarginOn's (the shift or the mean).
+func marginScale(cfg Config) stats.Scale {
+	switch {
+	case cfg.MarginA12 > 0:
+		return stats.ScaleA12
+	case cfg.MarginOn == MarginOnMean:
+		return stats.ScaleMean
+	}
+	return stats.ScaleShift
+}
+
+// runTest runs c.Test on s at cfg's margin through its registration
+// (stats.LookupTest), one-sided in the direction of cfg's hypothesis,
+// and sets c's Statistic and P and adds the test's warnings to c's (but
+// not those that ties were present: routine with integer scores, and
+// handled exactly by stats). The null value is −Margin on the shift and
+// mean scales, 0.5 − MarginA12 on the A12 scale. Resampling tests draw
+// from a source seeded with BootstrapSeed (BootstrapReps resamples), the
+// A12 permutation test from permutationRand (Config.PermutationReps).
+// The error is stats'.
 func runTest(c *Check, s sides, cfg Config) error {
+	spec, ok := stats.LookupTest(c.Test)
+	if !ok || spec.Run == nil {
+		return fmt.Errorf("test %q does not run on scores", c.Test)
+	}
 	alt := stats.Less
 	if cfg.Hypothesis == HypothesisNonInferiority {
 		alt = stats.Greater
 	}
-	D := cfg.Margin
-	var warns []error
-	switch c.Test {
-	case TestMWU:
-		xs := make([]float64, len(s.xs))
-		for i, v := range s.xs {
-			// R: rank(c(x - mu, y)), mu = -D; still sorted, as
-			// subtracting a constant is monotone.
-			xs[i] = v - (-D)
-		}
-		r, err := stats.MannWhitneyUSorted(xs, s.ys, stats.MWUOptions{Alternative: alt})
-		if err != nil {
-			return err
-		}
-		c.Statistic, c.P, warns = r.U, r.P, r.Warnings
-	case TestSignedRank:
-		ds := make([]float64, len(s.d))
-		for i, v := range s.d {
-			ds[i] = v - (-D) // R: x <- x - y; x <- x - mu, mu = -D
-		}
-		r, err := stats.WilcoxonSignedRank(ds, make([]float64, len(ds)), stats.SignedRankOptions{Alternative: alt})
-		if err != nil {
-			return err
-		}
-		c.Statistic, c.P, warns = r.TPlus, r.P, r.Warnings
-	case TestA12:
-		r, err := stats.BrunnerMunzelPermutation(s.x, s.y, 0.5-cfg.MarginA12, alt,
-			stats.PermutationConfig{Reps: cfg.PermutationReps, Rand: permutationRand(s.x, s.y)})
-		if err != nil {
-			return err
-		}
-		c.Statistic, c.P, warns = r.T, r.P, r.Warnings
-	case TestWelch, TestPairedT, TestBootstrapT:
-		r, err := meanTest(c.Test, c.Paired, s, D, alt)
-		if err != nil {
-			return err
-		}
-		c.Statistic, c.P, warns = r.T, r.P, r.Warnings
+	in := stats.TestInput{X: s.x, Y: s.y, XSorted: s.xs, YSorted: s.ys, Paired: c.Paired,
+		Null: -cfg.Margin, Alternative: alt, Reps: BootstrapReps, Rand: rand.New(rand.NewPCG(BootstrapSeed, 0))}
+	if spec.Scale == stats.ScaleA12 {
+		in.Null, in.Reps, in.Rand = 0.5-cfg.MarginA12, cfg.PermutationReps, permutationRand(s.x, s.y)
 	}
-	for _, w := range warns {
+	r, err := spec.Run(in)
+	if err != nil {
+		return err
+	}
+	c.Statistic, c.P = r.Statistic, r.P
+	for _, w := range r.Warnings {
 		if errors.Is(w, stats.WarnTiesExact) || errors.Is(w, stats.WarnTiesAsymptotic) {
 			continue
 		}
@@ -194,27 +197,12 @@ func runTest(c *Check, s sides, cfg Config) error {
 	return nil
 }
 
-// meanTest runs the test of means test (TestWelch, TestPairedT or
-// TestBootstrapT, on the differences when paired) of H0: mean difference
-// −D against alt.
-func meanTest(test string, paired bool, s sides, D float64, alt stats.Alternative) (stats.TTestResult, error) {
-	switch {
-	case test == TestWelch:
-		return stats.WelchT(s.x, s.y, -D, alt)
-	case test == TestPairedT:
-		return stats.PairedT(s.x, s.y, -D, alt)
-	case paired:
-		return stats.BootstrapT(s.d, nil, -D, alt, BootstrapReps, rand.New(rand.NewPCG(BootstrapSeed, 0)))
-	}
-	return stats.BootstrapT(s.x, s.y, -D, alt, BootstrapReps, rand.New(rand.NewPCG(BootstrapSeed, 0)))
-}
-
 // effects sets c's A12 and its Hodges-Lehmann estimate and interval (of
 // the differences when paired), with a warning when the interval cannot
 // be computed. After a U test without a margin A12 is its U/(n1·n2);
 // otherwise it is counted on the sorted samples. The error is stats'.
 func effects(c *Check, s sides, cfg Config) error {
-	if c.Test == TestMWU && cfg.Margin == 0 {
+	if c.Test == stats.TestMWU && cfg.Margin == 0 {
 		// The U test ranked x itself against y: the same U as stats.A12's.
 		c.A12 = c.Statistic / (float64(len(s.x)) * float64(len(s.y)))
 	} else {
@@ -274,47 +262,26 @@ func permutationRand(x, y []float64) *rand.Rand {
 }
 
 // enough reports (as a non-nil error) why n1 candidate and n2 baseline
-// observations are too few for test at level alpha. The smallest p-value
-// a rank test can give depends only on the sizes (and its exact/asymptotic
-// rule), so it is computed by running the test on completely separated
-// data (built sorted); ties can only make p larger.
-func enough(test string, n1, n2 int, alpha float64) error {
-	var minP float64
-	switch test {
-	case TestA12, TestWelch, TestPairedT, TestBootstrapT:
+// observations (n1 pairs for a paired test) are too few for test at
+// level alpha: the test's smallest possible p-value at these sizes
+// (stats.TestSpec.SmallestP, for the rank tests) is not below alpha, or,
+// for a test without such a bound, a sample has fewer than 2
+// observations.
+func enough(test stats.TestName, n1, n2 int, alpha float64) error {
+	spec, _ := stats.LookupTest(test)
+	if spec.SmallestP == nil {
 		if n1 < 2 || n2 < 2 {
 			return fmt.Errorf("the %s test needs at least 2 observations per sample, got %d candidate and %d baseline", test, n1, n2)
 		}
 		return nil
-	case TestMWU:
-		x := make([]float64, n1)
-		y := make([]float64, n2)
-		for i := range x {
-			x[i] = float64(i)
-		}
-		for j := range y {
-			y[j] = float64(n1 + j)
-		}
-		r, err := stats.MannWhitneyUSorted(x, y, stats.MWUOptions{Alternative: stats.Less})
-		if err != nil {
-			return err
-		}
-		minP = r.P
-	case TestSignedRank:
-		x := make([]float64, n1)
-		y := make([]float64, n1)
-		for i := range x {
-			x[i] = -float64(i + 1)
-		}
-		r, err := stats.WilcoxonSignedRank(x, y, stats.SignedRankOptions{Alternative: stats.Less})
-		if err != nil {
-			return err
-		}
-		minP = r.P
+	}
+	minP, err := spec.SmallestP(n1, n2)
+	if err != nil {
+		return err
 	}
 	if minP >= alpha {
 		unit := fmt.Sprintf("%d candidate and %d baseline observations", n1, n2)
-		if test == TestSignedRank {
+		if spec.Design == stats.DesignPaired {
 			unit = fmt.Sprintf("%d pairs", n1)
 		}
 		return fmt.Errorf("with %s the smallest possible one-sided p-value of the %s test is %s >= alpha %v: the gate could never fail", unit, test, pfmt(minP), alpha)

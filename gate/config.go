@@ -20,7 +20,7 @@ const (
 )
 
 // PermutationSeed seeds the random permutations of the A12-margin test
-// (TestA12), together with a hash of the two samples (permutationRand):
+// (stats.TestBrunnerMunzelPermutation), together with a hash of the two samples (permutationRand):
 // the p-value is a function of the samples, this seed and
 // Config.PermutationReps. Hashing the samples in makes the draws differ
 // between data sets, so the Monte Carlo error of the permutation p-value
@@ -34,9 +34,11 @@ type Config struct {
 	// Alpha is the family-wise significance level, in (0, 1); 0 means
 	// 0.05.
 	Alpha float64
-	// Test is TestAuto ("auto", the default; also ""), TestMWU ("mwu") or
-	// TestSignedRank ("signed-rank").
-	Test string
+	// Test is TestAuto ("auto", the default; also "") or a test
+	// registered with stats.UseGate: stats.TestMWU ("mwu"),
+	// stats.TestSignedRank ("signed-rank") or stats.TestBootstrapT
+	// ("bootstrap-t", with MarginOn "mean").
+	Test stats.TestName
 	// Margin is the non-inferiority margin D in score units, finite and
 	// >= 0: with D > 0 a regression is "worse by more than D" (see
 	// Compare). 0 means no margin: "worse at all".
@@ -64,7 +66,7 @@ type Config struct {
 	// 0 (the default) refuses any; NoLimit (−1) accepts any number.
 	MaxUnmatched int
 	// PermutationReps is the number of random permutations of the
-	// A12-margin test (TestA12), >= 0; 0 means
+	// A12-margin test (stats.TestBrunnerMunzelPermutation), >= 0; 0 means
 	// stats.DefaultPermutationReps (9,999). Samples with at most this many
 	// splits are enumerated (an exact p-value).
 	PermutationReps int
@@ -97,9 +99,10 @@ func (cfg Config) normalize() (Config, error) {
 	switch cfg.Test {
 	case "":
 		cfg.Test = def.Test
-	case TestAuto, TestMWU, TestSignedRank, TestBootstrapT:
 	default:
-		return cfg, fmt.Errorf("%w: unknown test %q (want %s, %s, %s or %s)", ErrConfig, cfg.Test, TestAuto, TestMWU, TestSignedRank, TestBootstrapT)
+		if _, err := stats.ParseTestName(string(cfg.Test), stats.UseGate, TestAuto); err != nil {
+			return cfg, fmt.Errorf("%w: %v", ErrConfig, err)
+		}
 	}
 	switch cfg.Correction {
 	case "":
@@ -129,8 +132,10 @@ func (cfg Config) normalize() (Config, error) {
 	if cfg.MaxUnmatched < NoLimit {
 		return cfg, fmt.Errorf("%w: max unmatched must be >= 0, or %d for no limit: %d", ErrConfig, NoLimit, cfg.MaxUnmatched)
 	}
-	if cfg.Test == TestBootstrapT && cfg.MarginOn != MarginOnMean {
-		return cfg, fmt.Errorf("%w: test %q is a test of means; it needs margin scale %q", ErrConfig, TestBootstrapT, MarginOnMean)
+	if spec, ok := stats.LookupTest(cfg.Test); ok && spec.Scale == stats.ScaleMean && cfg.MarginOn != MarginOnMean {
+		return cfg, fmt.Errorf("%w: test %q is a test of means; it needs margin scale %q", ErrConfig, cfg.Test, MarginOnMean)
+	} else if ok && spec.Scale == stats.ScaleA12 && !(cfg.MarginA12 > 0) {
+		return cfg, fmt.Errorf("%w: test %q is a test of A12; it needs an A12 margin > 0", ErrConfig, cfg.Test)
 	}
 	if cfg.MarginOn == MarginOnMean && cfg.MarginA12 > 0 {
 		return cfg, fmt.Errorf("%w: an A12 margin is not a margin on the mean; use margin scale %q", ErrConfig, MarginOnShift)

@@ -8,10 +8,6 @@ import (
 	"evolve/stats"
 )
 
-// TestFailureIncrease is Check.Test of a failure-share check
-// (CompareFailures).
-const TestFailureIncrease = "failure-increase"
-
 // FailureSample is one version's episodes on one environment variant as
 // failed or not, with the seeds (and repeats) they came from: Failed[i]
 // was played on seed Seeds[i], repeat Repeats[i]. An episode is failed
@@ -69,7 +65,7 @@ type FailureConfig struct {
 // it is separate from the family of Compare's score checks, so a gate
 // running both fails wrongly with probability at most 2·Alpha.
 //
-// Check fields: Test is TestFailureIncrease; Mean and BaselineMean are
+// Check fields: Test is stats.TestFailureIncrease; Mean and BaselineMean are
 // the failure shares (in [0, 1]), MeanDiff their difference; Margin is P;
 // Statistic is the score statistic Z (or n10, the pairs where only the
 // candidate failed, for the exact McNemar test); A12, the HL fields and
@@ -143,7 +139,7 @@ func CompareFailures(baseline, candidates []FailureSample, cfg FailureConfig) ([
 
 // failureCheck runs the test of one candidate (scores 1 = failed).
 func failureCheck(base, cand Sample, cfg FailureConfig) (Check, error) {
-	c := Check{Version: cand.Version, Variant: cand.Variant, Hypothesis: HypothesisRegression, Test: TestFailureIncrease,
+	c := Check{Version: cand.Version, Variant: cand.Variant, Hypothesis: HypothesisRegression, Test: stats.TestFailureIncrease,
 		Margin: cfg.MaxIncrease, Alpha: cfg.Alpha, Correction: cfg.Correction,
 		A12: math.NaN(), HLShift: math.NaN(), HLLow: math.NaN(), HLHigh: math.NaN(), Power: math.NaN()}
 	pr := pairing(base, cand)

@@ -53,7 +53,7 @@ func TestCompareFailures(t *testing.T) {
 		paired bool
 	}{{wantPaired, true}, {wantSame, true}, {wantUnpaired, false}} {
 		ch := checks[i]
-		if ch.Test != TestFailureIncrease || ch.FailureMethod != c.want.Method || ch.Paired != c.paired ||
+		if ch.Test != stats.TestFailureIncrease || ch.FailureMethod != c.want.Method || ch.Paired != c.paired ||
 			ch.P != c.want.P || ch.PAdj != adj[i] || ch.Failed != (adj[i] < 0.05) || ch.Regression != ch.Failed ||
 			ch.Mean != c.want.Share || ch.BaselineMean != c.want.ShareBaseline || ch.Margin != 0.05 {
 			t.Errorf("check %d: %+v; want %+v, p adj %v", i, ch, c.want, adj[i])

@@ -86,9 +86,9 @@ func TestHypothesesMatchR(t *testing.T) {
 		if c.Alternative == "greater" {
 			hyp = HypothesisNonInferiority
 		}
-		test := TestMWU
+		test := stats.TestMWU
 		if c.Paired {
-			test = TestSignedRank
+			test = stats.TestSignedRank
 		}
 		base := sample("main", "", c.Y)
 		cand := sample("pr", "", c.X)
@@ -114,7 +114,7 @@ func TestHypothesesMatchR(t *testing.T) {
 				t.Errorf("case %d (%s, n %d, paired %v, D %v, %s): p %v, R %v", i, c.Kind, len(c.X), c.Paired, c.Margin, hyp, ch[0].P, c.WilcoxP)
 			}
 		}
-		tt := ""
+		var tt stats.TestName
 		if c.Paired {
 			tt = TestAuto
 		}
@@ -122,9 +122,9 @@ func TestHypothesesMatchR(t *testing.T) {
 		if err != nil {
 			t.Fatalf("case %d: %v", i, err)
 		}
-		wantTest := TestWelch
+		wantTest := stats.TestWelchT
 		if c.Paired {
-			wantTest = TestPairedT
+			wantTest = stats.TestPairedT
 		}
 		if ch[0].Test != wantTest || math.Abs(ch[0].P-c.TP) > 1e-9 {
 			t.Errorf("case %d mean (%s, paired %v, D %v, %s): %s p %v, R t.test %v", i, c.Kind, c.Paired, c.Margin, hyp, ch[0].Test, ch[0].P, c.TP)
@@ -173,7 +173,7 @@ func TestNonInferiorityVerdicts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Test != TestA12 || c.P != bm.P || c.Statistic != bm.T {
+	if c.Test != stats.TestBrunnerMunzelPermutation || c.P != bm.P || c.Statistic != bm.T {
 		t.Errorf("A12 NI: %s p %v t %v; stats p %v t %v", c.Test, c.P, c.Statistic, bm.P, bm.T)
 	}
 	// Non-inferiority needs a margin.
@@ -229,14 +229,14 @@ func TestMeanCatchesRareLosses(t *testing.T) {
 	base, cand := sample("main", "", y), sample("pr", "", x)
 	shift := one(t, base, cand, Config{Margin: 25})
 	mean := one(t, base, cand, Config{Margin: 25, MarginOn: MarginOnMean})
-	boot := one(t, base, cand, Config{Margin: 25, MarginOn: MarginOnMean, Test: TestBootstrapT})
+	boot := one(t, base, cand, Config{Margin: 25, MarginOn: MarginOnMean, Test: stats.TestBootstrapT})
 	if shift.Failed || shift.P < 0.5 {
 		t.Errorf("shift margin flagged a rare loss: p %v", shift.P)
 	}
-	if !mean.Failed || mean.Test != TestPairedT || mean.P > 1e-3 {
+	if !mean.Failed || mean.Test != stats.TestPairedT || mean.P > 1e-3 {
 		t.Errorf("mean margin: %s failed %v p %v", mean.Test, mean.Failed, mean.P)
 	}
-	if !boot.Failed || boot.Test != TestBootstrapT {
+	if !boot.Failed || boot.Test != stats.TestBootstrapT {
 		t.Errorf("bootstrap-t: failed %v p %v", boot.Failed, boot.P)
 	}
 }

@@ -25,7 +25,7 @@ func (c *Check) UnmarshalJSON(data []byte) error {
 		Version: j.Version, Variant: j.Variant, N: j.N, NBaseline: j.NBaseline, NPaired: j.NPaired,
 		NUnmatched: j.NUnmatched, Paired: j.Paired, Hypothesis: j.Hypothesis, MarginOn: j.MarginOn,
 		Mean: num(j.Mean), BaselineMean: num(j.BaselineMean), MeanDiff: num(j.MeanDiff),
-		Test: j.Test, Statistic: num(j.Statistic), P: num(j.P), PAdj: num(j.PAdj), A12: num(j.A12),
+		Test: j.Test, Method: j.Method, Statistic: num(j.Statistic), P: num(j.P), PAdj: num(j.PAdj), A12: num(j.A12),
 		HLShift: num(j.HLShift), HLLow: num(j.HLLow), HLHigh: num(j.HLHigh),
 		Margin: j.Margin, MarginA12: j.MarginA12, Alpha: j.Alpha, Correction: j.Correction,
 		Family: j.Family, Failed: j.Failed, Regression: j.Regression, Power: num(j.Power), PowerLoss: j.PowerLoss,

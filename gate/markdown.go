@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"os"
 	"strings"
+
+	"evolve/stats"
 )
 
 // DefaultTitle is the heading Markdown uses for an empty title.
@@ -83,7 +85,7 @@ func Markdown(checks []Check, title string) string {
 				n += fmt.Sprintf(" (%d unmatched)", c.NUnmatched)
 			}
 		}
-		if c.Test == TestFailureIncrease { // the shares of failed episodes; no HL, A12 or power
+		if c.Test == stats.TestFailureIncrease { // the shares of failed episodes; no HL, A12 or power
 			if c.Failed {
 				verdict = "❌ failure increase"
 			}

@@ -5,13 +5,14 @@ import (
 	"strings"
 
 	"evolve/internal/format"
+	"evolve/stats"
 )
 
 // H1 states the alternative hypothesis of c's test in words.
 func H1(c Check) string {
 	ni := c.Hypothesis == HypothesisNonInferiority
 	switch {
-	case c.Test == TestFailureIncrease:
+	case c.Test == stats.TestFailureIncrease:
 		return "failed share higher by more than " + num(c.Margin)
 	case c.MarginA12 > 0:
 		if ni {
@@ -77,15 +78,11 @@ func message(c Check) string {
 	return b.String()
 }
 
-// statName names Check.Statistic for test.
-func statName(test string) string {
-	switch test {
-	case TestSignedRank:
-		return "V"
-	case TestA12, TestWelch, TestPairedT, TestBootstrapT:
-		return "t"
-	case TestFailureIncrease:
-		return "Z"
+// statName names Check.Statistic for test: its registered symbol
+// (stats.TestSpec.Statistic), "U" for an unregistered name.
+func statName(test stats.TestName) string {
+	if spec, ok := stats.LookupTest(test); ok && spec.Statistic != "" {
+		return spec.Statistic
 	}
 	return "U"
 }

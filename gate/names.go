@@ -1,34 +1,13 @@
 package gate
 
-// Names of tests: the values of Config.Test and Check.Test.
-const (
-	// TestAuto (Config.Test only) picks TestSignedRank when every (seed,
-	// repeat) of the candidate is in the baseline, else TestMWU.
-	TestAuto = "auto"
-	// TestMWU is the one-sided Mann-Whitney U (Wilcoxon rank-sum) test of
-	// independent samples (stats.MannWhitneyU).
-	TestMWU = "mwu"
-	// TestSignedRank is the one-sided Wilcoxon signed-rank test of the
-	// differences paired by (seed, repeat) (stats.WilcoxonSignedRank).
-	TestSignedRank = "signed-rank"
-	// TestA12 (Check.Test only) is the studentized permutation test of
-	// the relative effect A12 against the boundary 0.5 − MarginA12, with
-	// the Brunner-Munzel statistic on the logit scale (Pauly, Asendorf and
-	// Konietschke 2016; stats.BrunnerMunzelPermutation), used when
-	// Config.MarginA12 > 0.
-	TestA12 = "brunner-munzel-permutation"
-	// TestWelch (Check.Test only) is Welch's t test of the difference of
-	// means (stats.WelchT), used with MarginOn "mean" on unpaired samples.
-	TestWelch = "welch-t"
-	// TestPairedT (Check.Test only) is the paired t test of the mean
-	// difference (stats.PairedT), used with MarginOn "mean" on paired
-	// samples.
-	TestPairedT = "paired-t"
-	// TestBootstrapT is the bootstrap-t test of the difference of means
-	// (stats.BootstrapT; Config.Test with MarginOn "mean", for skewed
-	// scores).
-	TestBootstrapT = "bootstrap-t"
-)
+import "evolve/stats"
+
+// TestAuto is the Config.Test (not a test) that picks
+// stats.TestSignedRank when every (seed, repeat) of the candidate is in
+// the baseline, else stats.TestMWU. The tests themselves are the
+// registered stats.TestName values (stats.Tests); Config.Test may name
+// those registered with stats.UseGate.
+const TestAuto stats.TestName = "auto"
 
 // Names of hypotheses: the values of Config.Hypothesis and
 // Check.Hypothesis.
@@ -46,6 +25,17 @@ const (
 	// consider on switching between superiority and non-inferiority").
 	// Needs a margin > 0.
 	HypothesisNonInferiority = "non-inferiority"
+	// HypothesisSuperiority is the hypothesis of a run's acceptance
+	// checks (package evaluate), never of a Config: H0: the candidate is
+	// not better than the incumbent, against H1: it is (one-sided,
+	// candidate greater, no margin). The check passes only when H0 is
+	// rejected at Alpha and the candidate's mean is the higher.
+	HypothesisSuperiority = "superiority"
+	// HypothesisTwoSided is the hypothesis of a descriptive two-sided
+	// comparison, never of a Config (the run report's final version
+	// against the base on the test split): H1: the two differ. Such a
+	// check neither fails nor passes.
+	HypothesisTwoSided = "two-sided"
 )
 
 // Names of margin scales: the values of Config.MarginOn.

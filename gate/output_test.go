@@ -1,6 +1,8 @@
 package gate
 
 import (
+	"evolve/stats"
+
 	"bytes"
 	"encoding/json"
 	"encoding/xml"
@@ -94,15 +96,15 @@ func TestGolden(t *testing.T) {
 func TestFixture(t *testing.T) {
 	checks := fixture(t)
 	want := []struct {
-		test       string
+		test       stats.TestName
 		regression bool
 		warned     bool
 	}{
-		{TestSignedRank, true, false},
-		{TestSignedRank, false, false},
-		{TestMWU, false, true},
-		{TestSignedRank, false, false},
-		{TestSignedRank, false, true}, // a zero difference
+		{stats.TestSignedRank, true, false},
+		{stats.TestSignedRank, false, false},
+		{stats.TestMWU, false, true},
+		{stats.TestSignedRank, false, false},
+		{stats.TestSignedRank, false, true}, // a zero difference
 	}
 	for i, w := range want {
 		c := checks[i]

@@ -15,22 +15,25 @@ import (
 // the chance the check comes out against the reassuring verdict: fail
 // (regression) or pass (non-inferiority). The distance from the test's
 // boundary −margin is |L − margin| (shift, mean) or |L − m| (A12). The
-// observed spread is used, not the observed effect:
+// observed spread is used, not the observed effect. The formula is
+// chosen by the scale and design of the test's registration
+// (stats.TestSpec), so that a registered test gets the power of its kind:
 //
-//   - rank-sum: a12 = A12(y − dist, y) of the baseline against itself
+//   - rank-sum (a test of the shift on independent samples, the U test):
+//     a12 = A12(y − dist, y) of the baseline against itself
 //     (counted on y sorted, which stays sorted when moved by dist), then
 //     stats.NoetherPowerRankSum;
-//   - signed-rank: p2 = stats.WalshShare of the centred differences moved
+//   - signed-rank (a test of the shift on pairs): p2 = stats.WalshShare of the centred differences moved
 //     by dist, then stats.NoetherPowerSignedRank;
-//   - Brunner-Munzel: dist in A12 units over the null standard error
+//   - Brunner-Munzel (the A12 scale): dist in A12 units over the null standard error
 //     sqrt((N+1)/(12·n1·n2)), stats.NormalPower;
-//   - mean tests: dist over the standard error of the difference of
+//   - mean tests (and any other): dist over the standard error of the difference of
 //     means (Welch) or of the mean difference (paired), stats.NormalPower.
 func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 	x, y, d := s.x, s.y, s.d
 	ni := cfg.Hypothesis == HypothesisNonInferiority
 	n1, n2 := float64(len(x)), float64(len(y))
-	if c.Test == TestA12 {
+	if spec, _ := stats.LookupTest(c.Test); spec.Scale == stats.ScaleA12 {
 		m := cfg.MarginA12
 		if !ni {
 			loss = 2 * m
@@ -47,8 +50,9 @@ func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 		}
 	}
 	dist := math.Abs(loss - D)
-	switch c.Test {
-	case TestMWU:
+	spec, _ := stats.LookupTest(c.Test)
+	switch {
+	case spec.Scale == stats.ScaleShift && !c.Paired: // the U test
 		moved := make([]float64, len(s.ys))
 		for i, v := range s.ys {
 			moved[i] = v - dist
@@ -58,7 +62,7 @@ func checkPower(c Check, s sides, cfg Config) (power, loss float64) {
 			return math.NaN(), loss
 		}
 		return stats.NoetherPowerRankSum(len(x), len(y), a, cfg.Alpha), loss
-	case TestSignedRank:
+	case spec.Scale == stats.ScaleShift: // the signed-rank test
 		med := stats.Median(d)
 		dc := make([]float64, len(d))
 		for i, v := range d {

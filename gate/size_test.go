@@ -29,7 +29,7 @@ func TestSizeShort(t *testing.T) {
 				x[i] = 500 + 100*r.NormFloat64() - D
 				y[i] = 500 + 100*r.NormFloat64()
 			}
-			ch, err := Compare([]Sample{{Version: "b", Scores: y}}, []Sample{{Version: "c", Scores: x}}, Config{Test: TestMWU, Margin: D, Hypothesis: hyp})
+			ch, err := Compare([]Sample{{Version: "b", Scores: y}}, []Sample{{Version: "c", Scores: x}}, Config{Test: stats.TestMWU, Margin: D, Hypothesis: hyp})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -142,7 +142,7 @@ func Designs(p Pilot, cfg Config) []Design {
 	if cfg.Margin > 0 {
 		D := cfg.Margin
 		gateDesign := func(name string, paired bool, on string, noether func(Pilot, Config) int) Design {
-			test := gate.TestMWU
+			test := stats.TestMWU
 			if paired {
 				test = gate.TestAuto
 			}

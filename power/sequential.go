@@ -28,10 +28,10 @@ func Sequential(seq evaluate.Sequential, alpha float64, paired bool) (Design, er
 	if _, err := seq.Design(alpha, 1, seq.Looks); err != nil {
 		return Design{}, err
 	}
-	g := evaluate.Gate{Test: evaluate.MWU, Alpha: alpha}
+	g := evaluate.Gate{Test: stats.TestMWU, Alpha: alpha}
 	test := "U test"
 	if paired {
-		g.Test, test = evaluate.SignedRank, "signed-rank test"
+		g.Test, test = stats.TestSignedRank, "signed-rank test"
 	}
 	name := fmt.Sprintf("sequential %s, %d looks, %s (H1: candidate better)", test, seq.Looks, seq.Spending)
 	if seq.Futility != nil {

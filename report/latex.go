@@ -92,8 +92,8 @@ Version & Role & $n$ & Mean $\pm$ $t$ CI & Mean BCa CI & IQM [BCa CI] & $p$ & $A
 `, run, BootstrapReps, label)
 		for i, v := range d.Test {
 			p, a := "--", "--"
-			if i == 1 && d.Compare != nil {
-				p, a = format.TeXP(d.Compare.MWU.P), texF3(d.Compare.A12)
+			if i == 1 && len(d.Compare) > 0 {
+				p, a = format.TeXP(d.Compare[0].P), texF3(d.Compare[0].A12)
 			}
 			fmt.Fprintf(&w, "%s & %s & %d & %s & [%s, %s] & %s [%s, %s] & %s & %s \\\\\n", v.Version, format.TeX(v.Role), v.Summary.N,
 				pm(v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh), texNum(v.MeanBCa.Low), texNum(v.MeanBCa.High),

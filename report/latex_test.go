@@ -90,7 +90,7 @@ func TestLaTeXCompiles(t *testing.T) {
 		v.Summary.Mean, v.Summary.CILow, v.Summary.CIHigh = 1234.5, 1234.5-123.4, 1234.5+123.4
 		v.IQM.Point, v.IQM.Low, v.IQM.High = 1111.1, 1000.5, 1222.2
 	}
-	wide.Compare.MWU.P = 8.3e-146
+	wide.Compare[0].P = 8.3e-146
 	for _, tc := range []struct {
 		name string
 		d    *Data

@@ -11,9 +11,11 @@ import (
 	"time"
 
 	"evolve/envs"
+	"evolve/gate"
 	"evolve/internal/format"
 	"evolve/results"
 	"evolve/rundir"
+	"evolve/stats"
 )
 
 // The report is built once as a small document model and rendered to
@@ -112,20 +114,20 @@ func (d *Data) testBlocks() []block {
 			}
 		}
 	}
-	c := d.Compare
-	if c == nil {
+	if len(d.Compare) == 0 {
 		return b
 	}
+	c := d.Compare[0]
 	t := block{kind: table, head: []string{"final vs base (two-sided)", "statistic", "p"}, right: []bool{false, true, true}}
-	t.rows = append(t.rows, []string{"Mann-Whitney U (" + c.MWU.Method.String() + ")", "U = " + num(c.MWU.U), pval(c.MWU.P)})
-	if sr := c.SignedRank; sr != nil {
+	t.rows = append(t.rows, []string{"Mann-Whitney U (" + c.Method + ")", "U = " + num(c.Statistic), pval(c.P)})
+	for _, sr := range d.Compare[1:] {
 		t.rows = append(t.rows, []string{fmt.Sprintf("Wilcoxon signed-rank, paired by seed (%s, %d pairs)", sr.Method, sr.N),
-			"V = " + num(sr.TPlus), pval(sr.P)})
+			"V = " + num(sr.Statistic), pval(sr.P)})
 	}
 	t.rows = append(t.rows,
 		[]string{"A12 (P(final > base))", f3(c.A12), ""},
-		[]string{"Hodges-Lehmann shift [95% CI]", withCI(c.Shift.Estimate, c.Shift.CILow, c.Shift.CIHigh), ""},
-		[]string{"difference of means", signed(c.MeanDiff) + fmt.Sprintf(" (%+.1f%%)", 100*c.RelDiff), ""})
+		[]string{"Hodges-Lehmann shift [95% CI]", withCI(c.HLShift, c.HLLow, c.HLHigh), ""},
+		[]string{"difference of means", signed(c.MeanDiff) + fmt.Sprintf(" (%+.1f%%)", 100*relDiff(c)), ""})
 	return append(b, t)
 }
 
@@ -202,7 +204,7 @@ func (d *Data) generations() block {
 // candidates is the table of every candidate's val statistics and test;
 // the V column only under the signed-rank test.
 func (d *Data) candidates() block {
-	signedRank := d.Settings.Test == "signed-rank"
+	signedRank := d.Settings.Test == stats.TestSignedRank // only the signed-rank test has a V column
 	c := block{kind: table,
 		head:  []string{"gen", "version", "parent", "mutation", "n", "val mean [95% CI]", "IQM", "U", "V", "p", "p (adj.)", "A12", "accepted"},
 		right: []bool{true, false, false, false, true, true, true, true, true, true, true, true, false}}
@@ -212,12 +214,12 @@ func (d *Data) candidates() block {
 			acc = "yes"
 		}
 		v := "–"
-		if r.V != nil && r.Test == "signed-rank" {
+		if r.V != nil && r.Test == string(stats.TestSignedRank) {
 			v = num(*r.V)
 		}
 		row := []string{strconv.Itoa(int(r.Generation)), r.Version, r.Parent, r.Mutation, strconv.Itoa(int(r.N)),
 			withCI(r.Mean, r.CILow, r.CIHigh), f1(r.IQM), num(r.U), v, pval(r.P), pval(r.PAdj), f3(r.A12), acc}
-		if !signedRank {
+		if !signedRank { // only the signed-rank test has a V column
 			row = append(row[:8], row[9:]...)
 		}
 		c.rows = append(c.rows, row)
@@ -264,27 +266,24 @@ func (d *Data) verdict() string {
 	if len(d.Test) == 0 {
 		return fmt.Sprintf("The run accepted %d mutation(s) from %s to %s; it has no test episodes.", max(accepted, 0), m.BaseVersion, m.FinalVersion)
 	}
-	if d.Compare == nil {
+	if len(d.Compare) == 0 {
 		v := d.Test[0]
 		return fmt.Sprintf("No candidate was accepted: the base version %s stays, with a mean test score of %s (95%% CI %s to %s) over %d episodes.",
 			v.Version, f1(v.Summary.Mean), f1(v.Summary.CILow), f1(v.Summary.CIHigh), v.Summary.N)
 	}
-	b, f, c := d.Test[0], d.Test[1], d.Compare
+	b, f, c := d.Test[0], d.Test[1], d.Compare[0]
 	return fmt.Sprintf("After %d accepted mutation(s), the final version %s has a mean test score of %s (95%% CI %s to %s) over %d episodes, "+
 		"against %s (%s to %s) for the base version %s: %s points (%+.1f%%), "+
 		"Hodges-Lehmann shift %s (95%% CI %s to %s), A12 = %s, two-sided Mann-Whitney p = %s.",
 		accepted, f.Version, f1(f.Summary.Mean), f1(f.Summary.CILow), f1(f.Summary.CIHigh), f.Summary.N,
-		f1(b.Summary.Mean), f1(b.Summary.CILow), f1(b.Summary.CIHigh), b.Version, signed(c.MeanDiff), 100*c.RelDiff,
-		f1(c.Shift.Estimate), f1(c.Shift.CILow), f1(c.Shift.CIHigh), f3(c.A12), pval(c.MWU.P))
+		f1(b.Summary.Mean), f1(b.Summary.CILow), f1(b.Summary.CIHigh), b.Version, signed(c.MeanDiff), 100*relDiff(c),
+		f1(c.HLShift), f1(c.HLLow), f1(c.HLHigh), f3(c.A12), pval(c.P))
 }
 
 // methods states how every number was computed.
 func (d *Data) methods() string {
 	s := d.Settings
-	gate := "a one-sided Mann-Whitney U test of the candidate's val scores against the incumbent's (exact distribution given ties when n1·n2 ≤ 2500, else the normal approximation with tie and continuity correction)"
-	if s.Test == "signed-rank" {
-		gate = "a one-sided Wilcoxon signed-rank test of the val score differences candidate − incumbent paired by seed (exact when at most 50 pairs and no ties or zeros, else the normal approximation with tie and continuity correction; zero differences dropped)"
-	}
+	gate := acceptanceTest(s.Test).Methods
 	return "Each generation evaluates the incumbent and its candidates on the same frozen val seeds and accepts the candidate with the best val mean among those significant under " +
 		gate + ", with the p-values of a generation's candidates adjusted by the " + titleCase(s.Correction) + " correction at family-wise α = " + num(s.Alpha) +
 		s.methodsSpending() +
@@ -396,12 +395,23 @@ func (d *Data) HTML(svgs map[string][]byte) []byte {
 	return page.Bytes()
 }
 
-func testLong(t string) string {
-	if t == "signed-rank" {
-		return "Wilcoxon signed-rank (paired by seed)"
+// acceptanceTest is the registration of a run's acceptance test t, that
+// of stats.TestMWU for a name that is not an acceptance test (a run from
+// before the setting existed).
+func acceptanceTest(t stats.TestName) stats.TestSpec {
+	if spec, ok := stats.LookupTest(t); ok && spec.Uses&stats.UseAcceptance != 0 {
+		return spec
 	}
-	return "Mann-Whitney U"
+	spec, _ := stats.LookupTest(stats.TestMWU)
+	return spec
 }
+
+// testLong is the report's name of the acceptance test t.
+func testLong(t stats.TestName) string { return acceptanceTest(t).Title }
+
+// relDiff is c's difference of means relative to the baseline's mean
+// (±Inf, or NaN for no difference, when that mean is 0).
+func relDiff(c gate.Check) float64 { return c.MeanDiff / c.BaselineMean }
 
 func short(h string) string {
 	if len(h) > 8 {

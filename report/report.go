@@ -36,6 +36,7 @@ import (
 	"github.com/sourcegraph/conc/iter"
 
 	"evolve/envs"
+	"evolve/gate"
 	"evolve/internal/atomicfile"
 	"evolve/results"
 	"evolve/rundir"
@@ -69,8 +70,9 @@ var ErrNotRun = errors.New("not a finished run directory")
 type Settings struct {
 	// Environment is the environment's registry name, e.g. "dungeon".
 	Environment string
-	// Test is the acceptance test: "mwu" or "signed-rank".
-	Test string
+	// Test is the acceptance test, a registered stats.TestName ("mwu" or
+	// "signed-rank").
+	Test stats.TestName
 	// Alpha is the family-wise significance level, in (0, 0.5].
 	Alpha float64
 	// Correction is the multiple-comparison correction, e.g. "holm".
@@ -116,28 +118,6 @@ type Version struct {
 	Errors int
 }
 
-// Comparison is the final version against the base on the test split.
-// Every field compares final (x) with base (y): positive shifts and A12
-// above 0.5 mean the final version scores higher.
-type Comparison struct {
-	// MWU is the two-sided Mann-Whitney U test; MWU.U is the final
-	// version's U statistic (R's W for wilcox.test(final, base)).
-	MWU stats.MWUResult
-	// SignedRank is the two-sided Wilcoxon signed-rank test of the
-	// differences final − base paired by seed; nil if the two versions were
-	// not played on the same test seeds.
-	SignedRank *stats.SignedRankResult
-	// A12 is the Vargha-Delaney effect size U/(n1·n2), in [0, 1].
-	A12 float64
-	// Shift is the Hodges-Lehmann shift estimate with its 95% CI, in
-	// score points.
-	Shift stats.ShiftResult
-	// MeanDiff is the difference of the mean test scores, final − base, in
-	// score points; RelDiff is MeanDiff over the base mean (NaN if that is
-	// 0).
-	MeanDiff, RelDiff float64
-}
-
 // Data is everything a report shows, loaded from one run directory.
 type Data struct {
 	// Dir is the run directory.
@@ -166,9 +146,17 @@ type Data struct {
 	// recorded as errors, which no statistic covers (a version whose
 	// every test episode is an error has no entry in Test).
 	TestErrors int
-	// Compare is the final version against the base on the test split;
-	// nil unless Test has two versions.
-	Compare *Comparison
+	// Compare is the final version (the checks' candidate) against the
+	// base on the test split, two-sided (gate.HypothesisTwoSided, no
+	// family: PAdj = P): first the Mann-Whitney U test with the A12 effect
+	// size, the Hodges-Lehmann shift and its 95% CI (score points) and the
+	// difference of the mean test scores (MeanDiff, final − base); then,
+	// when the two versions were played on the same test seeds, the
+	// Wilcoxon signed-rank test of the differences final − base paired by
+	// seed (N the pairs with a nonzero difference). Positive shifts and
+	// A12 above 0.5 mean the final version scores higher. nil unless Test
+	// has two versions.
+	Compare []gate.Check
 }
 
 // Load reads a finished run directory and computes the report's
@@ -194,10 +182,10 @@ func Load(dir string) (*Data, error) {
 			Candidates int `yaml:"candidates"`
 		} `yaml:"mutation"`
 		Acceptance struct {
-			Test          string  `yaml:"test"`
-			Alpha         float64 `yaml:"alpha"`
-			Correction    string  `yaml:"correction"`
-			AlphaSpending string  `yaml:"alpha_spending"`
+			Test          stats.TestName `yaml:"test"`
+			Alpha         float64        `yaml:"alpha"`
+			Correction    string         `yaml:"correction"`
+			AlphaSpending string         `yaml:"alpha_spending"`
 			Sequential    struct {
 				Looks    int      `yaml:"looks"`
 				Spending string   `yaml:"spending"`
@@ -317,25 +305,33 @@ func (d *Data) testSplit() error {
 		return nil
 	}
 	x, y := scores(final), scores(base)
-	c := &Comparison{}
-	var err error
-	if c.MWU, err = stats.MannWhitneyU(x, y, stats.MWUOptions{}); err != nil {
+	mwu, err := stats.MannWhitneyU(x, y, stats.MWUOptions{})
+	if err != nil {
 		return err
 	}
-	c.A12 = c.MWU.U / float64(c.MWU.N1*c.MWU.N2)
-	if c.Shift, err = stats.HodgesLehmann(x, y, stats.ShiftOptions{}); err != nil {
+	shift, err := stats.HodgesLehmann(x, y, stats.ShiftOptions{})
+	if err != nil {
 		return err
 	}
-	c.MeanDiff = d.Test[1].Summary.Mean - d.Test[0].Summary.Mean
-	c.RelDiff = c.MeanDiff / d.Test[0].Summary.Mean
+	nan := math.NaN()
+	c := gate.Check{
+		Version: final, Hypothesis: gate.HypothesisTwoSided, Test: stats.TestMWU, Method: mwu.Method.String(),
+		N: mwu.N1, NBaseline: mwu.N2,
+		Mean: d.Test[1].Summary.Mean, BaselineMean: d.Test[0].Summary.Mean, MeanDiff: d.Test[1].Summary.Mean - d.Test[0].Summary.Mean,
+		Statistic: mwu.U, P: mwu.P, PAdj: mwu.P, A12: mwu.U / float64(mwu.N1*mwu.N2),
+		HLShift: shift.Estimate, HLLow: shift.CILow, HLHigh: shift.CIHigh, Power: nan, Correction: gate.CorrectionNone,
+	}
+	d.Compare = []gate.Check{c}
 	if paired := sameSeeds(bySeed[base], bySeed[final]); paired {
 		sr, err := stats.WilcoxonSignedRank(x, y, stats.SignedRankOptions{})
 		if err != nil {
 			return err
 		}
-		c.SignedRank = &sr
+		c.Test, c.Method, c.Paired, c.NPaired = stats.TestSignedRank, sr.Method.String(), true, len(x)
+		c.N, c.NBaseline, c.Statistic, c.P, c.PAdj = sr.N, sr.N, sr.TPlus, sr.P, sr.P
+		c.HLShift, c.HLLow, c.HLHigh = nan, nan, nan // the report shows the U test's shift
+		d.Compare = append(d.Compare, c)
 	}
-	d.Compare = c
 	return nil
 }
 

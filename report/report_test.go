@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"evolve/experiment"
+	"evolve/gate"
 	"evolve/stats"
 )
 
@@ -153,12 +154,20 @@ func TestStatistics(t *testing.T) {
 	}
 	u, _ := stats.MannWhitneyU(x, y, stats.MWUOptions{})
 	sr, _ := stats.WilcoxonSignedRank(x, y, stats.SignedRankOptions{})
-	c := d.Compare
-	if c.MWU.U != u.U || math.Abs(c.MWU.P-u.P) > 1e-12 || c.A12 != u.U/10000 {
-		t.Errorf("MWU U %v p %v A12 %v, want %v %v %v", c.MWU.U, c.MWU.P, c.A12, u.U, u.P, u.U/10000)
+	if len(d.Compare) != 2 {
+		t.Fatalf("%d comparisons, want the U test and the signed-rank test", len(d.Compare))
 	}
-	if c.SignedRank == nil || c.SignedRank.TPlus != sr.TPlus || math.Abs(c.SignedRank.P-sr.P) > 1e-12 {
-		t.Errorf("signed-rank %+v, want V %v p %v", c.SignedRank, sr.TPlus, sr.P)
+	c, p := d.Compare[0], d.Compare[1]
+	if c.Test != stats.TestMWU || c.Hypothesis != gate.HypothesisTwoSided || c.Statistic != u.U || math.Abs(c.P-u.P) > 1e-12 || c.A12 != u.U/10000 ||
+		c.Method != u.Method.String() || c.N != 100 || c.NBaseline != 100 {
+		t.Errorf("MWU %+v, want U %v p %v A12 %v", c, u.U, u.P, u.U/10000)
+	}
+	if p.Test != stats.TestSignedRank || !p.Paired || p.Statistic != sr.TPlus || math.Abs(p.P-sr.P) > 1e-12 || p.N != sr.N || p.Method != sr.Method.String() {
+		t.Errorf("signed-rank %+v, want V %v p %v n %d", p, sr.TPlus, sr.P, sr.N)
+	}
+	hl, _ := stats.HodgesLehmann(x, y, stats.ShiftOptions{})
+	if c.HLShift != hl.Estimate || c.HLLow != hl.CILow || c.HLHigh != hl.CIHigh {
+		t.Errorf("HL %v [%v, %v], want %v [%v, %v]", c.HLShift, c.HLLow, c.HLHigh, hl.Estimate, hl.CILow, hl.CIHigh)
 	}
 	fs, bs := stats.Summarize(x), stats.Summarize(y)
 	if d.Test[1].Summary != fs || d.Test[0].Summary != bs {

@@ -10,12 +10,6 @@ import (
 	"evolve/stats"
 )
 
-// The rank tests of Options.Test.
-const (
-	TestMWU        = "mwu"         // Mann-Whitney U: independent samples
-	TestSignedRank = "signed-rank" // Wilcoxon signed-rank: scores paired by seed (see Pair)
-)
-
 // The verdicts of a Comparison, from its one-sided p-values at Alpha.
 const (
 	Improvement  = "improvement"               // candidate greater: PGreater < Alpha
@@ -25,7 +19,7 @@ const (
 
 // Options are the settings of Compare.
 type Options struct {
-	Test         string            // TestMWU or TestSignedRank
+	Test         stats.TestName    // a test registered with stats.UseCompare: stats.TestMWU or stats.TestSignedRank (scores paired by seed, see Pair)
 	Alternative  stats.Alternative // the alternative of the reported P
 	Method       stats.Method      // exact, asymptotic or auto (see stats.MannWhitneyU)
 	NoContinuity bool              // no continuity correction in the normal approximation
@@ -58,12 +52,12 @@ func summary(s *Sample, sum stats.Summary) Summary {
 // JSON form is what evolve compare --json prints. Every statistic is of
 // the candidate against the baseline.
 type Comparison struct {
-	Test        string  `json:"test"`        // TestMWU or TestSignedRank
-	Alternative string  `json:"alternative"` // the alternative of P
-	Method      string  `json:"method"`      // the method P used: exact or asymptotic
-	Alpha       float64 `json:"alpha"`       // the verdict's level
-	N1          int     `json:"n1"`          // the baseline's size
-	N2          int     `json:"n2"`          // the candidate's size
+	Test        stats.TestName `json:"test"`        // Options.Test
+	Alternative string         `json:"alternative"` // the alternative of P
+	Method      string         `json:"method"`      // the method P used: exact or asymptotic
+	Alpha       float64        `json:"alpha"`       // the verdict's level
+	N1          int            `json:"n1"`          // the baseline's size
+	N2          int            `json:"n2"`          // the candidate's size
 	// U is the candidate's Mann-Whitney U (R's W of wilcox.test(candidate,
 	// baseline)), in [0, N1·N2], whatever the test.
 	U float64 `json:"u"`
@@ -97,19 +91,28 @@ type Comparison struct {
 	FailureCheck *gate.Check `json:"failure_check,omitempty"`
 }
 
+// ErrTest is returned (wrapped, naming the test) by Compare for a test it
+// does not run: it runs the rank tests stats.TestMWU and
+// stats.TestSignedRank, with their exact and asymptotic methods.
+var ErrTest = errors.New("evolve compare does not run this test")
+
 // Compare compares cand with base as benchstat compares benchmarks: the
 // test of o.Test three times (o.Alternative for P, and both one-sided
 // alternatives for the verdict), U and its effect sizes A12 and the
 // rank-biserial correlation, and the Hodges-Lehmann shift with its CI.
 // The signed-rank test pairs the scores by seed (Pair); Check and
-// FailureCheck are left nil. Errors: the tests' (stats.ErrSampleSize for
-// an empty sample, ...), and Pair's for samples that do not pair.
+// FailureCheck are left nil. Errors: ErrTest for a test Compare does not
+// run, the tests' (stats.ErrSampleSize for an empty sample, ...), and
+// Pair's for samples that do not pair.
 //
 // Each sample is sorted once: the U tests, A12, the unpaired
 // Hodges-Lehmann shift and the summaries' medians share the sorted
 // copies (stats.MannWhitneyUSorted, HodgesLehmannSorted,
 // SummarizeSorted), and the signed-rank test pairs once.
 func Compare(base, cand *Sample, o Options) (*Comparison, error) {
+	if o.Test != stats.TestMWU && o.Test != stats.TestSignedRank {
+		return nil, fmt.Errorf("%w: %q (it runs %s)", ErrTest, o.Test, stats.OrList([]stats.TestName{stats.TestMWU, stats.TestSignedRank}))
+	}
 	x, y := cand.Scores, base.Scores
 	xs, ys := slices.Clone(x), slices.Clone(y)
 	slices.Sort(xs)
@@ -127,7 +130,7 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 	c.A12 = u.U / float64(len(x)*len(y))
 	c.RankBiserial = 2*c.A12 - 1
 	var px, py, d []float64 // paired scores and candidate − baseline (signed-rank only)
-	if o.Test == TestSignedRank {
+	if o.Test == stats.TestSignedRank {
 		if px, py, err = Pair(cand, base); err != nil {
 			return nil, err
 		}
@@ -137,7 +140,7 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 		}
 	}
 	p := func(alt stats.Alternative) (float64, string, error) {
-		if o.Test == TestSignedRank {
+		if o.Test == stats.TestSignedRank {
 			r, err := stats.WilcoxonSignedRank(px, py, stats.SignedRankOptions{Alternative: alt, Method: o.Method, NoContinuity: o.NoContinuity})
 			if err != nil {
 				return 0, "", err
@@ -162,7 +165,7 @@ func Compare(base, cand *Sample, o Options) (*Comparison, error) {
 	if c.PLess, _, err = p(stats.Less); err != nil {
 		return nil, err
 	}
-	if o.Test == TestSignedRank {
+	if o.Test == stats.TestSignedRank {
 		// The paired check reports the one-sample HL of the differences,
 		// R's wilcox.test(x, y, paired = TRUE, conf.int = TRUE).
 		if hl, err := stats.HodgesLehmannOneSample(d, stats.ShiftOptions{Method: o.Method, NoContinuity: o.NoContinuity}); err == nil {
@@ -188,24 +191,21 @@ func verdict(pGreater, pLess, alpha float64) string {
 }
 
 // GateCheck runs the regression gate's check (gate.Compare) on one
-// candidate against one baseline, as evolve compare does: test (TestMWU
-// or TestSignedRank) picks the gate's rank test, and with cfg.MarginOn
+// candidate against one baseline, as evolve compare does: test
+// (stats.TestMWU or stats.TestSignedRank) is the gate's rank test, and with cfg.MarginOn
 // mean the paired test is the paired t test (gate.TestAuto). Samples
 // without seeds are paired by line for the signed-rank test when they
 // have the same size, as Pair does. Errors: gate.Compare's, among them
 // gate.ErrTooFew when the samples are too small for the gate to ever
 // fail.
-func GateCheck(base, cand *Sample, test string, cfg gate.Config) (*gate.Check, error) {
-	cfg.Test = gate.TestMWU
-	if test == TestSignedRank {
-		cfg.Test = gate.TestSignedRank
-	}
-	if cfg.MarginOn == gate.MarginOnMean && test == TestSignedRank {
+func GateCheck(base, cand *Sample, test stats.TestName, cfg gate.Config) (*gate.Check, error) {
+	cfg.Test = test
+	if cfg.MarginOn == gate.MarginOnMean && test == stats.TestSignedRank {
 		cfg.Test = gate.TestAuto // the paired t test
 	}
 	b := gate.Sample{Version: "baseline", Seeds: base.Seeds, Scores: base.Scores}
 	c := gate.Sample{Version: "candidate", Seeds: cand.Seeds, Scores: cand.Scores}
-	if test == TestSignedRank && b.Seeds == nil && c.Seeds == nil && len(b.Scores) == len(c.Scores) {
+	if test == stats.TestSignedRank && b.Seeds == nil && c.Seeds == nil && len(b.Scores) == len(c.Scores) {
 		// Files without seeds pair by line, as Pair does.
 		b.Seeds = make([]uint64, len(b.Scores))
 		for i := range b.Seeds {

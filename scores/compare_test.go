@@ -50,17 +50,17 @@ func TestCompare(t *testing.T) {
 		}
 	}
 	tests := []struct {
-		test    string
+		test    stats.TestName
 		p, pg   float64 // reference p-values; 0: p = 2 pg is checked instead
 		v       float64 // V, signed-rank only
 		hl      float64
 		verdict string
 	}{
-		{TestSignedRank, 0.0390625, 0.01953125, 40, medianOf(walsh), Improvement},
-		{TestMWU, 0, 0, 0, medianOf(diffs), NoDifference},
+		{stats.TestSignedRank, 0.0390625, 0.01953125, 40, medianOf(walsh), Improvement},
+		{stats.TestMWU, 0, 0, 0, medianOf(diffs), NoDifference},
 	}
 	for _, tt := range tests {
-		t.Run(tt.test, func(t *testing.T) {
+		t.Run(string(tt.test), func(t *testing.T) {
 			c, err := Compare(base, cand, Options{Test: tt.test, Alternative: stats.TwoSided, Method: stats.Auto, Alpha: 0.05})
 			if err != nil {
 				t.Fatal(err)
@@ -69,7 +69,7 @@ func TestCompare(t *testing.T) {
 				t.Errorf("U %v A12 %v rank-biserial %v n %d/%d; want 58, 58/81, 35/81, 9/9", c.U, c.A12, c.RankBiserial, c.N1, c.N2)
 			}
 			switch tt.test {
-			case TestSignedRank:
+			case stats.TestSignedRank:
 				if c.V == nil || *c.V != tt.v || *c.NPairs != 9 || math.Abs(c.P-tt.p) > 1e-12 || math.Abs(c.PGreater-tt.pg) > 1e-12 {
 					t.Errorf("V %v, n %v, p %v, p greater %v; want %v, 9, %v, %v", c.V, c.NPairs, c.P, c.PGreater, tt.v, tt.p, tt.pg)
 				}
@@ -90,15 +90,15 @@ func TestCompare(t *testing.T) {
 		})
 	}
 	// Swapping the samples swaps the one-sided p-values.
-	a, _ := Compare(base, cand, Options{Test: TestSignedRank, Alpha: 0.05})
-	b, _ := Compare(cand, base, Options{Test: TestSignedRank, Alpha: 0.05})
+	a, _ := Compare(base, cand, Options{Test: stats.TestSignedRank, Alpha: 0.05})
+	b, _ := Compare(cand, base, Options{Test: stats.TestSignedRank, Alpha: 0.05})
 	if a.PGreater != b.PLess || a.PLess != b.PGreater || b.Verdict != Regression {
 		t.Errorf("swapped: %v %v %s; want %v %v regression", b.PGreater, b.PLess, b.Verdict, a.PLess, a.PGreater)
 	}
-	if _, err := Compare(&Sample{Scores: depY}, &Sample{Scores: depX, Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9}}, Options{Test: TestSignedRank, Alpha: 0.05}); err == nil {
+	if _, err := Compare(&Sample{Scores: depY}, &Sample{Scores: depX, Seeds: []uint64{1, 2, 3, 4, 5, 6, 7, 8, 9}}, Options{Test: stats.TestSignedRank, Alpha: 0.05}); err == nil {
 		t.Error("signed-rank of a sample with seeds and one without: no error")
 	}
-	if _, err := Compare(&Sample{}, cand, Options{Test: TestMWU, Alpha: 0.05}); err == nil {
+	if _, err := Compare(&Sample{}, cand, Options{Test: stats.TestMWU, Alpha: 0.05}); err == nil {
 		t.Error("empty baseline: no error")
 	}
 }
@@ -143,7 +143,7 @@ func TestCompareRows(t *testing.T) {
 	}
 	base := write("base.csv", nil, "a", "b", "c")
 	cand := write("cand.csv", map[string]float64{"a": 0.5, "b": 12, "c": -12}, "a", "b", "c")
-	o := Options{Test: TestMWU, Alternative: stats.TwoSided, Method: stats.Auto, Alpha: 0.05}
+	o := Options{Test: stats.TestMWU, Alternative: stats.TwoSided, Method: stats.Auto, Alpha: 0.05}
 	rows, err := CompareRows([]string{base, cand}, "task", "val", stats.Holm, o)
 	if err != nil {
 		t.Fatal(err)
@@ -195,15 +195,15 @@ func TestGateAndFailureChecks(t *testing.T) {
 	}
 	base := &Sample{Source: "base", Scores: b, Failed: failedB}
 	cand := &Sample{Source: "cand", Scores: c, Failed: failedC}
-	check, err := GateCheck(base, cand, TestMWU, gate.DefaultConfig())
+	check, err := GateCheck(base, cand, stats.TestMWU, gate.DefaultConfig())
 	if err != nil || !check.Failed {
 		t.Errorf("a candidate 20 points worse: %+v, %v; want a failed check", check, err)
 	}
-	if _, err := GateCheck(&Sample{Scores: b[:2]}, &Sample{Scores: c[:2]}, TestMWU, gate.DefaultConfig()); !errors.Is(err, gate.ErrTooFew) {
+	if _, err := GateCheck(&Sample{Scores: b[:2]}, &Sample{Scores: c[:2]}, stats.TestMWU, gate.DefaultConfig()); !errors.Is(err, gate.ErrTooFew) {
 		t.Errorf("two scores each: err = %v, want gate.ErrTooFew", err)
 	}
 	// Without seeds, signed-rank pairs by line.
-	if check, err := GateCheck(&Sample{Scores: b}, &Sample{Scores: c}, TestSignedRank, gate.DefaultConfig()); err != nil || !check.Failed {
+	if check, err := GateCheck(&Sample{Scores: b}, &Sample{Scores: c}, stats.TestSignedRank, gate.DefaultConfig()); err != nil || !check.Failed {
 		t.Errorf("signed-rank by line: %+v, %v", check, err)
 	}
 	fc, err := FailureCheck(base, cand, gate.DefaultConfig(), 0.05)
@@ -212,5 +212,24 @@ func TestGateAndFailureChecks(t *testing.T) {
 	}
 	if _, err := FailureCheck(&Sample{Source: "a.txt", Scores: b}, cand, gate.DefaultConfig(), 0.05); !errors.Is(err, ErrNoCauses) || !strings.HasPrefix(err.Error(), "a.txt has no failure causes") {
 		t.Errorf("a sample without causes: err = %v, want ErrNoCauses naming a.txt", err)
+	}
+}
+
+// Every test the registry offers to evolve compare (stats.UseCompare) is
+// one Compare runs; another registered test is refused, not run as U.
+func TestCompareRegisteredTests(t *testing.T) {
+	base := &Sample{Scores: []float64{1, 2, 3, 4, 5, 6}}
+	cand := &Sample{Scores: []float64{2, 3, 5, 5, 7, 9}}
+	for _, name := range stats.TestNames(stats.UseCompare) {
+		c, err := Compare(base, cand, Options{Test: name, Alternative: stats.TwoSided, Alpha: 0.05})
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+		} else if c.Test != name {
+			t.Errorf("%s: ran %q", name, c.Test)
+		}
+	}
+	if _, err := Compare(base, cand, Options{Test: stats.TestWelchT, Alpha: 0.05}); !errors.Is(err, ErrTest) ||
+		err.Error() != `evolve compare does not run this test: "welch-t" (it runs mwu or signed-rank)` {
+		t.Errorf("welch-t: err = %v, want ErrTest", err)
 	}
 }

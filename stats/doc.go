@@ -28,6 +28,10 @@
 //   - [BootstrapBCa], [BootstrapBCaIQM]: BCa bootstrap intervals (Efron
 //     1987) of the mean, the IQM or any statistic.
 //   - [Adjust]: p-value adjustment for multiple comparisons as R's p.adjust.
+//   - [TestName], [Tests], [LookupTest], [ParseTestName]: the one set of
+//     test names and their registry: what runs each test ([TestSpec.Run]
+//     on a [TestInput]), on which design and scale, and where its name
+//     may be given.
 //   - [A12], [RankBiserial], [HodgesLehmann]: effect sizes, the last with a
 //     confidence interval as R's wilcox.test(conf.int = TRUE), selected
 //     from the implicit n1·n2 pairwise differences in O(n1 + n2) memory.

@@ -79,7 +79,7 @@ func gateJSON(c gate.Config, source string) GateJSON {
 	if c.Alpha == 0 {
 		c.Alpha = d.Alpha
 	}
-	return GateJSON{Source: source, Hypothesis: or(c.Hypothesis, d.Hypothesis), Test: or(c.Test, d.Test), Alpha: c.Alpha,
+	return GateJSON{Source: source, Hypothesis: or(c.Hypothesis, d.Hypothesis), Test: or(string(c.Test), string(d.Test)), Alpha: c.Alpha,
 		Margin: c.Margin, MarginOn: or(c.MarginOn, d.MarginOn), MarginA12: c.MarginA12, Correction: or(c.Correction, d.Correction)}
 }
 

@@ -193,8 +193,9 @@ func runCompare(ctx context.Context, cmd *Command, args []string) error {
 	if err != nil {
 		return usagef("--correction: %q is not one of holm, bonferroni, hochberg, bh, by, none", f.correction)
 	}
-	if f.test != "mwu" && f.test != "signed-rank" {
-		return usagef("--test must be mwu or signed-rank, got %q", f.test)
+	testName, err := stats.ParseTestName(f.test, stats.UseCompare)
+	if err != nil {
+		return usagef("--test must be %s, got %q", stats.OrList(stats.TestNames(stats.UseCompare)), f.test)
 	}
 	a, err := stats.ParseAlternative(f.alt)
 	if err != nil {
@@ -218,7 +219,7 @@ func runCompare(ctx context.Context, cmd *Command, args []string) error {
 		return usagef("--max-failure-increase compares one BASELINE with one CANDIDATE; it cannot be used with several candidates or --key")
 	}
 	if len(args) > 2 || f.key != "" {
-		rows, err := scores.CompareRows(args, f.key, f.split, corr, scores.Options{Test: f.test, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
+		rows, err := scores.CompareRows(args, f.key, f.split, corr, scores.Options{Test: testName, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
 		if err != nil {
 			return err
 		}
@@ -248,11 +249,11 @@ func runCompare(ctx context.Context, cmd *Command, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := scores.Compare(base, cand, scores.Options{Test: f.test, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
+	res, err := scores.Compare(base, cand, scores.Options{Test: testName, Alternative: a, Method: m, NoContinuity: f.noCont, Alpha: f.alpha})
 	if err != nil {
 		return err
 	}
-	check, why, err := compareGate(base, cand, f.test, gcfg, f.failReg)
+	check, why, err := compareGate(base, cand, testName, gcfg, f.failReg)
 	if err != nil {
 		return err
 	}
@@ -313,7 +314,7 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 	}
 	fmt.Fprintf(w, "difference of means  %+.4g%s\n", diff, rel)
 	if c.HLShift != nil {
-		if c.Test == "signed-rank" {
+		if c.Test == stats.TestSignedRank {
 			fmt.Fprintf(w, "Hodges-Lehmann paired difference %+.4g", *c.HLShift)
 		} else {
 			fmt.Fprintf(w, "Hodges-Lehmann shift %+.4g", *c.HLShift)
@@ -323,7 +324,7 @@ func printComparison(w io.Writer, base, cand *scores.Sample, c *comparison) {
 		}
 		fmt.Fprintln(w)
 	}
-	if c.Test == "signed-rank" {
+	if c.Test == stats.TestSignedRank {
 		fmt.Fprintf(w, "Wilcoxon signed-rank (%s, %s, %d pairs): V = %g, p = %s\n", c.Alternative, c.Method, *c.NPairs, *c.V, format.Plain.Sig(c.P, 3))
 	} else {
 		fmt.Fprintf(w, "Mann-Whitney U (%s, %s): U = %g, p = %s\n", c.Alternative, c.Method, c.U, format.Plain.Sig(c.P, 3))

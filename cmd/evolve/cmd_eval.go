@@ -335,7 +335,7 @@ func checkEvalArgs(cmd *Command, args []string) (gate.Config, error) {
 	if err := checkEvalFlags(f, given); err != nil {
 		return gate.Config{}, err
 	}
-	gcfg := gate.Config{Alpha: f.alpha, Test: f.test, Margin: f.margin, MarginA12: f.marginA12,
+	gcfg := gate.Config{Alpha: f.alpha, Test: stats.TestName(f.test), Margin: f.margin, MarginA12: f.marginA12,
 		Hypothesis: f.hypothesis, MarginOn: f.marginOn, Correction: f.correction, MaxUnmatched: f.maxUnmatched}
 	if err := gcfg.Validate(); err != nil {
 		return gate.Config{}, usagef("%v", err)

@@ -7,13 +7,14 @@ import (
 
 	"evolve/gate"
 	"evolve/scores"
+	"evolve/stats"
 )
 
 // compareGate runs the CI gate's check on the two samples of evolve
 // compare (scores.GateCheck). A sample too small for the gate to ever
 // fail gives a nil check and the reason (an error only when the gate is
 // asked to decide the exit status).
-func compareGate(base, cand *scores.Sample, test string, cfg gate.Config, mustDecide bool) (*gate.Check, string, error) {
+func compareGate(base, cand *scores.Sample, test stats.TestName, cfg gate.Config, mustDecide bool) (*gate.Check, string, error) {
 	check, err := scores.GateCheck(base, cand, test, cfg)
 	if errors.Is(err, gate.ErrTooFew) && !mustDecide {
 		return nil, err.Error(), nil

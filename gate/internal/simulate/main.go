@@ -119,9 +119,9 @@ func sizeTable(w io.Writer, reps int) error {
 					}
 					s, _ := rate(k, reps)
 					lo, _ := stats.ClopperPearson(k, reps, 0.95)
-					test, kind := "mwu", "continuous"
+					test, kind := stats.TestMWU, "continuous"
 					if paired {
-						test = "signed-rank"
+						test = stats.TestSignedRank
 					}
 					if ties {
 						kind = "integers 0..6 (ties)"
@@ -167,9 +167,9 @@ func sizeCell(hyp string, paired, ties bool, n, reps int, extra float64) (int, e
 		D = 1
 	}
 	r := rand.New(rand.NewPCG(uint64(n)*1000+boolInt(paired)*10+boolInt(ties), 1))
-	test := gate.TestMWU
+	test := stats.TestMWU
 	if paired {
-		test = gate.TestSignedRank
+		test = stats.TestSignedRank
 	}
 	cfg := gate.Config{Alpha: alpha, Test: test, Margin: D, Hypothesis: hyp}
 	k := 0
@@ -279,7 +279,7 @@ func a12Table(w io.Writer, reps, perms int) error {
 		for si, sc := range scenarios {
 			for _, n := range []int{10, 20, 50, 100} {
 				r := rand.New(rand.NewPCG(uint64(n), uint64(si)+1))
-				cfg := gate.Config{Alpha: alpha, Test: gate.TestMWU, MarginA12: m, Hypothesis: hyp, PermutationReps: perms}
+				cfg := gate.Config{Alpha: alpha, Test: stats.TestMWU, MarginA12: m, Hypothesis: hyp, PermutationReps: perms}
 				var k, kLogit, kT int
 				x, y := make([]float64, n), make([]float64, n)
 				for range reps {

@@ -176,9 +176,9 @@ func (d *Display) GenerationEnd(g experiment.Generation) {
 	}
 	attrs = append(attrs, "candidates", len(g.Candidates))
 	if g.Accepted >= 0 {
-		c := g.Decision.Candidates[g.Accepted]
+		c := g.Decision.Candidates[g.Accepted].Check
 		attrs = append(attrs, "accepted", g.Candidates[g.Accepted].Version, "p", c.P, "p_adj", c.PAdj,
-			"a12", round(c.A12, 3), "accepted_val_mean", round(c.Summary.Mean, 1),
+			"a12", round(c.A12, 3), "accepted_val_mean", round(c.Mean, 1),
 			"mutation", g.Candidates[g.Accepted].Mutation.Description)
 	} else {
 		attrs = append(attrs, "accepted", "none")
