@@ -37,7 +37,7 @@ vet:
 
 ## bench: Go benchmarks (env steps/s, real NetHack actions/s per worker and start-up time, trajectory recording cost and bytes/step, evolve view's runs page (200 runs) and episodes page (10^5 episodes), episodes/s at 1 and 2 workers, the default run's wall time (BenchmarkExecutor/executor=local), an LLM run's requests/s against the concurrency-bound ideal (BenchmarkLLMRunPool), the candidates' pool, U test, HL shift at 10^6, compare 10^6 vs 10^6, report and run with a 100,000-seed test split, store append and resolve, text screening), as a table
 bench:
-	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./agent/nethack ./evaluate ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
+	$(GO) test -run '^$$' -bench . -skip 'BenchmarkRunLargeTestSplit' -benchmem -count 6 -timeout 30m ./agent ./view ./envs/dungeon ./envs/process ./agent/nethack ./play ./cache ./eval ./llm ./render ./stats ./results ./store ./guard ./report ./cmd/evolve | tee bench.txt
 	$(GO) test -run '^$$' -bench 'BenchmarkRunLargeTestSplit' -benchtime 1x -count 1 -timeout 30m ./cmd/evolve | tee -a bench.txt
 	$(GO) run golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da bench.txt
 
@@ -69,7 +69,7 @@ bench-scipy: build
 ## sim-sequential: the group-sequential acceptance gate's size and power, and the two stopping rules over four candidates, by simulation, 10,000 reps per row (the tables of docs/sequential.md)
 .PHONY: sim-sequential sequential-bounds
 sim-sequential:
-	$(GO) test -count=1 -timeout 20m -run 'TestSequentialSimulation|TestStoppingRuleSimulation' -v ./evaluate -args -sim
+	$(GO) test -count=1 -timeout 20m -run 'TestSequentialSimulation|TestStoppingRuleSimulation' -v ./accept -args -sim
 
 ## sequential-bounds: recompute the Lan-DeMets boundary reference values (stats/testdata/sequential/bounds.json) with scipy (Debian python3-scipy; a few minutes)
 sequential-bounds:

@@ -16,7 +16,7 @@
 //     (DefaultVersions).
 //  2. PlayTable plays every version in every context on every seed of the
 //     pool (the first Config.Pool seeds of the embedded test split) with
-//     evaluate.Runner. A reward is the episode's score divided by the
+//     play.Runner. A reward is the episode's score divided by the
 //     context's highest score, in [0, 1].
 //  3. Stream draws, per repeat, each request's context and episode seed
 //     from a PCG generator seeded with (Config.Seed, repeat). Every

@@ -99,7 +99,7 @@ func Markdown(res *Result) string {
 	}
 
 	p("\n## Methods\n\n")
-	p("- Episodes: every version is played once in every context on every pool seed (evaluate.Runner, the scripted agent); a request's reward is looked up, so all policies see the same episodes for the same requests (common random numbers), and the streams are the same for every policy.\n")
+	p("- Episodes: every version is played once in every context on every pool seed (play.Runner, the scripted agent); a request's reward is looked up, so all policies see the same episodes for the same requests (common random numbers), and the streams are the same for every policy.\n")
 	p("- Regret: pseudo-regret, the context's best mean reward minus the chosen version's mean reward, summed over requests (Lattimore & Szepesvári, Bandit Algorithms, 2020, ch. 4); the oracle's is 0 by construction.\n")
 	p("- CIs: Student t intervals over the independent streams, mean ± t(0.975, R-1) s/√R (stats.Summarize); the paired differences use the same interval on per-stream differences.\n")
 	p("- Policies: UCB1 (Auer, Cesa-Bianchi & Fischer, Machine Learning 47, 2002); Thompson sampling (Thompson 1933) with Beta(1,1) priors and the Bernoulli trick for rewards in [0, 1] (Agrawal & Goyal, COLT 2012); epsilon-greedy (Sutton & Barto, 2018, sec. 2.2). " +

@@ -6,7 +6,7 @@ import (
 
 	"evolve/agent"
 	"evolve/envs"
-	"evolve/evaluate"
+	"evolve/play"
 )
 
 // Table holds every episode the study can ask for, played once before
@@ -42,7 +42,7 @@ type Table struct {
 
 // PlayTable plays every version of vs in every context of cs on every
 // seed of seeds with the scripted agent, on workers workers (<= 0:
-// GOMAXPROCS) through evaluate.Runner, and returns the table. The table
+// GOMAXPROCS) through play.Runner, and returns the table. The table
 // does not depend on workers. progress, if not nil, is called after each
 // episode with the number done and the total (from worker goroutines,
 // one call at a time). It returns an error naming the context or version
@@ -66,7 +66,7 @@ func PlayTable(ctx context.Context, cs []Context, vs []Version, seeds []uint64, 
 		if err != nil {
 			return nil, fmt.Errorf("context %s: %w", cx.Name, err)
 		}
-		r := &evaluate.Runner{Env: env, Workers: workers}
+		r := &play.Runner{Env: env, Workers: workers}
 		if progress != nil {
 			r.Progress = func(n, _ int) { progress(done+n, total) }
 		}

@@ -141,7 +141,7 @@
 // journal commits per episode to guard outcomes that are cheap to
 // recompute: on a 2-core VM with ext4, BenchmarkPut takes about 38 µs per
 // entry and BenchmarkPutSync 0.65 to 0.9 ms, where a dungeon episode plays
-// in about 450 µs (evaluate's BenchmarkEpisodes). A hit (BenchmarkGet)
+// in about 450 µs (play's BenchmarkEpisodes). A hit (BenchmarkGet)
 // costs about 16 µs, most of it JSON decoding, whether the cache holds
 // 1,000 entries or 100,000 (BenchmarkGet100k). A hit on a NetHack-shaped
 // entry with a 52 KB asciicast trajectory (BenchmarkGetAsciicast) took

@@ -21,11 +21,11 @@ import (
 
 	"evolve/cache"
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
 	"evolve/internal/inputfile"
 	"evolve/llm"
+	"evolve/play"
 	"evolve/prompt"
 	"evolve/results"
 	"evolve/rundir"
@@ -584,11 +584,11 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 	}
 	for _, v := range e.variants {
 		e.res.Variants = append(e.res.Variants, v.Name)
-		runner := &evaluate.Runner{Env: v.Env, Workers: workers, RecordErrors: e.cfg.OnEpisodePanic == "record"}
+		runner := &play.Runner{Env: v.Env, Workers: workers, RecordErrors: e.cfg.OnEpisodePanic == "record"}
 		if l, ok := v.Env.(interface{ SetLogDir(string) }); ok {
 			l.SetLogDir(e.dir)
 		}
-		var exec evaluate.Executor // nil: the runner plays here
+		var exec play.Executor // nil: the runner plays here
 		if x := e.ck.Executor; x != nil {
 			var err error
 			if exec, err = e.cfg.VariantExecutor(v, *x, e.ck.ID, e.dir, e.opt.LLMCache, e.opt.Logger); err != nil {
@@ -638,7 +638,7 @@ func (e *eval) loop(ctx context.Context) (*Result, error) {
 // Slurm executor: the outcomes it plays are cached when the phase's
 // shards are merged; a resume finds the shards finished before in the
 // phase's directory).
-func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate.Executor, v experiment.EnvVariant, ver Version) error {
+func (e *eval) phase(ctx context.Context, runner *play.Runner, exec play.Executor, v experiment.EnvVariant, ver Version) error {
 	type job struct {
 		seed   uint64
 		repeat int
@@ -681,9 +681,9 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 		runner.Progress = obs.EpisodeDone
 	}
 	if len(todo) > 0 {
-		play := make([]uint64, len(todo))
+		toPlay := make([]uint64, len(todo))
 		for i, k := range todo {
-			play[i] = jobs[k].key.Seed
+			toPlay[i] = jobs[k].key.Seed
 		}
 		p := ver.Prompt
 		text, err := experiment.SystemText(v.Env.Info(), p)
@@ -695,7 +695,7 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 		episode := func(seed uint64) envs.Episode {
 			return envs.Episode{Seed: seed, Params: p.PolicyParameters, Prompt: pr, Record: record}
 		}
-		runner.OnError = func(ee *evaluate.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
+		runner.OnError = func(ee *play.EpisodeError) { e.logError(v.Name, ver.Label, ee) }
 		var putErr error
 		runner.Finished = nil
 		if e.opt.Cache != nil {
@@ -716,11 +716,11 @@ func (e *eval) phase(ctx context.Context, runner *evaluate.Runner, exec evaluate
 		}
 		var played []envs.Outcome
 		if exec == nil {
-			played, err = runner.Run(ctx, episode, play)
+			played, err = runner.Run(ctx, episode, toPlay)
 		} else {
-			ph := evaluate.Phase{Split: e.opt.Split, Params: p.PolicyParameters, Prompt: pr, Record: record,
+			ph := play.Phase{Split: e.opt.Split, Params: p.PolicyParameters, Prompt: pr, Record: record,
 				Progress: runner.Progress, OnError: runner.OnError}
-			if played, err = exec.Play(ctx, ph, play); err == nil && runner.Finished != nil {
+			if played, err = exec.Play(ctx, ph, toPlay); err == nil && runner.Finished != nil {
 				for i, o := range played {
 					runner.Finished(i, o)
 				}
@@ -767,7 +767,7 @@ func (e *eval) keepsTrajectory(cause string) bool {
 }
 
 // logError appends an error episode to episode_errors.jsonl.
-func (e *eval) logError(variant, label string, ee *evaluate.EpisodeError) {
+func (e *eval) logError(variant, label string, ee *play.EpisodeError) {
 	line, _ := json.Marshal(map[string]any{"variant": variant, "version": label, "seed": ee.Seed, "error": ee.Err.Error()})
 	f, err := os.OpenFile(filepath.Join(e.dir, rundir.EpisodeErrorsFile), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
 	if err != nil {

@@ -225,7 +225,7 @@ type Sequential struct {
 	// StoppingSimultaneous (the default) stops the whole generation at
 	// the first look where a candidate can be accepted;
 	// StoppingSeparate lets every candidate go on to its own boundary
-	// (evaluate.Sequential.Simultaneous).
+	// (accept.Sequential.Simultaneous).
 	Stopping string `yaml:"stopping"`
 }
 

@@ -68,7 +68,7 @@
 //
 // Where the episodes are played never changes a result, so it is not part
 // of the run ID (rundir.ExecutorConfig, the config's executor section).
-// The local executor is an evaluate.Runner on this machine's workers. The Slurm executor
+// The local executor is an play.Runner on this machine's workers. The Slurm executor
 // (docs/slurm.md) hands each phase to the cluster as one job array of
 // `evolve shard` tasks (PlayShard) on a directory the nodes share, and
 // merges their shards in seed order; a phase directory is named by what

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"log/slog"
 
-	"evolve/evaluate"
+	"evolve/play"
 	"evolve/rundir"
 )
 
@@ -20,7 +20,7 @@ import (
 // played before and plays only the rest; the outcomes equal a local
 // runner's. Errors: an unknown kind, and finding this evolve binary for
 // the tasks.
-func (c *Config) VariantExecutor(v EnvVariant, ec rundir.ExecutorConfig, id, dir, llmCache string, logger *slog.Logger) (evaluate.Executor, error) {
+func (c *Config) VariantExecutor(v EnvVariant, ec rundir.ExecutorConfig, id, dir, llmCache string, logger *slog.Logger) (play.Executor, error) {
 	switch ec.Kind {
 	case "", rundir.ExecutorLocal:
 		return nil, nil

@@ -3,32 +3,32 @@ package experiment
 import (
 	"fmt"
 
-	"evolve/evaluate"
+	"evolve/accept"
 	"evolve/stats"
 )
 
 // Gate returns the statistical gate of the config's acceptance section.
-func (c *Config) Gate() (evaluate.Gate, error) {
+func (c *Config) Gate() (accept.Rule, error) {
 	corr, err := stats.ParseCorrection(c.Acceptance.Correction)
 	if err != nil {
-		return evaluate.Gate{}, err
+		return accept.Rule{}, err
 	}
 	test, err := stats.ParseTestName(string(c.Acceptance.Test), stats.UseAcceptance)
 	if err != nil {
-		return evaluate.Gate{}, fmt.Errorf("acceptance.test: %w", err)
+		return accept.Rule{}, fmt.Errorf("acceptance.test: %w", err)
 	}
-	return evaluate.Gate{Test: test, Alpha: c.Acceptance.Alpha, Correction: corr}, nil
+	return accept.Rule{Test: test, Alpha: c.Acceptance.Alpha, Correction: corr}, nil
 }
 
 // sequential is the config's group-sequential gate; Looks <= 1 means
 // none.
-func (c *Config) sequential() (evaluate.Sequential, error) {
+func (c *Config) sequential() (accept.Sequential, error) {
 	sq := c.Acceptance.Sequential
 	sp, err := stats.ParseSpending(sq.Spending)
 	if err != nil {
-		return evaluate.Sequential{}, err
+		return accept.Sequential{}, err
 	}
-	return evaluate.Sequential{Looks: sq.Looks, Spending: sp, Futility: sq.Futility, Simultaneous: sq.Stopping != StoppingSeparate}, nil
+	return accept.Sequential{Looks: sq.Looks, Spending: sp, Futility: sq.Futility, Simultaneous: sq.Stopping != StoppingSeparate}, nil
 }
 
 // alphaOf is the level generation g (0-based) is tested at: the

@@ -8,10 +8,11 @@ import (
 	"strings"
 	"time"
 
+	"evolve/accept"
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/failure"
 	"evolve/mutate"
+	"evolve/play"
 	"evolve/prompt"
 	"evolve/results"
 )
@@ -22,16 +23,16 @@ import (
 // every episode is played, then writes the candidates. Its steps, each in
 // the package named for it:
 //
-//  1. play train: the incumbent on the train seeds (evaluate, through
+//  1. play train: the incumbent on the train seeds (package play, through
 //     the run's executor);
 //  2. analyse failures: count the train episodes' failure causes
 //     (failure.Analyze);
 //  3. propose: k candidates from the analysis (mutate.Proposer, the run's
 //     mutate.Composed), each given its version;
 //  4. play candidates: every candidate on the val seeds, as one pool
-//     (evaluate.PlayAll);
+//     (play.PlayAll);
 //  5. decide: the gate's test of each candidate against the incumbent
-//     (evaluate.Decide);
+//     (accept.Decide);
 //  6. record: the episodes, the candidates as versions with their
 //     evidence, and the generation's rows (results).
 func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal []float64) (Generation, *prompt.Prompt, []float64, error) {
@@ -41,15 +42,15 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 		return gen, nil, nil, err
 	}
 	gen.Failures = failure.Analyze(r.info.CauseNames(), trainOuts)
-	gen.TrainMean = mean(evaluate.Scores(trainOuts))
-	cands, err := r.propose(ctx, g, gen.Failures, evaluate.Scores(trainOuts), inc)
+	gen.TrainMean = mean(accept.Scores(trainOuts))
+	cands, err := r.propose(ctx, g, gen.Failures, accept.Scores(trainOuts), inc)
 	if err != nil {
 		return gen, nil, nil, err
 	}
 	gate := r.gate
 	gate.Alpha = r.cfg.alphaOf(g)
 	var candOuts [][]envs.Outcome
-	var dec evaluate.Decision
+	var dec accept.Decision
 	if r.cfg.Acceptance.Sequential.Looks > 1 && len(cands) > 0 {
 		candOuts, dec, err = r.playSequential(ctx, g, cands, incVal, gate)
 	} else {
@@ -63,24 +64,24 @@ func (r *run) generation(ctx context.Context, g int, inc *prompt.Prompt, incVal 
 	if err != nil || next == nil {
 		return gen, nil, nil, err
 	}
-	return gen, next, evaluate.Scores(candOuts[dec.Accepted]), nil
+	return gen, next, accept.Scores(candOuts[dec.Accepted]), nil
 }
 
 // playAndDecide plays every candidate on every val seed as one pool
 // (playCandidates) and decides by the fixed-sample gate
-// (evaluate.Decide).
-func (r *run) playAndDecide(ctx context.Context, g int, cands []draft, incVal []float64, gate evaluate.Gate) ([][]envs.Outcome, evaluate.Decision, error) {
+// (accept.Decide).
+func (r *run) playAndDecide(ctx context.Context, g int, cands []draft, incVal []float64, gate accept.Rule) ([][]envs.Outcome, accept.Decision, error) {
 	candOuts, err := r.playCandidates(ctx, g, cands)
 	if err != nil {
-		return nil, evaluate.Decision{}, err
+		return nil, accept.Decision{}, err
 	}
 	candVal := make([][]float64, len(cands))
 	for i := range candOuts {
-		candVal[i] = evaluate.Scores(candOuts[i])
+		candVal[i] = accept.Scores(candOuts[i])
 	}
-	dec, err := evaluate.Decide(incVal, candVal, gate)
+	dec, err := accept.Decide(incVal, candVal, gate)
 	if err != nil {
-		return nil, evaluate.Decision{}, fmt.Errorf("generation %d: %w", g, err)
+		return nil, accept.Decision{}, fmt.Errorf("generation %d: %w", g, err)
 	}
 	return candOuts, dec, nil
 }
@@ -197,7 +198,7 @@ func (r *run) parentOf(inc *prompt.Prompt, req *mutate.Request) error {
 }
 
 // playCandidates plays every candidate on the val seeds as one pool
-// (evaluate.PlayAll: one queue over the local workers, one window of
+// (play.PlayAll: one queue over the local workers, one window of
 // model requests in flight, or the Slurm job arrays submitted together)
 // and returns the outcomes per candidate in seed order. The observer
 // sees it as one val phase whose version is the candidates' versions
@@ -217,14 +218,14 @@ func (r *run) playPool(ctx context.Context, g int, split string, cands []draft, 
 	if r.llm != nil {
 		r.llm.ResetLogged() // each kind of unusable reply's body is logged once per phase
 	}
-	jobs := make([]evaluate.Job, len(cands))
+	jobs := make([]play.Job, len(cands))
 	names := make([]string, len(cands))
 	for i, c := range cands {
 		ph, err := r.phase(g, split, c.prompt)
 		if err != nil {
 			return nil, err
 		}
-		jobs[i], names[i] = evaluate.Job{Phase: ph, Seeds: seedList}, ph.Prompt.Version
+		jobs[i], names[i] = play.Job{Phase: ph, Seeds: seedList}, ph.Prompt.Version
 	}
 	label := strings.Join(names, ",")
 	total := len(cands) * len(seedList)
@@ -240,9 +241,9 @@ func (r *run) playPool(ctx context.Context, g int, split string, cands []draft, 
 			}
 		}
 	}
-	outs, err := evaluate.PlayAll(ctx, r.exec, jobs)
+	outs, err := play.PlayAll(ctx, r.exec, jobs)
 	if err != nil {
-		var je *evaluate.JobError
+		var je *play.JobError
 		if errors.As(err, &je) {
 			return nil, phaseError(g, split, names[je.Job], je.Err)
 		}

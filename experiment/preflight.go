@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
+	"evolve/accept"
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/guard"
 	"evolve/internal/strictyaml"
 	"evolve/params"
@@ -40,7 +40,7 @@ type Inputs struct {
 	// as read (of the embedded file for "embedded").
 	BaseFileSHA256 string
 	// Gate is the statistical gate of the acceptance section.
-	Gate evaluate.Gate
+	Gate accept.Rule
 }
 
 // Check reads and checks everything the config names that a run reads

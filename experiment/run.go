@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"evolve/rundir"
-	"evolve/store"
 	"fmt"
 	"log/slog"
 	"os"
@@ -15,9 +13,13 @@ import (
 	"sync"
 	"time"
 
+	"evolve/accept"
+	"evolve/play"
+	"evolve/rundir"
+	"evolve/store"
+
 	"evolve/agent"
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/failure"
 	"evolve/llm"
 	"evolve/mutate"
@@ -118,14 +120,14 @@ type Options struct {
 
 // Generation summarises one generation of a run.
 type Generation struct {
-	Index      int               // 0-based generation number
-	Incumbent  string            // the incumbent's version
-	Failures   failure.Analysis  // failure analysis of the incumbent's train episodes
-	TrainMean  float64           // the incumbent's mean train score
-	Val        stats.Summary     // the incumbent's val scores
-	Candidates []Candidate       // the generation's candidates, in proposal order
-	Accepted   int               // index into Candidates, or -1
-	Decision   evaluate.Decision // the full statistical decision
+	Index      int              // 0-based generation number
+	Incumbent  string           // the incumbent's version
+	Failures   failure.Analysis // failure analysis of the incumbent's train episodes
+	TrainMean  float64          // the incumbent's mean train score
+	Val        stats.Summary    // the incumbent's val scores
+	Candidates []Candidate      // the generation's candidates, in proposal order
+	Accepted   int              // index into Candidates, or -1
+	Decision   accept.Decision  // the full statistical decision
 }
 
 // Candidate is one candidate version of a generation.
@@ -190,10 +192,10 @@ type run struct {
 	seeds   *seeds.Set
 	base    *prompt.Prompt
 	store   *store.Store
-	runner  *evaluate.Runner  // the local executor (also builds players for nothing else)
-	exec    evaluate.Executor // where phases are played: runner, or slurm
-	slurm   *slurmExecutor    // the Slurm executor, nil for local
-	gate    evaluate.Gate
+	runner  *play.Runner   // the local executor (also builds players for nothing else)
+	exec    play.Executor  // where phases are played: runner, or slurm
+	slurm   *slurmExecutor // the Slurm executor, nil for local
+	gate    accept.Rule
 	inputs  *Inputs // what prepare read and checked (the manifest records its paths and hashes)
 	now     func() time.Time
 	ck      rundir.Run
@@ -277,7 +279,7 @@ func (r *run) prepare() error {
 		workers = r.cfg.Agent.LLM.Concurrency // episodes wait on the model, not on the CPU
 	}
 	r.info = r.env.Info()
-	r.runner = &evaluate.Runner{Env: r.env, Workers: workers, RecordErrors: r.cfg.OnEpisodePanic == "record"}
+	r.runner = &play.Runner{Env: r.env, Workers: workers, RecordErrors: r.cfg.OnEpisodePanic == "record"}
 	r.now = r.opt.Now
 	if r.now == nil {
 		if t, ok := SourceDateEpoch(); ok {
@@ -613,7 +615,7 @@ func (r *run) play(ctx context.Context, gen int, split string, p *prompt.Prompt,
 		return nil, err
 	}
 	r.record(gen, split, p.Version.String(), outs)
-	return evaluate.Scores(outs), nil
+	return accept.Scores(outs), nil
 }
 
 // playRaw plays p (a version, or a candidate not yet written) on
@@ -648,9 +650,9 @@ func (r *run) playRaw(ctx context.Context, gen int, split string, p *prompt.Prom
 // phase is the phase that plays p (a version, or a candidate not yet
 // written) on split in generation gen, its errors logged to
 // episode_errors.jsonl.
-func (r *run) phase(gen int, split string, p *prompt.Prompt) (evaluate.Phase, error) {
+func (r *run) phase(gen int, split string, p *prompt.Prompt) (play.Phase, error) {
 	version := p.Version.String()
-	ph := evaluate.Phase{Generation: gen, Split: split, OnError: func(ee *evaluate.EpisodeError) { r.logError(gen, split, version, ee) }}
+	ph := play.Phase{Generation: gen, Split: split, OnError: func(ee *play.EpisodeError) { r.logError(gen, split, version, ee) }}
 	text, err := r.systemText(p)
 	if err != nil {
 		return ph, fmt.Errorf("generation %d, %s split, version %s: rendering the prompt: %w", gen, split, version, err)
@@ -670,7 +672,7 @@ func (r *run) phase(gen int, split string, p *prompt.Prompt) (evaluate.Phase, er
 // phaseError names the generation, split and version of a phase's error
 // from an executor, with the stack of a panicking episode.
 func phaseError(gen int, split, version string, err error) error {
-	var ee *evaluate.EpisodeError
+	var ee *play.EpisodeError
 	if errors.As(err, &ee) {
 		msg := fmt.Errorf("generation %d, %s split, version %s: %w", gen, split, version, err)
 		if ee.Stack != nil {
@@ -685,7 +687,7 @@ func phaseError(gen int, split, version string, err error) error {
 // JSON object per line with generation, split, version, seed, error (the
 // message, with the tail of a process's stderr), and for a panic the
 // panic value and stack.
-func (r *run) logError(gen int, split, version string, ee *evaluate.EpisodeError) {
+func (r *run) logError(gen int, split, version string, ee *play.EpisodeError) {
 	rec := map[string]any{
 		"generation": gen, "split": split, "version": version, "seed": ee.Seed, "error": ee.Err.Error(),
 	}

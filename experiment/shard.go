@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/internal/atomicfile"
 	"evolve/params"
+	"evolve/play"
 )
 
 // shardSchema is the version of a phase directory's phase.json and shard
@@ -39,7 +39,7 @@ type shardSpec struct {
 	Params      params.Set   `json:"params"`
 	Prompt      *envs.Prompt `json:"prompt,omitempty"`
 	Shards      [][]uint64   `json:"shards"` // contiguous runs of the phase's seeds, in order
-	// Record asks the players to record trajectories (evaluate.Phase.Record);
+	// Record asks the players to record trajectories (play.Phase.Record);
 	// they come back in the gob of the outcomes.
 	Record bool `json:"record,omitempty"`
 }
@@ -52,7 +52,7 @@ type shardResult struct {
 	Errors   []shardError
 }
 
-// shardError is an *evaluate.EpisodeError as a task records it.
+// shardError is an *play.EpisodeError as a task records it.
 type shardError struct {
 	Seed  uint64
 	Err   string
@@ -174,11 +174,11 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 	}
 	var res shardResult
 	res.Schema = shardSchema
-	runner := &evaluate.Runner{Env: env, Workers: workers, RecordErrors: cfg.OnEpisodePanic == "record"}
+	runner := &play.Runner{Env: env, Workers: workers, RecordErrors: cfg.OnEpisodePanic == "record"}
 	defer runner.Close()
-	ph := evaluate.Phase{
+	ph := play.Phase{
 		Generation: spec.Generation, Split: spec.Split, Params: spec.Params, Prompt: spec.Prompt, Record: spec.Record,
-		OnError: func(ee *evaluate.EpisodeError) {
+		OnError: func(ee *play.EpisodeError) {
 			se := shardError{Seed: ee.Seed, Err: ee.Err.Error(), Stack: ee.Stack}
 			if ee.Panic != nil {
 				se.Panic = fmt.Sprint(ee.Panic)
@@ -188,7 +188,7 @@ func PlayShard(ctx context.Context, dir string, task, workers int) (err error) {
 	}
 	res.Outcomes, err = runner.Play(ctx, ph, spec.Shards[task])
 	if err != nil {
-		var ee *evaluate.EpisodeError
+		var ee *play.EpisodeError
 		if errors.As(err, &ee) && ee.Stack != nil {
 			return fmt.Errorf("%w\n%s", err, ee.Stack)
 		}

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/internal/atomicfile"
+	"evolve/play"
 	"evolve/rundir"
 )
 
@@ -123,9 +123,9 @@ func TestPlayShardMatchesLocal(t *testing.T) {
 			t.Errorf("task %d exit record %+v, %v, %v", task, e, ok, err)
 		}
 	}
-	runner := &evaluate.Runner{Env: in.Env, Workers: 1}
+	runner := &play.Runner{Env: in.Env, Workers: 1}
 	defer runner.Close()
-	local, err := runner.Play(context.Background(), evaluate.Phase{Params: in.Base.PolicyParameters, Prompt: spec.Prompt}, seeds)
+	local, err := runner.Play(context.Background(), play.Phase{Params: in.Base.PolicyParameters, Prompt: spec.Prompt}, seeds)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"evolve/envs"
-	"evolve/evaluate"
 	"evolve/internal/atomicfile"
 	"evolve/internal/slurm"
+	"evolve/play"
 	"evolve/rundir"
 )
 
@@ -132,8 +132,8 @@ type jobFile struct {
 	Submit time.Time `json:"submitted"`
 }
 
-// Play implements evaluate.Executor on the cluster.
-func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uint64) ([]envs.Outcome, error) {
+// Play implements play.Executor on the cluster.
+func (x *slurmExecutor) Play(ctx context.Context, ph play.Phase, seeds []uint64) ([]envs.Outcome, error) {
 	if len(seeds) == 0 {
 		return nil, nil
 	}
@@ -203,7 +203,7 @@ func (x *slurmExecutor) Play(ctx context.Context, ph evaluate.Phase, seeds []uin
 		out = append(out, res.Outcomes...)
 		if ph.OnError != nil {
 			for _, se := range res.Errors {
-				ee := &evaluate.EpisodeError{Seed: se.Seed, Err: errors.New(se.Err), Stack: se.Stack}
+				ee := &play.EpisodeError{Seed: se.Seed, Err: errors.New(se.Err), Stack: se.Stack}
 				if se.Panic != "" {
 					ee.Panic = se.Panic
 				}
@@ -226,7 +226,7 @@ func (p *phaseRun) complete() bool {
 }
 
 // progress reports the episodes merged so far.
-func (x *slurmExecutor) progress(p *phaseRun, ph evaluate.Phase) {
+func (x *slurmExecutor) progress(p *phaseRun, ph play.Phase) {
 	n := 0
 	for i, d := range p.done {
 		if d != nil {

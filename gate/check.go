@@ -10,7 +10,7 @@ const HLConfLevel = 0.95
 // by one test, evolve's one comparison type: the gate's verdict on one
 // candidate version in one variant (Compare, CompareFailures; read by
 // evolve eval, the gate line of evolve compare and the viewer), a run's
-// acceptance check of a candidate (evaluate.Candidate) and the run
+// acceptance check of a candidate (accept.Candidate) and the run
 // report's final version against the base (report.Data.Compare).
 // Hypothesis says which question the check answers.
 type Check struct {
@@ -19,7 +19,7 @@ type Check struct {
 	// Hypothesis is the Config's, HypothesisRegression or
 	// HypothesisNonInferiority, for the gate's checks (Compare,
 	// CompareFailures); HypothesisSuperiority for a run's acceptance
-	// checks (package evaluate); HypothesisTwoSided for the run report's
+	// checks (package accept); HypothesisTwoSided for the run report's
 	// final-against-base comparisons.
 	Hypothesis string
 	// MarginOn is the Config's margin scale: MarginOnShift or
@@ -99,7 +99,7 @@ type Check struct {
 	// PAdj < Alpha (evidence of a loss beyond the margin); with
 	// HypothesisNonInferiority PAdj >= Alpha (non-inferiority not shown);
 	// with HypothesisSuperiority superiority not shown (see
-	// evaluate.Decide); never with HypothesisTwoSided.
+	// accept.Decide); never with HypothesisTwoSided.
 	Failed bool
 	// Regression reports Failed under HypothesisRegression (false under
 	// HypothesisNonInferiority, where a failure is "not shown

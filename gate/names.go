@@ -26,7 +26,7 @@ const (
 	// Needs a margin > 0.
 	HypothesisNonInferiority = "non-inferiority"
 	// HypothesisSuperiority is the hypothesis of a run's acceptance
-	// checks (package evaluate), never of a Config: H0: the candidate is
+	// checks (package accept), never of a Config: H0: the candidate is
 	// not better than the incumbent, against H1: it is (one-sided,
 	// candidate greater, no margin). The check passes only when H0 is
 	// rejected at Alpha and the candidate's mean is the higher.

@@ -56,7 +56,7 @@ var (
 	// ErrRetriesExhausted: the attempts failed with retryable errors
 	// until Config.RetryFor passed (or Config.MaxRetries retries were
 	// made); the last error is wrapped too. It has a method Transient()
-	// returning true (evolve/evaluate.Transient): an episode that meets
+	// returning true (evolve/play.Transient): an episode that meets
 	// it is never recorded as an error episode; the run stops, to be
 	// resumed.
 	ErrRetriesExhausted error = transientError("retries exhausted")

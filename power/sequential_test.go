@@ -3,7 +3,7 @@ package power
 import (
 	"testing"
 
-	"evolve/evaluate"
+	"evolve/accept"
 	"evolve/stats"
 )
 
@@ -28,7 +28,7 @@ func TestSequentialSize(t *testing.T) {
 				}
 				p = Pilot{Baseline: p.Baseline, Candidate: c, Paired: true}
 			}
-			d, err := Sequential(evaluate.Sequential{Looks: 3, Spending: sp}, 0.05, paired)
+			d, err := Sequential(accept.Sequential{Looks: 3, Spending: sp}, 0.05, paired)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -58,12 +58,12 @@ func TestSequentialPower(t *testing.T) {
 	}
 	cfg := Config{Alpha: 0.05, Power: 0.8, Reps: 1000, MaxN: 1000, Seed: 3}
 	fixed := Designs(pilot, cfg)[0]
-	seq, err := Sequential(evaluate.Sequential{Looks: 3, Spending: stats.OBrienFleming}, 0.05, false)
+	seq, err := Sequential(accept.Sequential{Looks: 3, Spending: stats.OBrienFleming}, 0.05, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := 1.0
-	fut, err := Sequential(evaluate.Sequential{Looks: 3, Spending: stats.OBrienFleming, Futility: &f}, 0.05, false)
+	fut, err := Sequential(accept.Sequential{Looks: 3, Spending: stats.OBrienFleming, Futility: &f}, 0.05, false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestSequentialPower(t *testing.T) {
 		t.Errorf("futility z < 1 power %.3f, without %.3f: want lower", pu, ps)
 	}
 	t.Logf("power at n = 120, shift 0.3 sd: fixed U %.3f, sequential OBF %.3f, with futility z < 1 %.3f", pf, ps, pu)
-	if _, err := Sequential(evaluate.Sequential{Looks: 21}, 0.05, false); err == nil {
+	if _, err := Sequential(accept.Sequential{Looks: 21}, 0.05, false); err == nil {
 		t.Error("21 looks: no error")
 	}
 }

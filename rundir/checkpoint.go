@@ -210,7 +210,7 @@ const (
 	ExecutorLocal = "local"
 	// ExecutorSlurm hands each phase to a Slurm cluster as one job array
 	// of `evolve shard` tasks; the arrays of a generation's candidates
-	// are submitted at once (evaluate.PlayAll).
+	// are submitted at once (play.PlayAll).
 	ExecutorSlurm = "slurm"
 )
 

@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"text/tabwriter"
 
-	"evolve/evaluate"
+	"evolve/accept"
 	"evolve/power"
 	"evolve/scores"
 	"evolve/stats"
@@ -129,7 +129,7 @@ func runPower(ctx context.Context, cmd *Command, args []string) error {
 	if err != nil {
 		return usagef("--spending: %v", err)
 	}
-	seq := evaluate.Sequential{Looks: f.looks, Spending: sp}
+	seq := accept.Sequential{Looks: f.looks, Spending: sp}
 	if f.futility != "" {
 		z, err := strconv.ParseFloat(f.futility, 64)
 		if err != nil || math.IsNaN(z) || math.IsInf(z, 0) {

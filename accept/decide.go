@@ -1,4 +1,4 @@
-package evaluate
+package accept
 
 import (
 	"fmt"
@@ -9,8 +9,8 @@ import (
 	"evolve/stats"
 )
 
-// Gate is the statistical acceptance rule of a generation.
-type Gate struct {
+// Rule is the statistical acceptance rule of a generation.
+type Rule struct {
 	// Test is the acceptance test, a test registered with
 	// stats.UseAcceptance (stats.TestMWU, stats.TestSignedRank); ""
 	// means stats.TestMWU.
@@ -23,7 +23,7 @@ type Gate struct {
 }
 
 // test returns g's test, stats.TestMWU for "".
-func (g Gate) test() stats.TestName {
+func (g Rule) test() stats.TestName {
 	if g.Test == "" {
 		return stats.TestMWU
 	}
@@ -105,7 +105,7 @@ type Decision struct {
 // returns an error if a sample is empty or holds NaN, Alpha is outside
 // (0, 1), the test is not registered, or, for a paired test, a
 // candidate's length differs from the incumbent's.
-func Decide(incumbent []float64, candidates [][]float64, g Gate) (Decision, error) {
+func Decide(incumbent []float64, candidates [][]float64, g Rule) (Decision, error) {
 	if err := stats.CheckAlpha(g.Alpha); err != nil {
 		return Decision{}, err
 	}

@@ -1,4 +1,4 @@
-package evaluate
+package play
 
 import (
 	"context"
@@ -44,7 +44,7 @@ func waitTurns(seed uint64) int { return 5 + int(seed%16) }
 // seeds each with 64 workers (agent.llm.concurrency 64) on the waiting
 // environment, one phase after another (mode=phases, as evolve played a
 // generation before the pool) or as one pool (mode=pool,
-// evaluate.PlayAll). pct-of-ideal is the concurrency-bound ideal wall
+// play.PlayAll). pct-of-ideal is the concurrency-bound ideal wall
 // time (the episodes' measured total wall time / 64) over the wall time,
 // in percent: the mean episodes in flight over 64, the share of the model
 // window kept busy (an LLM run should keep it >= 95, or it pays for a

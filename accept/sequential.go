@@ -1,4 +1,4 @@
-package evaluate
+package accept
 
 import (
 	"fmt"
@@ -138,14 +138,14 @@ func (d Design) Settled(k int, inc []float64, cands [][]float64, stops []string,
 // k it calls play with the indices of the candidates still going, in
 // increasing order, and the val seeds [from, to) = [n_{k−1}, n_k) to play;
 // play returns each going candidate's scores on those seeds, in seed
-// order. Each going candidate is then checked (Check, on Gate.Z of its
+// order. Each going candidate is then checked (Check, on Rule.Z of its
 // scores so far against inc's first n_k) and, under simultaneous
 // stopping, the candidates still going stop with StopDropped when the
 // look is Settled. It returns each candidate's scores on the seeds it
 // played and why and at which look (1-based) it stopped, the arguments of
-// DecideSequential. The errors are play's, or Gate.Z's naming the
+// DecideSequential. The errors are play's, or Rule.Z's naming the
 // candidate's index.
-func (d Design) Run(inc []float64, m int, g Gate, play func(going []int, from, to int) ([][]float64, error)) (scores [][]float64, stops []string, looks []int, err error) {
+func (d Design) Run(inc []float64, m int, g Rule, play func(going []int, from, to int) ([][]float64, error)) (scores [][]float64, stops []string, looks []int, err error) {
 	scores, stops, looks = make([][]float64, m), make([]string, m), make([]int, m)
 	from := 0
 	for k, nk := range d.N {
@@ -191,7 +191,7 @@ func (d Design) Run(inc []float64, m int, g Gate, play func(going []int, from, t
 // (stats.MannWhitneyU) or of the Wilcoxon signed-rank test of the paired
 // differences (stats.WilcoxonSignedRank). 0 when every score ties. The
 // error is stats', or names a test without a z of this form.
-func (g Gate) Z(cand, inc []float64) (float64, error) {
+func (g Rule) Z(cand, inc []float64) (float64, error) {
 	switch g.test() {
 	case stats.TestMWU:
 	case stats.TestSignedRank:
@@ -224,7 +224,7 @@ func zeroNaN(z float64) float64 {
 // when it stopped for efficacy and its mean exceeds the incumbent's on
 // the same seeds; the accepted one is the significant candidate with the
 // best val mean (the earliest on a tie). Errors are Decide's.
-func DecideSequential(incumbent []float64, candidates [][]float64, stops []string, looks []int, g Gate) (Decision, error) {
+func DecideSequential(incumbent []float64, candidates [][]float64, stops []string, looks []int, g Rule) (Decision, error) {
 	if len(stops) != len(candidates) || len(looks) != len(candidates) {
 		return Decision{}, fmt.Errorf("%d candidates, %d stops, %d looks", len(candidates), len(stops), len(looks))
 	}
@@ -237,7 +237,7 @@ func DecideSequential(incumbent []float64, candidates [][]float64, stops []strin
 			return Decision{}, fmt.Errorf("candidate %d: %d val scores, more than the incumbent's %d", i, len(c), len(incumbent))
 		}
 		inc := incumbent[:len(c)]
-		one, err := Decide(inc, [][]float64{c}, Gate{Test: g.Test, Alpha: g.Alpha, Correction: stats.None})
+		one, err := Decide(inc, [][]float64{c}, Rule{Test: g.Test, Alpha: g.Alpha, Correction: stats.None})
 		if err != nil {
 			return Decision{}, fmt.Errorf("candidate %d: %w", i, err)
 		}

@@ -1,4 +1,4 @@
-package evaluate
+package accept
 
 import (
 	"flag"
@@ -78,7 +78,7 @@ func TestDecideSequential(t *testing.T) {
 	for i := range final {
 		final[i] = inc[i] + 250
 	}
-	d, err := DecideSequential(inc, [][]float64{good, final}, []string{StopEfficacy, StopFinal}, []int{1, 3}, Gate{Alpha: 0.05})
+	d, err := DecideSequential(inc, [][]float64{good, final}, []string{StopEfficacy, StopFinal}, []int{1, 3}, Rule{Alpha: 0.05})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestDecideSequential(t *testing.T) {
 	if c.Summary.N != 100 || c.Look != 1 || c.Stop != StopEfficacy || c.Check.NBaseline != 100 || c.Check.PAdj != math.Min(1, 2*c.Check.P) {
 		t.Errorf("candidate 0: n %d, look %d, stop %q, incumbent n %d, p %v p_adj %v", c.Summary.N, c.Look, c.Stop, c.Check.NBaseline, c.Check.P, c.Check.PAdj)
 	}
-	if _, err := DecideSequential(inc[:50], [][]float64{good}, []string{StopEfficacy}, []int{1}, Gate{Alpha: 0.05}); err == nil {
+	if _, err := DecideSequential(inc[:50], [][]float64{good}, []string{StopEfficacy}, []int{1}, Rule{Alpha: 0.05}); err == nil {
 		t.Error("a candidate longer than the incumbent: no error")
 	}
 }
@@ -118,7 +118,7 @@ func simulate(t testing.TB, reps, n int, alpha float64, row simRow, seed uint64)
 	if err != nil {
 		t.Fatal(err)
 	}
-	g := Gate{Test: row.test, Alpha: alpha}
+	g := Rule{Test: row.test, Alpha: alpha}
 	inc, cand := make([]float64, n), make([]float64, n)
 	rejected, episodes := 0, 0
 	for range reps {
@@ -173,7 +173,7 @@ func clopperPearson(x, n int) (lo, hi float64) {
 // -sim it runs 10,000 reps per row and prints the table of
 // docs/sequential.md:
 //
-//	go test ./evaluate -run TestSequentialSimulation -sim -v
+//	go test ./accept -run TestSequentialSimulation -sim -v
 func TestSequentialSimulation(t *testing.T) {
 	reps := 300
 	if *simFlag {
@@ -245,7 +245,7 @@ func TestDesignRunStopping(t *testing.T) {
 			t.Fatal(err)
 		}
 		var calls strings.Builder
-		scores, stops, looks, err := d.Run(inc, len(shifts), Gate{Test: stats.TestMWU}, func(going []int, from, to int) ([][]float64, error) {
+		scores, stops, looks, err := d.Run(inc, len(shifts), Rule{Test: stats.TestMWU}, func(going []int, from, to int) ([][]float64, error) {
 			fmt.Fprintf(&calls, "%v [%d,%d) ", going, from, to)
 			out := make([][]float64, len(going))
 			for j, i := range going {
@@ -266,7 +266,7 @@ func TestDesignRunStopping(t *testing.T) {
 				t.Errorf("simultaneous %v: candidate %d has %d scores, want n_%d = %d", tc.simultaneous, i, len(sc), looks[i], want)
 			}
 		}
-		dec, err := DecideSequential(inc, scores, stops, looks, Gate{Test: stats.TestMWU, Alpha: 0.05})
+		dec, err := DecideSequential(inc, scores, stops, looks, Rule{Test: stats.TestMWU, Alpha: 0.05})
 		if err != nil || dec.Accepted != 0 {
 			t.Errorf("simultaneous %v: accepted %d (%v), want candidate 0", tc.simultaneous, dec.Accepted, err)
 		}
@@ -307,7 +307,7 @@ func TestStoppingRuleSimulation(t *testing.T) {
 				t.Fatal(err)
 			}
 			rng := rand.New(rand.NewPCG(uint64(si+1), 91))
-			g := Gate{Test: stats.TestMWU, Alpha: alpha}
+			g := Rule{Test: stats.TestMWU, Alpha: alpha}
 			inc := make([]float64, n)
 			cands := make([][]float64, len(shifts))
 			anyAcc, best, episodes := 0, 0, 0
