@@ -117,7 +117,7 @@ type Options struct {
 	// Gate is the comparison with the baseline made when the phases are
 	// done (the zero value: with the first version, gate.DefaultConfig).
 	// Run records it in the checkpoint; Resume uses the recorded one.
-	Gate Gate
+	Gate GateSettings
 	// GateGiven, for Resume, says that Gate was given on the command
 	// line: it must then equal the recorded gate (ErrGateChanged).
 	GateGiven bool
@@ -168,7 +168,7 @@ type Result struct {
 	// Gate is the gate the eval was started with, and Verdict its
 	// comparisons with the baseline (no comparisons when there was
 	// nothing to compare).
-	Gate    Gate
+	Gate    GateSettings
 	Verdict *Verdict
 	// JUnit is the JUnit file to write the verdict to (Options.JUnit, or
 	// on Resume the one recorded), "" for none.
@@ -206,7 +206,7 @@ type eval struct {
 	variants []experiment.EnvVariant
 	seeds    []uint64
 	ck       rundir.Eval
-	gate     *Gate // the gate of ck.Gate, decoded (nil in a checkpoint from before gates were recorded)
+	gate     *GateSettings // the gate of ck.Gate, decoded (nil in a checkpoint from before gates were recorded)
 	dir      string
 	lock     *rundir.Lock
 	base     *baseline   // the --baseline eval's episodes, nil for the first version
@@ -380,7 +380,7 @@ func (e *eval) identify(seedsSHA string) {
 }
 
 // setGate records g as the eval's gate, in e.gate and in the checkpoint.
-func (e *eval) setGate(g Gate) error {
+func (e *eval) setGate(g GateSettings) error {
 	data, err := json.Marshal(&g)
 	if err != nil {
 		return err

@@ -24,7 +24,7 @@ func Failures(rows []results.EpisodeRow, variant, label string) (failed []bool, 
 // compareFailures runs the failure-share checks of g (nil when
 // g.MaxFailureIncrease is nil): each candidate against the baseline's
 // rows, variant by variant, in the order of the score checks.
-func (e *eval) compareFailures(g Gate, baseRows []results.EpisodeRow, baseVersion string, cands []Version) ([]gate.Check, error) {
+func (e *eval) compareFailures(g GateSettings, baseRows []results.EpisodeRow, baseVersion string, cands []Version) ([]gate.Check, error) {
 	if g.MaxFailureIncrease == nil {
 		return nil, nil
 	}

@@ -30,7 +30,7 @@ const ResultsTeXFile = "results.tex"
 // one-column article.
 func LaTeX(res *Result) []byte {
 	var w bytes.Buffer
-	cmp := map[[2]string]Comparison{}
+	cmp := map[[2]string]VersionVerdict{}
 	fail := map[[2]string]gate.Check{}
 	var methods []string
 	if res.Verdict != nil {

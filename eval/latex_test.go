@@ -28,7 +28,7 @@ func latexResult() *Result {
 			if i == 0 {
 				continue
 			}
-			c := Comparison{Check: gate.Check{Version: v, Variant: variant, Test: stats.TestSignedRank, P: 1.7e-17, PAdj: 6.9e-17, A12: 0.396, Alpha: 0.05, Regression: i == 1},
+			c := VersionVerdict{Check: gate.Check{Version: v, Variant: variant, Test: stats.TestSignedRank, P: 1.7e-17, PAdj: 6.9e-17, A12: 0.396, Alpha: 0.05, Regression: i == 1},
 				PBetter: 1, PBetterAdj: 1}
 			if i == 2 {
 				c.Check.P, c.Check.PAdj, c.PBetter, c.PBetterAdj, c.Improvement, c.Check.A12 = 1, 1, 2.3e-9, 4.6e-9, true, 0.62
@@ -44,7 +44,7 @@ func latexResult() *Result {
 	return res
 }
 
-func verdictAppend(v *Verdict, c Comparison) *Verdict {
+func verdictAppend(v *Verdict, c VersionVerdict) *Verdict {
 	if v == nil {
 		v = &Verdict{}
 	}

@@ -181,30 +181,30 @@ func (e *eval) reopen() (*Result, error) {
 // before gates were recorded. A gate given on the command line
 // (opt.GateGiven) must equal the recorded one, else the error wraps
 // ErrGateChanged.
-func resumeGate(dir string, ck *rundir.Eval, opt Options) (Gate, error) {
+func resumeGate(dir string, ck *rundir.Eval, opt Options) (GateSettings, error) {
 	g := opt.Gate
 	if g.Baseline != "" {
 		var err error
 		if g.Baseline, err = filepath.Abs(g.Baseline); err != nil {
-			return Gate{}, err
+			return GateSettings{}, err
 		}
 	}
 	if len(ck.Gate) == 0 || string(ck.Gate) == "null" { // written before the gate was recorded
 		return g, nil
 	}
-	var rec Gate
+	var rec GateSettings
 	if err := json.Unmarshal(ck.Gate, &rec); err != nil {
-		return Gate{}, fmt.Errorf("%s: gate: %w", filepath.Join(dir, rundir.CheckpointFile), err)
+		return GateSettings{}, fmt.Errorf("%s: gate: %w", filepath.Join(dir, rundir.CheckpointFile), err)
 	}
 	if opt.GateGiven && !sameGate(g, rec) {
-		return Gate{}, fmt.Errorf("eval %s in %s: %w: it was started with %s, the resume gives %s (give the same gate flags, or none)",
+		return GateSettings{}, fmt.Errorf("eval %s in %s: %w: it was started with %s, the resume gives %s (give the same gate flags, or none)",
 			ck.ID, dir, ErrGateChanged, gateDesc(rec), gateDesc(g))
 	}
 	return rec, nil
 }
 
 // gateDesc describes a gate's settings for an error message.
-func gateDesc(g Gate) string {
+func gateDesc(g GateSettings) string {
 	base := "the first version"
 	if g.Baseline != "" {
 		base = g.Baseline

@@ -17,10 +17,10 @@ import (
 	"evolve/stats"
 )
 
-// Gate is how an eval compares its versions with a baseline once its
+// GateSettings is how an eval compares its versions with a baseline once its
 // phases are done. It is recorded in the checkpoint when the eval starts,
 // so that a resume gates exactly as the eval began.
-type Gate struct {
+type GateSettings struct {
 	// Baseline is "" to compare with the eval's first version, or an
 	// earlier eval: its directory or its episodes.parquet (recorded as an
 	// absolute path).
@@ -45,9 +45,9 @@ type Gate struct {
 // the eval was started with.
 var ErrGateChanged = errors.New("the gate differs from the one the eval was started with")
 
-// Comparison is the verdict on one candidate version in one variant: the
+// VersionVerdict is the verdict on one candidate version in one variant: the
 // regression test (gate.Compare) and the improvement test.
-type Comparison struct {
+type VersionVerdict struct {
 	// Check is the one-sided regression test: "the candidate is worse"
 	// (by more than the margin).
 	Check gate.Check `json:"check"`
@@ -66,7 +66,7 @@ type Comparison struct {
 // regression hypothesis), VerdictNotNonInferior (non-inferiority not
 // shown, in the non-inferiority hypothesis), VerdictImprovement or
 // VerdictNoDifference.
-func (c Comparison) Verdict() string {
+func (c VersionVerdict) Verdict() string {
 	switch {
 	case c.Check.Regression:
 		return results.VerdictRegression
@@ -86,7 +86,7 @@ type Verdict struct {
 	Baseline string `json:"baseline"`
 	// Comparisons are one per candidate version and variant, variant by
 	// variant in the eval's order.
-	Comparisons []Comparison `json:"comparisons"`
+	Comparisons []VersionVerdict `json:"comparisons"`
 	// FailureChecks are the failure-share checks (Gate.MaxFailureIncrease;
 	// gate.CompareFailures), in the order of Comparisons; nil without.
 	FailureChecks []gate.Check `json:"failure_checks,omitempty"`
@@ -271,7 +271,7 @@ func variantNames(m map[string]string) string {
 // to the candidate's (seed, repeat) pairs when they pair, adjusted across
 // the variant's versions by the gate's correction).
 func (e *eval) compare(base *baseline) (*Verdict, error) {
-	g := Gate{}
+	g := GateSettings{}
 	if e.gate != nil {
 		g = *e.gate
 	}
@@ -314,7 +314,7 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 		for k := range cands {
 			p := PBetter(b, cs[i*len(cands)+k], g.Config)
 			ps = append(ps, p)
-			v.Comparisons = append(v.Comparisons, Comparison{Check: checks[i*len(cands)+k], PBetter: p})
+			v.Comparisons = append(v.Comparisons, VersionVerdict{Check: checks[i*len(cands)+k], PBetter: p})
 		}
 		adj, err := stats.Adjust(ps, corr)
 		if err != nil {
@@ -336,7 +336,7 @@ func (e *eval) compare(base *baseline) (*Verdict, error) {
 // cand's (seed, repeat) pairs when every one of them is in base (so
 // that the test pairs them as the regression test does). It is in
 // [0, 1], and 1 when the test cannot run (too few observations).
-// Verdict adjusts these across a variant's versions (Comparison).
+// Verdict adjusts these across a variant's versions (VersionVerdict).
 func PBetter(base, cand gate.Sample, cfg gate.Config) float64 {
 	better := gate.Config{Alpha: cfg.Alpha, Test: cfg.Test, Correction: gate.CorrectionNone,
 		MarginOn: cfg.MarginOn, MaxUnmatched: gate.NoLimit}
@@ -368,4 +368,4 @@ func restrict(base, cand gate.Sample) gate.Sample {
 }
 
 // sameGate reports whether two gates are the same settings.
-func sameGate(a, b Gate) bool { return reflect.DeepEqual(a, b) }
+func sameGate(a, b GateSettings) bool { return reflect.DeepEqual(a, b) }

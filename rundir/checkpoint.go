@@ -94,7 +94,7 @@ type Eval struct {
 	Done     []string      `json:"done"` // "VARIANT\x00LABEL" of finished phases
 	Finished bool          `json:"finished"`
 	Started  time.Time     `json:"started"`
-	// Gate is the gate the eval was started with (eval.Gate, as JSON;
+	// Gate is the gate the eval was started with (eval.GateSettings, as JSON;
 	// nil in checkpoints of evolve versions before it was recorded).
 	Gate json.RawMessage `json:"gate,omitempty"`
 	// Verdict is set when the eval finishes, after its outputs (report,

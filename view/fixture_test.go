@@ -99,7 +99,7 @@ func makeFixture(f *fixture) error {
 	f.evalDir, f.evalRes = er.Dir, er
 	inc := 0.1
 	gr, err := eval.Run(ctx, vs[1:], eval.Options{Config: cfg, Split: "test", Out: filepath.Join(f.root, "evals"), Workers: 2, Version: "test",
-		Gate: eval.Gate{Baseline: er.Dir, Config: gate.Config{Margin: 25}, FailOnRegression: true, MaxFailureIncrease: &inc}, GateGiven: true})
+		Gate: eval.GateSettings{Baseline: er.Dir, Config: gate.Config{Margin: 25}, FailOnRegression: true, MaxFailureIncrease: &inc}, GateGiven: true})
 	if err != nil {
 		return err
 	}

@@ -83,7 +83,7 @@ func gateJSON(c gate.Config, source string) GateJSON {
 		Margin: c.Margin, MarginOn: or(c.MarginOn, d.MarginOn), MarginA12: c.MarginA12, Correction: or(c.Correction, d.Correction)}
 }
 
-// ComparisonJSON is one candidate's verdict (eval.Comparison).
+// ComparisonJSON is one candidate's verdict (eval.VersionVerdict).
 type ComparisonJSON struct {
 	// Check is the regression (or non-inferiority) check, its p, adjusted
 	// p and α under the keys of gate.Check's JSON.
@@ -107,7 +107,7 @@ type ComparisonJSON struct {
 
 // evalState is what view reads of an eval's checkpoint.json.
 type evalState struct {
-	Gate    *eval.Gate    `json:"gate"`
+	Gate    *eval.GateSettings    `json:"gate"`
 	Verdict *eval.Verdict `json:"verdict"`
 }
 
@@ -197,7 +197,7 @@ func evalVerdict(e rundir.Entry, id string, list []rundir.Entry) *EvalVerdictJSO
 // storedComparison returns the comparison the eval of side b stored for
 // b's version against side a's, when a is that eval's baseline: the
 // verdict evolve eval printed, which the compare page then repeats.
-func storedComparison(st evalState, a, b *Side, aDir, bDir string) (*eval.Comparison, bool) {
+func storedComparison(st evalState, a, b *Side, aDir, bDir string) (*eval.VersionVerdict, bool) {
 	if st.Gate == nil || st.Verdict == nil || a.Version != baselineVersion(st) {
 		return nil, false
 	}

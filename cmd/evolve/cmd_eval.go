@@ -274,7 +274,7 @@ func runEval(ctx context.Context, cmd *Command, args []string) error {
 	opt := eval.Options{Split: f.split, SeedsFile: f.seedsFile, Repeats: f.repeats, Sets: f.sets, Out: f.out, Dir: f.dir,
 		Workers: f.workers, Observer: disp, Version: Version(), LLMCache: f.llmCache, LLMBaseURL: f.baseURL, JUnit: f.junit,
 		Executor: f.executor, Logger: disp.Logger(),
-		Gate: eval.Gate{Baseline: f.baseline, BaselineVersion: f.baselineVersion, Config: gcfg, FailOnRegression: f.failOn}}
+		Gate: eval.GateSettings{Baseline: f.baseline, BaselineVersion: f.baselineVersion, Config: gcfg, FailOnRegression: f.failOn}}
 	if given["max-failure-increase"] {
 		opt.Gate.MaxFailureIncrease = &f.maxFailInc
 	}
