@@ -254,9 +254,6 @@ HEAD version, versions on the branch, what HEAD inherits from, and tags.
 // runPromptList is evolve prompt list.
 func runPromptList(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptOpts)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 0 {
 		return usagef("list takes no arguments")
 	}
@@ -305,9 +302,6 @@ func promptShowFlags(fs *flag.FlagSet) any {
 // runPromptShow is evolve prompt show.
 func runPromptShow(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptShowFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -402,9 +396,6 @@ func promptLogFlags(fs *flag.FlagSet) any {
 // runPromptLog is evolve prompt log.
 func runPromptLog(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptLogFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) > 1 {
 		return usagef("want at most one REF, got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -466,9 +457,6 @@ func promptDiffFlags(fs *flag.FlagSet) any {
 // runPromptDiff is evolve prompt diff.
 func runPromptDiff(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptDiffFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 2 {
 		return usagef("want two REFs, got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -524,9 +512,6 @@ and not like a version. Prints the new version.`,
 // runPromptBranch is evolve prompt branch.
 func runPromptBranch(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptOpts)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 2 {
 		return usagef("want REF and NAME, got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -582,9 +567,6 @@ func promptRollbackFlags(fs *flag.FlagSet) any {
 // runPromptRollback is evolve prompt rollback.
 func runPromptRollback(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptRollbackFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one REF (SLUG or SLUG@BRANCH), got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -673,9 +655,6 @@ func promptMigrateFlags(fs *flag.FlagSet) any {
 // runPromptMigrate is evolve prompt migrate.
 func runPromptMigrate(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptMigrateFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one migration FILE, got %s", plural(len(args), "argument", "arguments"))
 	}
@@ -760,9 +739,6 @@ func promptValidateFlags(fs *flag.FlagSet) any {
 // runPromptValidate is evolve prompt validate.
 func runPromptValidate(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptValidateFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) == 0 {
 		return usagef("want at least one FILE")
 	}

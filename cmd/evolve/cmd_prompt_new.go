@@ -63,9 +63,6 @@ func promptNewFlags(fs *flag.FlagSet) any {
 // runPromptNew is evolve prompt new.
 func runPromptNew(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptNewFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one FILE, got %s", plural(len(args), "argument", "arguments"))
 	}

@@ -40,9 +40,6 @@ func promptPromoteFlags(fs *flag.FlagSet) any {
 // runPromptPromote is evolve prompt promote.
 func runPromptPromote(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptPromoteFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one SLUG@VERSION, got %s", plural(len(args), "argument", "arguments"))
 	}

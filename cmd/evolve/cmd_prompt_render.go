@@ -80,9 +80,6 @@ func promptRenderFlags(fs *flag.FlagSet) any {
 // runPromptRender is evolve prompt render.
 func runPromptRender(ctx context.Context, cmd *Command, args []string) error {
 	o := cmd.Flags.(*promptRenderFlagValues)
-	if err := o.setup(cmd); err != nil {
-		return err
-	}
 	if len(args) != 1 {
 		return usagef("want one REF, got %s", plural(len(args), "argument", "arguments"))
 	}

@@ -205,9 +205,22 @@ func execute(ctx context.Context, c, parent *Command, stdout, stderr io.Writer, 
 		}
 		return execute(ctx, sub, inv, stdout, stderr, rest[1:])
 	}
+	if s, ok := inv.Flags.(flagSetup); ok {
+		if err := s.setup(inv); err != nil {
+			return inv.exit(err)
+		}
+	}
 	ctx, stop := signalContext(ctx, c.root().Name())
 	defer stop()
 	return inv.exit(inv.Run(ctx, inv, rest))
+}
+
+// flagSetup is implemented by the flag values of a command whose flags
+// need a step after parsing, with the invocation in hand (the prompt
+// subcommands take --store from evolve prompt's own flags): execute calls
+// setup before Run, and a setup error is the command's error.
+type flagSetup interface {
+	setup(*Command) error
 }
 
 // exit reports err, what the invocation c returned, on c.Stderr and
