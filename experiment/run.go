@@ -428,6 +428,7 @@ func (r *run) unlock() { r.lock.Release() }
 // loop runs the generations still to do, the test split and the exports.
 func (r *run) loop(ctx context.Context) (*Result, error) {
 	defer r.watchEndpoint(ctx)()
+	r.trackProgress()
 	res := &Result{RunID: r.id, Dir: r.dir, Base: r.ck.Base, Started: r.ck.Started}
 	inc, err := r.store.Load(r.base.Slug, prompt.MustParseVersion(r.ck.Incumbent))
 	if err != nil {
@@ -482,6 +483,11 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 	last := r.ck.Generations - 1
 	if res.TestFinal, res.TestBase, res.TestFinalErrors, res.TestBaseErrors, err = r.test(ctx, last, inc); err != nil {
 		return nil, r.interrupted(ctx, err)
+	}
+	// The last phase is played: the progress file goes before the
+	// exports, so that a finished run's directory holds none.
+	if err := rundir.RemoveProgress(r.dir); err != nil {
+		return nil, err
 	}
 	res.Finished = time.Now().UTC()
 	res.Generations, res.Candidates = r.generations, r.candidates

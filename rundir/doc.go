@@ -10,6 +10,8 @@
 //   - the manifest (RunManifest, EvalManifest; ReadRunManifest,
 //     ReadEvalManifest, WriteManifest);
 //   - the lock a live process holds (LockDir, Lock.Release, Locked);
+//   - a running run's progress within its current phase (Progress,
+//     ProgressFile; WriteProgress, ReadProgress, RemoveProgress);
 //   - the stop reasons of a run's loop and their text (StopPatience, ...,
 //     StopText).
 //

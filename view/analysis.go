@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"evolve/envs"
+	"evolve/internal/format"
 	"evolve/params"
 	"evolve/prompt"
 	"evolve/results"
@@ -61,16 +62,17 @@ type CauseTableJSON struct {
 type MixRowJSON struct {
 	Version string `json:"version"`
 	Variant string `json:"variant,omitempty"`
-	// Generation, when >= 1, restricts the mix to the episodes of that
-	// generation, counted from 1 (generations.parquet's + 1); 0 for all.
-	Generation int `json:"generation"`
+	// Generation, when present, restricts the mix to the episodes of
+	// that generation, counted from 0 as generations.parquet counts;
+	// absent (null in Go) for all generations.
+	Generation *int `json:"generation,omitempty"`
 	// N is the number of episodes counted, Failures those whose cause
 	// is not "none".
 	N        int   `json:"n"`
 	Failures int   `json:"failures"`
 	Counts   []int `json:"counts"`
 	// Shares are Counts[i]/N, in [0, 1]; null when N is 0.
-	Shares []num `json:"shares"`
+	Shares []format.Float `json:"shares"`
 	// URLs open the episodes page filtered to each cell's episodes.
 	URLs []string `json:"urls"`
 }
@@ -83,8 +85,8 @@ type KilledByJSON struct {
 	Count int    `json:"count"`
 	// Share is Count over the split's episodes with a non-empty
 	// killed_by, in (0, 1].
-	Share num    `json:"share"`
-	URL   string `json:"url"` // the episodes page filtered to these
+	Share format.Float `json:"share"`
+	URL   string       `json:"url"` // the episodes page filtered to these
 }
 
 // MixShiftJSON is the cause mix before and after the mutation accepted
@@ -94,7 +96,7 @@ type KilledByJSON struct {
 // incumbent's val episodes with the accepted candidate's, both of
 // generation g.
 type MixShiftJSON struct {
-	// Generation counts from 1, as the docs do (generations.parquet's g+1).
+	// Generation counts from 0, as generations.parquet does.
 	Generation  int         `json:"generation"`
 	Parent      string      `json:"parent"`
 	Accepted    string      `json:"accepted"`
@@ -181,7 +183,10 @@ func (r *run) failures(id string) *FailuresJSON {
 	// mix sums the counts of (split, variant, version) over generation
 	// gen (-1 for all); nil when no episode matches.
 	mix := func(split, variant, version string, gen int) *MixRowJSON {
-		row := &MixRowJSON{Version: version, Variant: variant, Generation: gen + 1, Counts: make([]int, len(out.Causes))}
+		row := &MixRowJSON{Version: version, Variant: variant, Counts: make([]int, len(out.Causes))}
+		if gen >= 0 {
+			row.Generation = &gen
+		}
 		found := false
 		for k, c := range counts {
 			if k.split != split || k.variant != variant || k.version != version || (gen >= 0 && int(k.gen) != gen) {
@@ -197,7 +202,7 @@ func (r *run) failures(id string) *FailuresJSON {
 		}
 		g := ""
 		if gen >= 0 {
-			g = strconv.Itoa(gen + 1)
+			g = strconv.Itoa(gen)
 		}
 		for i, n := range row.Counts {
 			row.N += n
@@ -207,7 +212,7 @@ func (r *run) failures(id string) *FailuresJSON {
 			row.URLs = append(row.URLs, episodesURL(id, "split", split, "version", version, "variant", variant, "generation", g, "cause", out.Causes[i]))
 		}
 		for _, n := range row.Counts {
-			row.Shares = append(row.Shares, num(float64(n)/float64(row.N)))
+			row.Shares = append(row.Shares, format.Float(float64(n)/float64(row.N)))
 		}
 		return row
 	}
@@ -236,7 +241,7 @@ func (r *run) failures(id string) *FailuresJSON {
 			}
 			for _, t := range texts {
 				n := killed[sp][t]
-				out.KilledBy = append(out.KilledBy, KilledByJSON{Split: sp, Text: t, Count: n, Share: num(float64(n) / float64(killedN[sp])),
+				out.KilledBy = append(out.KilledBy, KilledByJSON{Split: sp, Text: t, Count: n, Share: format.Float(float64(n) / float64(killedN[sp])),
 					URL: episodesURL(id, "split", sp, "metric", KilledByMetric, "metric_value", t)})
 			}
 		}
@@ -249,7 +254,7 @@ func (r *run) failures(id string) *FailuresJSON {
 		if g.Accepted == "" {
 			continue
 		}
-		s := MixShiftJSON{Generation: int(g.Generation) + 1, Parent: g.Incumbent, Accepted: g.Accepted, Mutation: mutation[g.Accepted]}
+		s := MixShiftJSON{Generation: int(g.Generation), Parent: g.Incumbent, Accepted: g.Accepted, Mutation: mutation[g.Accepted]}
 		s.TrainBefore = mix("train", "", g.Incumbent, int(g.Generation))
 		if i+1 < len(r.generations) {
 			s.TrainAfter = mix("train", "", g.Accepted, int(r.generations[i+1].Generation))
@@ -301,7 +306,7 @@ type ParamRowJSON struct {
 	// "[a b c]"); "" where the version lacks the parameter.
 	Values []string `json:"values"`
 	// Nums are the numeric values; null where not numeric or absent.
-	Nums []num `json:"nums"`
+	Nums []format.Float `json:"nums"`
 	// Changed is true where the value differs from the parent's (a
 	// parameter the parent lacks counts as changed); all false for a
 	// version without a parent in the store.
@@ -310,7 +315,7 @@ type ParamRowJSON struct {
 	// candidates.parquet, else (the base, an incumbent) its mean as
 	// incumbent in the first generation that played it
 	// (generations.parquet); null when it played no val episode.
-	ValMean num `json:"val_mean"`
+	ValMean format.Float `json:"val_mean"`
 	// Error says why the version's prompt could not be read ("" if it was).
 	Error string `json:"error,omitempty"`
 }
@@ -355,12 +360,12 @@ func parameters(dir string, l *Lineage, gens []results.GenerationRow, cands []re
 	for i, vi := range l.Versions {
 		byRef[vi.Slug+"@"+vi.Version.String()] = i
 		p, err := loadVersion(dir, vi)
-		row := ParamRowJSON{Slug: vi.Slug, Version: vi.Version.String(), ValMean: num(nan)}
+		row := ParamRowJSON{Slug: vi.Slug, Version: vi.Version.String(), ValMean: format.Float(nan)}
 		if vi.Parent != nil {
 			row.Parent = vi.Parent.String()
 		}
 		if m, ok := valMean[row.Version]; ok {
-			row.ValMean = num(m)
+			row.ValMean = format.Float(m)
 		}
 		if err != nil {
 			row.Error = err.Error()
@@ -381,7 +386,7 @@ func parameters(dir string, l *Lineage, gens []results.GenerationRow, cands []re
 	}
 	for i := range out.Rows {
 		row := &out.Rows[i]
-		row.Values, row.Nums, row.Changed = make([]string, len(out.Names)), make([]num, len(out.Names)), make([]bool, len(out.Names))
+		row.Values, row.Nums, row.Changed = make([]string, len(out.Names)), make([]format.Float, len(out.Names)), make([]bool, len(out.Names))
 		var parent params.Set
 		hasParent := false
 		if row.Parent != "" {
@@ -390,14 +395,14 @@ func parameters(dir string, l *Lineage, gens []results.GenerationRow, cands []re
 			}
 		}
 		for k, name := range out.Names {
-			row.Nums[k] = num(nan)
+			row.Nums[k] = format.Float(nan)
 			v, ok := sets[i].Get(name)
 			if !ok {
 				continue
 			}
 			row.Values[k] = v.String()
 			if v.Kind == params.Number || v.Kind == params.Integer {
-				row.Nums[k] = num(v.Num)
+				row.Nums[k] = format.Float(v.Num)
 			} else {
 				out.Numeric[k] = false
 			}
@@ -442,7 +447,7 @@ type mixCell struct {
 
 type cellSide struct {
 	Count int
-	Share num
+	Share format.Float
 	URL   string
 }
 

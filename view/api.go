@@ -5,53 +5,40 @@ import (
 	"errors"
 	"evolve/store"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"evolve/envs"
+	"evolve/internal/format"
 	"evolve/prompt"
 	"evolve/rundir"
 	"evolve/stats"
 	"evolve/trajectory"
 )
 
-// num is a float for JSON: null when NaN or infinite.
-type num float64
-
-// MarshalJSON writes null for NaN and ±Inf (JSON has neither).
-func (x num) MarshalJSON() ([]byte, error) {
-	f := float64(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return []byte("null"), nil
-	}
-	return strconv.AppendFloat(nil, f, 'g', -1, 64), nil
-}
-
 // SummaryJSON is a stats.Summary for JSON: n, mean, sample standard
 // deviation, median, interquartile mean, the Student t 95% CI of the
 // mean, minimum and maximum (null when undefined, e.g. the CI of one
 // value).
 type SummaryJSON struct {
-	N      int `json:"n"`
-	Mean   num `json:"mean"`
-	Std    num `json:"std"`
-	Median num `json:"median"`
-	IQM    num `json:"iqm"`
-	CILow  num `json:"ci_low"`
-	CIHigh num `json:"ci_high"`
-	Min    num `json:"min"`
-	Max    num `json:"max"`
+	N      int          `json:"n"`
+	Mean   format.Float `json:"mean"`
+	Std    format.Float `json:"std"`
+	Median format.Float `json:"median"`
+	IQM    format.Float `json:"iqm"`
+	CILow  format.Float `json:"ci_low"`
+	CIHigh format.Float `json:"ci_high"`
+	Min    format.Float `json:"min"`
+	Max    format.Float `json:"max"`
 }
 
 func summaryJSON(s stats.Summary) SummaryJSON {
-	return SummaryJSON{s.N, num(s.Mean), num(s.Std), num(s.Median), num(s.IQM), num(s.CILow), num(s.CIHigh), num(s.Min), num(s.Max)}
+	return SummaryJSON{s.N, format.Float(s.Mean), format.Float(s.Std), format.Float(s.Median), format.Float(s.IQM), format.Float(s.CILow), format.Float(s.CIHigh), format.Float(s.Min), format.Float(s.Max)}
 }
 
 // Lineage is a run's version graph (prompts/versions.json).
@@ -83,8 +70,8 @@ type RunJSON struct {
 	Config   string       `json:"config"` // the resolved config, YAML
 	Causes   []envs.Cause `json:"causes"`
 	// Generations are generations.parquet's rows and Candidates
-	// candidates.parquet's, each numbered from 1 as the docs number
-	// them (the tables' generation + 1).
+	// candidates.parquet's, each numbered from 0 as the tables, the CLI
+	// and the report number them.
 	Generations []GenerationJSON `json:"generations"`
 	Candidates  []CandidateJSON  `json:"candidates"`
 	Lineage     *Lineage         `json:"lineage"`
@@ -99,9 +86,10 @@ type RunJSON struct {
 	Trajectory map[string]int   `json:"trajectories"`         // archives by split
 	Replicates *Replicates      `json:"replicates,omitempty"` // the group of replicates the run is in
 	// Alpha is a run's acceptance.alpha and AlphaSpending its
-	// acceptance.alpha_spending ("basel" or "none"); GenerationAlpha[g-1]
-	// the level generation g (counted from 1) was tested at:
-	// α·6/(π²g²) (stats.BaselAlpha) under "basel", else α.
+	// acceptance.alpha_spending ("basel" or "none"); GenerationAlpha[k]
+	// the level generation k (counted from 0, as the tables count) was
+	// tested at: α·6/(π²(k+1)²) (stats.BaselAlpha(α, k+1): the formula
+	// counts from 1, docs/sequential.md) under "basel", else α.
 	Alpha           float64   `json:"alpha,omitempty"`
 	AlphaSpending   string    `json:"alpha_spending,omitempty"`
 	GenerationAlpha []float64 `json:"generation_alpha,omitempty"`
@@ -148,21 +136,21 @@ func (d *RunJSON) CandidatesOf(g int) []CandidateJSON {
 
 // GenerationJSON is one generation of a run (results.GenerationRow).
 type GenerationJSON struct {
-	// Generation counts from 1 (generations.parquet's + 1).
-	Generation int    `json:"generation"`
-	Incumbent  string `json:"incumbent"`
-	NTrain     int32  `json:"n_train"`
-	NVal       int32  `json:"n_val"`
-	TrainMean  num    `json:"train_mean"`
-	ValMean    num    `json:"val_mean"`
-	ValCILow   num    `json:"val_ci_low"`
-	ValCIHigh  num    `json:"val_ci_high"`
+	// Generation counts from 0, as generations.parquet does.
+	Generation int          `json:"generation"`
+	Incumbent  string       `json:"incumbent"`
+	NTrain     int32        `json:"n_train"`
+	NVal       int32        `json:"n_val"`
+	TrainMean  format.Float `json:"train_mean"`
+	ValMean    format.Float `json:"val_mean"`
+	ValCILow   format.Float `json:"val_ci_low"`
+	ValCIHigh  format.Float `json:"val_ci_high"`
 	// Failures counts the incumbent's failed train episodes.
 	Failures    int32  `json:"failures"`
 	NCandidates int32  `json:"n_candidates"`
 	Accepted    string `json:"accepted"` // "" when none was
 	// Alpha is the level the generation's candidates were tested at.
-	Alpha num `json:"alpha"`
+	Alpha format.Float `json:"alpha"`
 	// EpisodesUsed is the run's cumulative train and val episodes.
 	EpisodesUsed int64 `json:"episodes_used"`
 }
@@ -170,24 +158,24 @@ type GenerationJSON struct {
 // CandidateJSON is one candidate (results.CandidateRow) and why it was
 // accepted or rejected.
 type CandidateJSON struct {
-	// Generation counts from 1 (candidates.parquet's + 1).
-	Generation int    `json:"generation"`
-	Version    string `json:"version"`
-	Parent     string `json:"parent"`
-	Operator   string `json:"operator"`
-	Proposer   string `json:"proposer"`
-	Mutation   string `json:"mutation"`
-	N          int32  `json:"n"`
-	Mean       num    `json:"mean"`
-	Test       string `json:"test"`
-	P          num    `json:"p"`
-	PAdj       num    `json:"p_adj"`
+	// Generation counts from 0, as candidates.parquet does.
+	Generation int          `json:"generation"`
+	Version    string       `json:"version"`
+	Parent     string       `json:"parent"`
+	Operator   string       `json:"operator"`
+	Proposer   string       `json:"proposer"`
+	Mutation   string       `json:"mutation"`
+	N          int32        `json:"n"`
+	Mean       format.Float `json:"mean"`
+	Test       string       `json:"test"`
+	P          format.Float `json:"p"`
+	PAdj       format.Float `json:"p_adj"`
 	// Alpha is its generation's level.
-	Alpha    num    `json:"alpha"`
-	A12      num    `json:"a12"`
-	Accepted bool   `json:"accepted"`
-	Look     *int32 `json:"look,omitempty"`
-	Stop     string `json:"stop,omitempty"`
+	Alpha    format.Float `json:"alpha"`
+	A12      format.Float `json:"a12"`
+	Accepted bool         `json:"accepted"`
+	Look     *int32       `json:"look,omitempty"`
+	Stop     string       `json:"stop,omitempty"`
 	// Why says why it was accepted or rejected, e.g. "rejected: p adj.
 	// 0.034 ≥ α_2 0.008".
 	Why string `json:"why"`
@@ -208,16 +196,16 @@ type FileJSON struct {
 
 // SummaryRowJSON is a results.SummaryRow (an eval's version on a split).
 type SummaryRowJSON struct {
-	Variant string `json:"variant"`
-	Version string `json:"version"`
-	Split   string `json:"split"`
-	N       int32  `json:"n"`
-	Mean    num    `json:"mean"`
-	Std     num    `json:"std"`
-	Median  num    `json:"median"`
-	IQM     num    `json:"iqm"`
-	CILow   num    `json:"ci_low"`
-	CIHigh  num    `json:"ci_high"`
+	Variant string       `json:"variant"`
+	Version string       `json:"version"`
+	Split   string       `json:"split"`
+	N       int32        `json:"n"`
+	Mean    format.Float `json:"mean"`
+	Std     format.Float `json:"std"`
+	Median  format.Float `json:"median"`
+	IQM     format.Float `json:"iqm"`
+	CILow   format.Float `json:"ci_low"`
+	CIHigh  format.Float `json:"ci_high"`
 }
 
 func (s *Server) runData(r *http.Request) (any, error) {
@@ -313,8 +301,8 @@ func (s *Server) runData(r *http.Request) (any, error) {
 		}
 	}
 	for _, sr := range run.summaries {
-		out.Summaries = append(out.Summaries, SummaryRowJSON{sr.Variant, sr.Version, sr.Split, sr.N, num(sr.Mean), num(sr.Std),
-			num(sr.Median), num(sr.IQM), num(sr.CILow), num(sr.CIHigh)})
+		out.Summaries = append(out.Summaries, SummaryRowJSON{sr.Variant, sr.Version, sr.Split, sr.N, format.Float(sr.Mean), format.Float(sr.Std),
+			format.Float(sr.Median), format.Float(sr.IQM), format.Float(sr.CILow), format.Float(sr.CIHigh)})
 	}
 	list, _, _ := s.entries()
 	if e.Kind == rundir.KindEval {

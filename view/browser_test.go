@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"evolve/results"
+	"evolve/rundir"
 	"evolve/trajectory"
 
 	"github.com/chromedp/chromedp"
@@ -159,16 +160,16 @@ func TestBrowser(t *testing.T) {
 	if s := text("#generations"); !strings.Contains(s, "accepted") && !strings.Contains(s, "rejected") {
 		t.Fatalf("generations table lacks verdicts:\n%s", s)
 	}
-	// Decisions: generations counted from 1, each with its α under
-	// alpha spending.
-	if s := text("#spending"); !strings.Contains(s, "counted from 1") {
+	// Decisions: generations numbered from 0 as the CLI numbers them,
+	// each with its α under alpha spending (the formula's g = k+1).
+	if s := text("#spending"); !strings.Contains(s, "numbered from 0") || !strings.Contains(s, "(k+1)") {
 		t.Fatalf("the decisions do not say how generations are counted: %q", s)
 	}
-	if s := text("#generations tr.gen td"); s != "1" {
-		t.Fatalf("the first generation is numbered %q, want 1", s)
+	if s := text("#generations tr.gen td"); s != "0" {
+		t.Fatalf("the first generation is numbered %q, want 0", s)
 	}
-	if s := text("#generations tr.gen td.alpha"); s != "0.030" {
-		t.Fatalf("generation 1's α is shown as %q, want 0.030 (0.05·6/π²)", s)
+	if s := text("#generations tr.gen td.alpha"); s != "0.03" {
+		t.Fatalf("generation 0's α is shown as %q, want 0.03 (0.05·6/π², two significant digits)", s)
 	}
 	if s := text("#compare-links"); !strings.Contains(s, "on test") {
 		t.Fatalf("a finished run offers no comparison on test: %q", s)
@@ -379,7 +380,21 @@ func TestBrowser(t *testing.T) {
 	writeLiveRun(t, f.run1.Dir, live, 0)
 	lock := lockRun(t, live)
 	defer lock.Close()
+	t0 := time.Now().UTC().Truncate(time.Second)
+	progress := func(done int) {
+		t.Helper()
+		p := &rundir.Progress{RunID: "live-run", Generation: 0, Split: "train", Versions: []string{f.base}, Done: done, Total: 40,
+			PhaseStarted: t0, Updated: t0.Add(10 * time.Second), RunStarted: t0.Add(-time.Minute)}
+		if err := rundir.WriteProgress(live, p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	progress(10)
 	do("live run appears", chromedp.WaitVisible(chromedp.CSS(`tr[data-id="runs~live-run"] .s-running`)))
+	// Its current phase: episodes done of total, rate and ETA.
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('tr[data-id="runs~live-run"]').innerText.includes("gen 0 train: 10/40 episodes, 1.0/s, ETA 30s")`)); err != nil {
+		t.Fatalf("the live run's row lacks its phase: %v (%q)", err, text(`tr[data-id="runs~live-run"]`))
+	}
 	writeLiveRun(t, f.run1.Dir, live, 1)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.querySelector('tr[data-id="runs~live-run"]').innerText.includes("1/2")`)); err != nil {
 		t.Fatalf("the live run's progress did not move to 1/2: %v", err)
@@ -397,6 +412,11 @@ func TestBrowser(t *testing.T) {
 	writeLiveRun(t, f.run1.Dir, live, 2)
 	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('summary').innerText.includes("2 of at most 2")`)); err != nil {
 		t.Fatalf("the live run's page did not move to 2 generations: %v", err)
+	}
+	// The phase's progress moves without a reload too.
+	progress(20)
+	if _, err := chromedp.Run(ctx, chromedp.Poll[bool](`document.getElementById('phase').innerText.includes("20 of 40 episodes, 2.0 a second")`)); err != nil {
+		t.Fatalf("the live run's phase did not move to 20 of 40: %v", err)
 	}
 	shot("run-live.png")
 

@@ -10,6 +10,7 @@ import (
 
 	"evolve/eval"
 	"evolve/gate"
+	"evolve/internal/format"
 	"evolve/results"
 	"evolve/rundir"
 	"evolve/stats"
@@ -30,13 +31,13 @@ type Side struct {
 
 // Pair is one (seed, repeat) both sides played.
 type Pair struct {
-	Seed   uint64 `json:"seed,string"`
-	Repeat int    `json:"repeat"`
-	A      num    `json:"a"`
-	B      num    `json:"b"`
-	Diff   num    `json:"diff"` // B - A, score units
-	LinkA  string `json:"link_a"`
-	LinkB  string `json:"link_b"`
+	Seed   uint64       `json:"seed,string"`
+	Repeat int          `json:"repeat"`
+	A      format.Float `json:"a"`
+	B      format.Float `json:"b"`
+	Diff   format.Float `json:"diff"` // B - A, score units
+	LinkA  string       `json:"link_a"`
+	LinkB  string       `json:"link_b"`
 }
 
 // CompareJSON is the compare page's data (/api/v1/compare): side B (the
@@ -46,7 +47,7 @@ type CompareJSON struct {
 	B Side `json:"b"`
 	// Bins are the edges of the score histogram shared by A.Hist and
 	// B.Hist (len(Hist)+1 values).
-	Bins []num `json:"bins"`
+	Bins []format.Float `json:"bins"`
 	// Gate is the settings of the tests below: the gate of the eval B
 	// (or else A) belongs to, or the gate's defaults when neither side
 	// is an eval with a recorded gate.
@@ -63,9 +64,9 @@ type CompareJSON struct {
 	// BetterP and BetterPAdj are the improvement test's p-values, "B is
 	// better than A" (eval.PBetter; adjusted across the eval's versions
 	// when Stored); Better reports BetterPAdj < α with no failed check.
-	BetterP    num  `json:"better_p"`
-	BetterPAdj num  `json:"better_p_adj"`
-	Better     bool `json:"better"`
+	BetterP    format.Float `json:"better_p"`
+	BetterPAdj format.Float `json:"better_p_adj"`
+	Better     bool         `json:"better"`
 	// WorseText, BetterText and PowerText state the two directions and
 	// the power in words.
 	WorseText  string `json:"worse_text"`
@@ -237,7 +238,7 @@ func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
 	if st, ok := storedComparison(cb.state, sa, sb, ca.dir, cb.dir); ok {
 		c := st.Check
 		out.Worse, out.Stored = &c, true
-		out.BetterP, out.BetterPAdj, out.Better = num(st.PBetter), num(st.PBetterAdj), st.Improvement
+		out.BetterP, out.BetterPAdj, out.Better = format.Float(st.PBetter), format.Float(st.PBetterAdj), st.Improvement
 		adjusted = c.Correction != gate.CorrectionNone
 	} else {
 		// One comparison: the gate's correction over a family of one
@@ -248,7 +249,7 @@ func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
 			out.Note = "The gate's test could not run: " + err.Error()
 		}
 		p := eval.PBetter(ga, gb, cfg)
-		out.BetterP, out.BetterPAdj = num(p), num(p)
+		out.BetterP, out.BetterPAdj = format.Float(p), format.Float(p)
 		out.Better = p < out.Gate.Alpha && (out.Worse == nil || !out.Worse.Failed)
 	}
 	if out.Worse != nil {
@@ -265,7 +266,7 @@ func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
 		hi = lo + 1
 	}
 	for i := 0; i <= nb; i++ {
-		out.Bins = append(out.Bins, num(lo+(hi-lo)*float64(i)/nb))
+		out.Bins = append(out.Bins, format.Float(lo+(hi-lo)*float64(i)/nb))
 	}
 	hist := func(x []float64) []int {
 		h := make([]int, nb)
@@ -290,7 +291,7 @@ func compare(ca, cb *compareSide, ea, eb []results.EpisodeRow) *CompareJSON {
 		}
 		d := e.Score - x
 		diffs = append(diffs, d)
-		pairs = append(pairs, Pair{Seed: e.Seed, Repeat: int(e.Repeat), A: num(x), B: num(e.Score), Diff: num(d),
+		pairs = append(pairs, Pair{Seed: e.Seed, Repeat: int(e.Repeat), A: format.Float(x), B: format.Float(e.Score), Diff: format.Float(d),
 			LinkA: linkTo(sa.ID, sa.Split, sa.Version, e.Seed), LinkB: linkTo(sb.ID, sb.Split, sb.Version, e.Seed)})
 	}
 	out.Paired, out.Diffs = len(pairs), summaryJSON(stats.Summarize(diffs))
@@ -346,17 +347,18 @@ func (d *CompareJSON) BarsA() []bar { a, _ := d.Bars(); return a }
 func (d *CompareJSON) BarsB() []bar { _, b := d.Bars(); return b }
 
 // First is the histogram's lower edge.
-func (d *CompareJSON) First() num { return d.Bins[0] }
+func (d *CompareJSON) First() format.Float { return d.Bins[0] }
 
 // Last is the histogram's upper edge.
-func (d *CompareJSON) Last() num { return d.Bins[len(d.Bins)-1] }
+func (d *CompareJSON) Last() format.Float { return d.Bins[len(d.Bins)-1] }
 
-// CurveJSON is a run's val mean by generation (counted from 1): the
-// incumbent's val mean in each generation (null where it played none).
+// CurveJSON is a run's val mean by generation: Values[k] is the
+// incumbent's val mean in generation k (counted from 0, as the tables
+// count; null where it played none).
 type CurveJSON struct {
-	ID     string `json:"id"`
-	Key    string `json:"key"`
-	Values []num  `json:"values"`
+	ID     string         `json:"id"`
+	Key    string         `json:"key"`
+	Values []format.Float `json:"values"`
 }
 
 // MaxCurves bounds the runs the compare page overlays.
@@ -379,7 +381,7 @@ func (s *Server) curves(ids []string) []CurveJSON {
 		if run.entry.Kind == rundir.KindRun && len(run.generations) > 0 {
 			c := CurveJSON{ID: id, Key: run.entry.Key}
 			for _, g := range run.generations {
-				c.Values = append(c.Values, num(g.ValMean))
+				c.Values = append(c.Values, format.Float(g.ValMean))
 			}
 			out = append(out, c)
 		}
@@ -425,7 +427,7 @@ func (d *CompareJSON) Plot() *plotCurves {
 	if hi == lo {
 		lo, hi = lo-1, hi+1
 	}
-	p := &plotCurves{Y0: short(lo), Y1: short(hi), GensLabel: "generation 1 to " + strconv.Itoa(n)}
+	p := &plotCurves{Y0: short(lo), Y1: short(hi), GensLabel: "generation 0 to " + strconv.Itoa(n-1)}
 	for i, c := range d.Curves {
 		l := plotLine{Key: c.Key, Colour: curveColours[i%len(curveColours)]}
 		var pts []string
@@ -438,7 +440,7 @@ func (d *CompareJSON) Plot() *plotCurves {
 			y := H - B - (f-lo)/(hi-lo)*(H-T-B)
 			xs, ys := strconv.FormatFloat(x, 'f', 1, 64), strconv.FormatFloat(y, 'f', 1, 64)
 			pts = append(pts, xs+","+ys)
-			l.Dots = append(l.Dots, slicePoint{CX: xs, CY: ys, Title: fmt.Sprintf("%s generation %d: val mean %s", c.Key, g+1, fmtNum(f))})
+			l.Dots = append(l.Dots, slicePoint{CX: xs, CY: ys, Title: fmt.Sprintf("%s generation %d: val mean %s", c.Key, g, fmtNum(f))})
 		}
 		l.Points = strings.Join(pts, " ")
 		p.Lines = append(p.Lines, l)

@@ -127,8 +127,8 @@ type Query struct {
 	// Seed, if not nil, is the one seed wanted.
 	Seed *uint64
 	// Generation, if not nil, is the one generation wanted, counted from
-	// 1 as the docs and the pages count them (episodes.parquet's
-	// generation + 1).
+	// 0 as episodes.parquet, the CLI and the report count them; nil (the
+	// parameter absent or empty) for every generation.
 	Generation *int32
 	// Metric and MetricValue, when Metric is not "", keep the episodes
 	// whose metric of that name, formatted as text (a string as is, a
@@ -161,8 +161,8 @@ func ParseQuery(get func(string) string) (Query, error) {
 		Metric: get("metric"), MetricValue: get("metric_value")}
 	if s := get("generation"); s != "" {
 		v, err := strconv.ParseInt(s, 10, 32)
-		if err != nil || v < 1 {
-			return q, fmt.Errorf("generation: %q is not an integer >= 1 (generations are counted from 1)", s)
+		if err != nil || v < 0 {
+			return q, fmt.Errorf("generation: %q is not an integer >= 0 (generations are counted from 0)", s)
 		}
 		g := int32(v)
 		q.Generation = &g
@@ -206,7 +206,7 @@ func ParseQuery(get func(string) string) (Query, error) {
 
 // EpisodeJSON is one episode as the API gives it.
 type EpisodeJSON struct {
-	// Generation counts from 1 (episodes.parquet's generation + 1).
+	// Generation counts from 0, as episodes.parquet does.
 	Generation    int32          `json:"generation"`
 	Version       string         `json:"version"`
 	Split         string         `json:"split"`
@@ -287,7 +287,7 @@ func (r *run) Episodes(q Query) (*EpisodePage, error) {
 	from := q.Page * size
 	for k := from; k < len(idx) && k < from+size; k++ {
 		e := &eps[idx[k]]
-		j := EpisodeJSON{Generation: e.Generation + 1, Version: e.Version, Split: e.Split, Variant: e.Variant, Seed: e.Seed,
+		j := EpisodeJSON{Generation: e.Generation, Version: e.Version, Split: e.Split, Variant: e.Variant, Seed: e.Seed,
 			Repeat: e.Repeat, Score: e.Score, Cause: e.Cause, EndReason: e.EndReason, Metrics: map[string]any{},
 			HasTrajectory: r.hasTrajectory(e)}
 		for m, mv := range e.Metrics {
@@ -323,7 +323,7 @@ func (r *run) selectEpisodes(q Query, metricIdx, filterIdx int) []int32 {
 			q.Seed != nil && e.Seed != *q.Seed,
 			q.Min != nil && e.Score < *q.Min,
 			q.Max != nil && e.Score > *q.Max,
-			q.Generation != nil && e.Generation+1 != *q.Generation:
+			q.Generation != nil && e.Generation != *q.Generation:
 			continue
 		}
 		if filterIdx >= 0 {

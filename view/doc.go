@@ -3,7 +3,7 @@
 //
 //	/                                             the runs table (live: it polls while open)
 //	/runs/{id}                                    a run (settings, stop reason, lineage, decisions numbered
-//	                                              from 1 with each generation's α, failures, parameters,
+//	                                              from 0 with each generation's α, failures, parameters,
 //	                                              plots, files; live while running) or an eval (its verdict first)
 //	/runs/{id}/episodes                           the episodes, filtered, sorted and paged on the server (ParseQuery)
 //	/runs/{id}/episodes/{split}/{version}/{seed}  one episode and its replay (?step=N)

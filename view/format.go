@@ -8,16 +8,20 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"evolve/internal/format"
 )
 
-// This file holds every number, p-value, share, duration and time format
-// of the pages, as the template functions funcs: one place to switch to
-// a shared formatting package.
+// This file holds the pages' template functions, funcs. Numbers,
+// p-values and shares are written by package internal/format, as the
+// CLI and the report write them, in its Dash style: a missing value
+// (NaN, ±Inf, nil) is an en dash. Durations, times and byte counts,
+// which internal/format does not write, are formatted here.
 
 // funcs are the templates' functions.
 var funcs = template.FuncMap{
 	"num":    fmtNum,
-	"num3":   func(x any) string { return fmtDigits(x, 3) },
+	"num3":   func(x any) string { return format.Dash.Fixed(float(x), 3) },
 	"pval":   fmtP,
 	"pct":    fmtPct,
 	"dur":    fmtDur,
@@ -33,11 +37,11 @@ var funcs = template.FuncMap{
 	"heat":   heat,
 }
 
-// float returns x as a float64 (num, float64, float32, ints, a *float64),
-// NaN for anything else or nil.
+// float returns x as a float64 (format.Float, float64, float32, ints, a
+// *float64), NaN for anything else or nil.
 func float(x any) float64 {
 	switch v := x.(type) {
-	case num:
+	case format.Float:
 		return float64(v)
 	case float64:
 		return v
@@ -57,52 +61,27 @@ func float(x any) float64 {
 	return math.NaN()
 }
 
-// fmtNum formats a score with one decimal ("12.3"); "–" for NaN, ±Inf
-// or nil.
-func fmtNum(x any) string { return fmtDigits(x, 1) }
+// fmtNum formats a score with one decimal ("12.3"), format.Dash.Fixed;
+// "–" for NaN, ±Inf or nil.
+func fmtNum(x any) string { return format.Dash.Fixed(float(x), 1) }
 
-func fmtDigits(x any, d int) string {
-	f := float(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(f, 'f', d, 64)
-}
+// fmtG formats a number in its shortest exact form ("0.05", "25"),
+// format.Dash.Exact.
+func fmtG(x any) string { return format.Dash.Exact(float(x)) }
 
-// fmtG formats a number in its shortest form ("0.05", "25").
-func fmtG(x any) string {
-	f := float(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "–"
-	}
-	return strconv.FormatFloat(f, 'g', -1, 64)
-}
-
-// fmtP formats a p-value or level: three decimals ("0.034"), or two
-// significant digits in exponent form below 0.001 ("4.3e-47"); "–" for
+// fmtP formats a p-value or level with two significant digits ("0.034",
+// "0.03", "4.3e-47"), format.Dash.P as the report writes it; "–" for
 // NaN.
-func fmtP(x any) string {
-	p := float(x)
-	switch {
-	case math.IsNaN(p) || math.IsInf(p, 0):
-		return "–"
-	case p < 0.001 && p != 0:
-		return strconv.FormatFloat(p, 'e', 1, 64)
-	}
-	return strconv.FormatFloat(p, 'f', 3, 64)
-}
+func fmtP(x any) string { return format.Dash.P(float(x)) }
 
-// fmtPct formats a share in [0, 1] as a percentage: one decimal below
-// 10% ("4.5%"), none above ("41%"); "–" for NaN.
+// fmtPct formats a share in [0, 1] as a percentage, format.Dash.Percent:
+// one decimal below 10% ("4.5%"), none above ("41%"); "–" for NaN.
 func fmtPct(x any) string {
 	f := float(x)
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "–"
-	}
 	if f > 0 && f < 0.1 {
-		return strconv.FormatFloat(100*f, 'f', 1, 64) + "%"
+		return format.Dash.Percent(f, 1)
 	}
-	return strconv.FormatFloat(100*f, 'f', 0, 64) + "%"
+	return format.Dash.Percent(f, 0)
 }
 
 // fmtDur formats seconds as "42s", "6m05s" or "2h03m".
@@ -153,7 +132,7 @@ func orDash(s string) string {
 // up to 1/6) to "heat6" (above 5/6), red growing with the share; "" for
 // none. A class, not a style attribute: the pages' policy runs no inline
 // style.
-func heat(share num) string {
+func heat(share format.Float) string {
 	f := float64(share)
 	if math.IsNaN(f) || f <= 0 {
 		return ""

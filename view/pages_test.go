@@ -48,10 +48,10 @@ func TestPagesHTML(t *testing.T) {
 	}{
 		{"/", []string{`id="runs"`, `class="run-link"`, `data-live="1"`, "finished", `id="replicates"`}},
 		{"/runs/" + id1, []string{`id="summary"`, `id="generations"`, `id="lineage"`, `id="cause-table"`, `id="killed-by"`, `id="shifts"`, `id="params"`,
-			`class="slice"`, `id="compare-base"`, `id="spending"`, "counted from 1", `<td class="num alpha">0.030</td>`}},
+			`class="slice"`, `id="compare-base"`, `id="spending"`, "numbered from 0", `<tr class="gen"><td>0</td>`, `<td class="num alpha">0.03</td>`}},
 		{"/runs/" + runID(f, f.gatedDir), []string{`id="verdict"`, `id="gate-settings"`, "25 score points on the shift scale", `id="failure-checks"`, `id="baseline-link"`}},
 		{"/runs/" + id1 + "/episodes?split=val&sort=score&desc=1", []string{`id="episodes"`, `class="episode-link"`, `id="pager"`, " ▼"}},
-		{"/runs/" + id1 + "/episodes?generation=1&metric=killed_by&metric_value=x", []string{`id="extra-filters"`, "generation 1", "killed_by"}},
+		{"/runs/" + id1 + "/episodes?generation=0&metric=killed_by&metric_value=x", []string{`id="extra-filters"`, "generation 0", "killed_by"}},
 		{ep.Link(id1), []string{`id="map"`, `id="replay-data"`, `id="step-slider"`, `id="log"`, `id="episode-facts"`, `id="state"`}},
 		{special(0), []string{`id="terminal"`, `id="replay-data"`}},
 		{special(1), []string{`id="transcript"`, "ACTION: explore", "Turn 2: action <b>eat</b>"}},

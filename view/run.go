@@ -6,13 +6,15 @@ import (
 	"sort"
 	"strconv"
 
+	"evolve/internal/format"
 	"evolve/results"
 	"evolve/rundir"
 )
 
-// decisions returns a run's generations and candidates numbered from 1,
-// each candidate with its generation's α (alphas[g-1]) and why it was
-// accepted or rejected.
+// decisions returns a run's generations and candidates numbered from 0
+// as the tables, the CLI and the report number them, each candidate with
+// its generation's α (alphas[g], the level stats.BaselAlpha gives for
+// the formula's g+1) and why it was accepted or rejected.
 func decisions(gens []results.GenerationRow, cands []results.CandidateRow, alphas []float64) ([]GenerationJSON, []CandidateJSON) {
 	alpha := func(g int32) float64 {
 		if int(g) < len(alphas) {
@@ -22,9 +24,9 @@ func decisions(gens []results.GenerationRow, cands []results.CandidateRow, alpha
 	}
 	og := make([]GenerationJSON, 0, len(gens))
 	for _, g := range gens {
-		og = append(og, GenerationJSON{Generation: int(g.Generation) + 1, Incumbent: g.Incumbent, NTrain: g.NTrain, NVal: g.NVal,
-			TrainMean: num(g.TrainMean), ValMean: num(g.ValMean), ValCILow: num(g.ValCILow), ValCIHigh: num(g.ValCIHigh), Failures: g.Failures,
-			NCandidates: g.NCandidates, Accepted: g.Accepted, Alpha: num(alpha(g.Generation)), EpisodesUsed: g.EpisodesUsed})
+		og = append(og, GenerationJSON{Generation: int(g.Generation), Incumbent: g.Incumbent, NTrain: g.NTrain, NVal: g.NVal,
+			TrainMean: format.Float(g.TrainMean), ValMean: format.Float(g.ValMean), ValCILow: format.Float(g.ValCILow), ValCIHigh: format.Float(g.ValCIHigh), Failures: g.Failures,
+			NCandidates: g.NCandidates, Accepted: g.Accepted, Alpha: format.Float(alpha(g.Generation)), EpisodesUsed: g.EpisodesUsed})
 	}
 	accepted := map[int32]bool{}
 	for _, c := range cands {
@@ -35,17 +37,17 @@ func decisions(gens []results.GenerationRow, cands []results.CandidateRow, alpha
 	oc := make([]CandidateJSON, 0, len(cands))
 	for _, c := range cands {
 		a := alpha(c.Generation)
-		n := itoa(int(c.Generation) + 1)
-		cj := CandidateJSON{Generation: int(c.Generation) + 1, Version: c.Version, Parent: c.Parent, Operator: c.Operator, Proposer: c.Proposer,
-			Mutation: c.Mutation, N: c.N, Mean: num(c.Mean), Test: c.Test, P: num(c.P), PAdj: num(c.PAdj), Alpha: num(a), A12: num(c.A12),
+		n := itoa(int(c.Generation))
+		cj := CandidateJSON{Generation: int(c.Generation), Version: c.Version, Parent: c.Parent, Operator: c.Operator, Proposer: c.Proposer,
+			Mutation: c.Mutation, N: c.N, Mean: format.Float(c.Mean), Test: c.Test, P: format.Float(c.P), PAdj: format.Float(c.PAdj), Alpha: format.Float(a), A12: format.Float(c.A12),
 			Accepted: c.Accepted, Look: c.Look, Stop: c.Stop}
 		switch {
 		case c.Accepted:
-			cj.Why = "accepted: p adj. " + fmtP(c.PAdj) + " < α_" + n + " " + fmtP(a)
+			cj.Why = "accepted: p adj. " + fmtP(c.PAdj) + " < α_" + n + " = " + fmtP(a)
 		case c.Stop == "futility" && c.Look != nil:
 			cj.Why = "rejected: stopped for futility at look " + itoa(int(*c.Look))
 		case !math.IsNaN(a) && c.PAdj >= a:
-			cj.Why = "rejected: p adj. " + fmtP(c.PAdj) + " ≥ α_" + n + " " + fmtP(a)
+			cj.Why = "rejected: p adj. " + fmtP(c.PAdj) + " ≥ α_" + n + " = " + fmtP(a)
 		case accepted[c.Generation]:
 			cj.Why = "rejected: passed, but another candidate was accepted"
 		default:
@@ -95,7 +97,7 @@ func drawLineage(id string, l *Lineage, cands []results.CandidateRow) *graph {
 	}
 	gen := map[string]int{}
 	for _, c := range cands {
-		gen[c.Version] = int(c.Generation) + 1
+		gen[c.Version] = int(c.Generation) + 1 // column 0 is the base
 	}
 	g := &graph{}
 	rows := map[int]int{}
@@ -156,10 +158,11 @@ func (d *RunJSON) EdgeKinds() []FactJSON {
 	return out
 }
 
-// ProgressJSON is a run's progress as its directory shows it:
-// episodes.parquet and generations.parquet are written at the end of
-// each generation, so the progress within a phase (episodes done of the
-// phase's total) is not visible to a reader of the directory.
+// ProgressJSON is a run's progress by generations: episodes.parquet and
+// generations.parquet are written at the end of each generation. The
+// progress within the current phase (episodes done of the phase's total,
+// its rate and ETA) is the entry's Phase, from the run's
+// rundir.ProgressFile.
 type ProgressJSON struct {
 	// Episodes are the episodes written so far (all splits).
 	Episodes int `json:"episodes"`
@@ -170,8 +173,8 @@ type ProgressJSON struct {
 	// ETASeconds the time left to MaxGenerations at the finished
 	// generations' mean pace, an upper bound (the run may stop sooner);
 	// null when no generation has finished or the run is not running.
-	Rate       num `json:"rate"`
-	ETASeconds num `json:"eta_seconds"`
+	Rate       format.Float `json:"rate"`
+	ETASeconds format.Float `json:"eta_seconds"`
 }
 
 // HasETA reports whether ETASeconds is known.
@@ -184,12 +187,12 @@ func (r *run) progress() *ProgressJSON {
 	if e.Kind != rundir.KindRun {
 		return nil
 	}
-	p := &ProgressJSON{Episodes: len(r.episodes), Generations: e.Generations, MaxGenerations: e.MaxGenerations, Rate: num(math.NaN()), ETASeconds: num(math.NaN())}
+	p := &ProgressJSON{Episodes: len(r.episodes), Generations: e.Generations, MaxGenerations: e.MaxGenerations, Rate: format.Float(math.NaN()), ETASeconds: format.Float(math.NaN())}
 	if e.Seconds > 0 {
-		p.Rate = num(float64(p.Episodes) / e.Seconds)
+		p.Rate = format.Float(float64(p.Episodes) / e.Seconds)
 	}
 	if e.Status == rundir.Running && e.Generations > 0 && e.MaxGenerations > e.Generations && e.Seconds > 0 {
-		p.ETASeconds = num(e.Seconds / float64(e.Generations) * float64(e.MaxGenerations-e.Generations))
+		p.ETASeconds = format.Float(e.Seconds / float64(e.Generations) * float64(e.MaxGenerations-e.Generations))
 	}
 	return p
 }

@@ -1,6 +1,7 @@
 package view
 
 import (
+	"bytes"
 	"compress/gzip"
 	"crypto/subtle"
 	"embed"
@@ -8,15 +9,16 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"net/http"
 	"net/url"
 	"os"
-	"reflect"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
+	"evolve/internal/format"
 	"evolve/internal/httpguard"
 	"evolve/rundir"
 )
@@ -238,22 +240,35 @@ func httpError(w http.ResponseWriter, err error, code int) {
 	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
 }
 
-// writeJSON writes v as JSON; a value holding NaN or an infinity (JSON
-// has neither) is written with those as null (scrub).
+// writeJSON writes v as JSON with format.WriteJSON (a value holding NaN
+// or an infinity, which JSON has neither of, is written with those as
+// null; a value that cannot be encoded answers 500), never cached, and
+// gzipped as writeBody does.
 func writeJSON(w http.ResponseWriter, r *http.Request, v any) {
-	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
-	data, err := json.Marshal(v)
-	var ue *json.UnsupportedValueError
-	if errors.As(err, &ue) {
-		data, err = json.Marshal(scrub(reflect.ValueOf(v)))
-	}
-	if err != nil {
-		httpError(w, err, http.StatusInternalServerError)
+	var b bufferedResponse
+	b.header = w.Header()
+	format.WriteJSON(&b, http.StatusOK, v)
+	if b.code != http.StatusOK {
+		w.WriteHeader(b.code)
+		w.Write(b.body.Bytes())
 		return
 	}
-	writeBody(w, r, append(data, '\n'))
+	writeBody(w, r, b.body.Bytes())
 }
+
+// bufferedResponse is the http.ResponseWriter format.WriteJSON writes
+// to: it shares the real writer's header and holds the status and body,
+// so that writeJSON can gzip the body.
+type bufferedResponse struct {
+	header http.Header
+	code   int
+	body   bytes.Buffer
+}
+
+func (b *bufferedResponse) Header() http.Header         { return b.header }
+func (b *bufferedResponse) WriteHeader(code int)        { b.code = code }
+func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // writeBody writes a body, gzipped when the client accepts it and it is
 // longer than a packet (a replay's frames shrink about tenfold).
@@ -294,12 +309,59 @@ type EntryJSON struct {
 	SharedID bool `json:"shared_id"`
 	// Progress is a running run's generations over its maximum, in [0, 1].
 	Progress float64 `json:"progress"`
+	// Phase is a running run's current phase, from its
+	// rundir.ProgressFile; absent when the run is not running or has
+	// written none.
+	Phase *PhaseJSON `json:"phase,omitempty"`
 }
 
 func entryJSON(e rundir.Entry) EntryJSON {
 	j := EntryJSON{Entry: e, URLID: ID(e.Key)}
 	if e.MaxGenerations > 0 {
 		j.Progress = min(1, float64(e.Generations)/float64(e.MaxGenerations))
+	}
+	if e.Kind == rundir.KindRun && e.Status == rundir.Running {
+		if p, err := rundir.ReadProgress(e.Dir); err == nil {
+			j.Phase = phaseJSON(p)
+		}
+	}
+	return j
+}
+
+// PhaseJSON is a running run's current phase as its rundir.ProgressFile
+// tells it: the run writes that file at most every second while the
+// phase plays.
+type PhaseJSON struct {
+	// Generation counts from 0, as the Parquet tables count; Split is
+	// "train", "val" or "test"; Versions the versions the phase plays
+	// (several for a pool of candidates).
+	Generation int      `json:"generation"`
+	Split      string   `json:"split"`
+	Versions   []string `json:"versions"`
+	// Done of Total episodes of the phase are played.
+	Done  int `json:"done"`
+	Total int `json:"total"`
+	// Rate is Done over the seconds from Started to Updated (episodes
+	// per second); ETASeconds the phase's remaining episodes at Rate,
+	// counted from Updated; both null before the first episode.
+	Rate       format.Float `json:"rate"`
+	ETASeconds format.Float `json:"eta_seconds"`
+	// Started is when the phase started, Updated when the run last
+	// wrote its progress, RunStarted when the run was first started
+	// (UTC).
+	Started    time.Time `json:"started"`
+	Updated    time.Time `json:"updated"`
+	RunStarted time.Time `json:"run_started"`
+}
+
+func phaseJSON(p *rundir.Progress) *PhaseJSON {
+	j := &PhaseJSON{Generation: p.Generation, Split: p.Split, Versions: p.Versions, Done: p.Done, Total: p.Total,
+		Rate: format.Float(math.NaN()), ETASeconds: format.Float(math.NaN()), Started: p.PhaseStarted, Updated: p.Updated, RunStarted: p.RunStarted}
+	if r := p.Rate(); r > 0 {
+		j.Rate, j.ETASeconds = format.Float(r), format.Float(p.ETA().Seconds())
+	}
+	if j.Versions == nil {
+		j.Versions = []string{}
 	}
 	return j
 }
@@ -364,3 +426,6 @@ func parseSeed(s string) (uint64, error) {
 func linkTo(id, split, version string, seed uint64) string {
 	return "/runs/" + url.PathEscape(id) + "/episodes/" + url.PathEscape(split) + "/" + url.PathEscape(version) + "/" + strconv.FormatUint(seed, 10)
 }
+
+// HasETA reports whether ETASeconds is known.
+func (p *PhaseJSON) HasETA() bool { return !math.IsNaN(float64(p.ETASeconds)) }

@@ -11,6 +11,7 @@ import (
 
 	"evolve/eval"
 	"evolve/gate"
+	"evolve/internal/format"
 	"evolve/rundir"
 )
 
@@ -91,9 +92,9 @@ type ComparisonJSON struct {
 	// PBetter and PBetterAdj are the improvement test's p-values
 	// (one-sided "the candidate is better", adjusted across the variant's
 	// versions), in [0, 1].
-	PBetter     num  `json:"p_better"`
-	PBetterAdj  num  `json:"p_better_adj"`
-	Improvement bool `json:"improvement"`
+	PBetter     format.Float `json:"p_better"`
+	PBetterAdj  format.Float `json:"p_better_adj"`
+	Improvement bool         `json:"improvement"`
 	// H1 states the check's alternative hypothesis in words (gate.H1),
 	// e.g. "shift worse by more than 25".
 	H1 string `json:"h1"`
@@ -180,7 +181,7 @@ func evalVerdict(e rundir.Entry, id string, list []rundir.Entry) *EvalVerdictJSO
 		}
 	}
 	for _, c := range v.Comparisons {
-		cj := ComparisonJSON{Check: c.Check, PBetter: num(c.PBetter), PBetterAdj: num(c.PBetterAdj), Improvement: c.Improvement, H1: gate.H1(c.Check), Verdict: c.Verdict()}
+		cj := ComparisonJSON{Check: c.Check, PBetter: format.Float(c.PBetter), PBetterAdj: format.Float(c.PBetterAdj), Improvement: c.Improvement, H1: gate.H1(c.Check), Verdict: c.Verdict()}
 		if baseID != "" {
 			q := url.Values{"a": {baseID}, "av": {out.BaselineVersion}, "b": {id}, "bv": {c.Check.Version}}
 			if c.Check.Variant != "" {

@@ -15,11 +15,13 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"evolve/eval"
 	"evolve/gate"
 	"evolve/results"
 	"evolve/rundir"
+	"evolve/stats"
 	"evolve/trajectory"
 )
 
@@ -573,17 +575,18 @@ func TestDecisions(t *testing.T) {
 		}
 	}
 	if math.Abs(run.GenerationAlpha[0]-0.0304) > 1e-4 {
-		t.Errorf("α_1 = %v, want 0.0304 (docs/sequential.md)", run.GenerationAlpha[0])
+		t.Errorf("generation 0's α = %v, want 0.0304 (the formula's g = 1, docs/sequential.md)", run.GenerationAlpha[0])
 	}
 	// Every accepted candidate passed its generation's α, and says so;
-	// generations and candidates are numbered from 1.
+	// generations and candidates are numbered from 0, as the tables, the
+	// CLI and the report number them.
 	for i, g := range run.Generations {
-		if g.Generation != i+1 || float64(g.Alpha) != run.GenerationAlpha[i] {
-			t.Errorf("generation row %d: numbered %d, α %v; want %d, %v", i, g.Generation, g.Alpha, i+1, run.GenerationAlpha[i])
+		if g.Generation != i || float64(g.Alpha) != run.GenerationAlpha[i] || float64(g.Alpha) != stats.BaselAlpha(0.05, i+1) {
+			t.Errorf("generation row %d: numbered %d, α %v; want %d, %v", i, g.Generation, g.Alpha, i, stats.BaselAlpha(0.05, i+1))
 		}
 	}
 	for _, c := range run.Candidates {
-		a := run.GenerationAlpha[c.Generation-1]
+		a := run.GenerationAlpha[c.Generation]
 		if c.Accepted && (float64(c.PAdj) >= a || !strings.HasPrefix(c.Why, "accepted: p adj. ")) {
 			t.Errorf("%s accepted at p adj. %v >= α %v (%q)", c.Version, c.PAdj, a, c.Why)
 		}
@@ -803,7 +806,7 @@ func TestFailures(t *testing.T) {
 			accepted++
 		}
 		for _, s := range fa.Shifts {
-			if s.Generation != int(g.Generation)+1 {
+			if s.Generation != int(g.Generation) {
 				continue
 			}
 			if s.Parent != g.Incumbent || s.Accepted != g.Accepted || s.TrainBefore == nil || s.ValBefore == nil || s.ValAfter == nil {
@@ -857,6 +860,29 @@ func TestFailures(t *testing.T) {
 		resp.Body.Close()
 		if resp.StatusCode != 400 || !strings.Contains(string(body), want) {
 			t.Errorf("?%s: %d %s, want 400 naming %s", q, resp.StatusCode, body, want)
+		}
+	}
+
+	// generation=0 selects generation 0, as episodes.parquet numbers it;
+	// an empty generation selects every generation.
+	for _, c := range []struct {
+		query string
+		gen   int
+	}{{"generation=0", 0}, {"generation=1", 1}, {"generation=", -1}} {
+		want := 0
+		for _, e := range eps {
+			if c.gen < 0 || int(e.Generation) == c.gen {
+				want++
+			}
+		}
+		p := episodesAt(t, ts, "/runs/"+id+"/episodes?size=1000&"+c.query)
+		if p.Total != want || want == 0 {
+			t.Errorf("?%s: %d episodes, want %d", c.query, p.Total, want)
+		}
+		for _, e := range p.Episodes {
+			if c.gen >= 0 && int(e.Generation) != c.gen {
+				t.Errorf("?%s lists an episode of generation %d", c.query, e.Generation)
+			}
 		}
 	}
 }
@@ -915,7 +941,7 @@ func TestParameters(t *testing.T) {
 		t.Error("no version changed a parameter from its parent")
 	}
 	if base := byVer[f.base]; math.Abs(float64(base.ValMean)-float64(run.Generations[0].ValMean)) > 0 {
-		t.Errorf("base %s: val mean %v, generation 1's incumbent val mean %v", f.base, base.ValMean, run.Generations[0].ValMean)
+		t.Errorf("base %s: val mean %v, generation 0's incumbent val mean %v", f.base, base.ValMean, run.Generations[0].ValMean)
 	}
 }
 
@@ -926,4 +952,77 @@ func rowTexts(rows []RowJSON) []string {
 		out = append(out, r.Text)
 	}
 	return out
+}
+
+// TestLivePhase: a running run's progress file shows, on the runs list,
+// on its page and in the API, its phase, the episodes done of the
+// phase's total, the rate since the phase started and the time left; a
+// run not running shows none.
+func TestLivePhase(t *testing.T) {
+	f := getFixture(t)
+	root := t.TempDir()
+	live := filepath.Join(root, "runs", "live")
+	writeLiveRun(t, f.run1.Dir, live, 1)
+	lock := lockRun(t, live)
+	defer lock.Close()
+	t0 := time.Now().UTC().Add(-time.Minute).Truncate(time.Second)
+	p := &rundir.Progress{RunID: "live-run", Generation: 1, Split: "val", Versions: []string{"v1.0.3", "v1.0.4"}, Done: 30, Total: 120,
+		PhaseStarted: t0, Updated: t0.Add(10 * time.Second), RunStarted: t0.Add(-5 * time.Minute)}
+	if err := rundir.WriteProgress(live, p); err != nil {
+		t.Fatal(err)
+	}
+	// A finished run with a stale progress file (a copy) shows none.
+	if err := os.CopyFS(filepath.Join(root, "runs", "done"), os.DirFS(f.run1.Dir)); err != nil {
+		t.Fatal(err)
+	}
+	if err := rundir.WriteProgress(filepath.Join(root, "runs", "done"), p); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(Config{Roots: []string{root}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts := httptest.NewServer(s)
+	defer ts.Close()
+
+	check := func(where string, ph *PhaseJSON) {
+		t.Helper()
+		if ph == nil {
+			t.Fatalf("%s: no phase", where)
+		}
+		if ph.Generation != 1 || ph.Split != "val" || len(ph.Versions) != 2 || ph.Done != 30 || ph.Total != 120 ||
+			float64(ph.Rate) != 3 || float64(ph.ETASeconds) != 30 || !ph.Started.Equal(t0) || !ph.RunStarted.Equal(p.RunStarted) {
+			t.Errorf("%s: phase %+v; want generation 1 val, 30 of 120, 3 a second, 30 s left", where, ph)
+		}
+	}
+	var runs RunsJSON
+	get(t, ts.Client(), ts.URL+"/api/v1/", &runs)
+	for _, e := range runs.Entries {
+		switch e.URLID {
+		case "runs~live":
+			check("runs list", e.Phase)
+		case "runs~done":
+			if e.Phase != nil {
+				t.Errorf("a finished run shows a phase: %+v", e.Phase)
+			}
+		}
+	}
+	var run RunJSON
+	get(t, ts.Client(), ts.URL+"/api/v1/runs/runs~live", &run)
+	check("run", run.Entry.Phase)
+
+	for page, want := range map[string]string{
+		"/":               "gen 1 val: 30/120 episodes, 3.0/s, ETA 30s",
+		"/runs/runs~live": "generation 1, val (v1.0.3, v1.0.4): 30 of 120 episodes, 3.0 a second since the phase started " + fmtWhen(t0) + " UTC; about 30s left in the phase",
+	} {
+		resp, err := ts.Client().Get(ts.URL + page)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if !strings.Contains(string(body), want) {
+			t.Errorf("%s lacks %q", page, want)
+		}
+	}
 }

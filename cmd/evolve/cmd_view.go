@@ -23,15 +23,18 @@ var cmdView = &Command{
 Serve a read-only web app over the runs and evals under each DIR (default:
 runs and evals, those that exist) and print its URL. Open it in a browser:
 
-	/                        every run and eval: status, elapsed time and
-	                         progress (live while a run is going), test means,
+	/                        every run and eval: status, elapsed time since
+	                         the start and progress (live while a run is
+	                         going: its phase, episodes done of the phase's
+	                         total, episodes a second, time left), test means,
 	                         an eval's verdict, stop reason; replicates (same
 	                         config, other seed sets) grouped with the mean and
 	                         95% CI across them
 	/runs/ID                 settings, stop reason, the lineage graph, every
-	                         generation (counted from 1) with each candidate's
-	                         mutation, p, adjusted p, its generation's alpha,
-	                         A12, val mean and why it was accepted or rejected;
+	                         generation (counted from 0, as evolve run counts
+	                         them) with each candidate's mutation, p, adjusted
+	                         p, its generation's alpha, A12, val mean and why
+	                         it was accepted or rejected;
 	                         the plots and every file (updated live while the
 	                         run is going); an eval's verdict first: outcome,
 	                         hypothesis, margin, family, correction, each
@@ -40,7 +43,7 @@ runs and evals, those that exist) and print its URL. Open it in a browser:
 	/files/ID/NAME           any file of a run or eval (Parquet, plots,
 	                         reports, trajectories), read-only
 	/runs/ID/episodes        the episodes, filtered by split, version, cause,
-	                         score range and seed, sorted, paged
+	                         score range, seed and generation, sorted, paged
 	/runs/ID/episodes/SPLIT/VERSION/SEED
 	                         one episode with its trajectory replayed (step
 	                         slider, play/pause, arrow keys): the dungeon's map
@@ -56,6 +59,16 @@ runs and evals, those that exist) and print its URL. Open it in a browser:
 	                         compared B with A), the power, score distributions,
 	                         per-seed paired differences and the seeds where
 	                         they differ most, linked to both episodes
+
+Every page's data is also JSON: /api/v1 followed by the page's path
+(/api/v1/, /api/v1/runs/ID, /api/v1/runs/ID/episodes?split=test, ...)
+answers the same data the page draws, with snake_case keys, NaN as null
+and a committed schema; for scripts and dashboards, e.g.
+
+	curl -s localhost:8090/api/v1/ | jq '.entries[] | {id, status, phase}'
+
+docs/view.md describes every page, every endpoint and its keys, and how a
+running run's progress is read.
 
 Trajectories are stored by the trajectories: policy of the config (failed
 by default; see evolve run --help). Everything is served from this binary:
