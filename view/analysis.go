@@ -122,129 +122,19 @@ func episodesURL(id string, kv ...string) string {
 // failures computes r's failure analysis. The caller holds r.mu and has
 // loaded r. It reads each episode once per table: O(episodes).
 func (r *run) failures(id string) *FailuresJSON {
-	out := &FailuresJSON{Tables: []CauseTableJSON{}, Shifts: []MixShiftJSON{}}
-	seen := map[string]bool{}
-	for _, c := range r.causes {
-		if c.Name != "none" && !seen[c.Name] {
-			out.Causes, seen[c.Name] = append(out.Causes, c.Name), true
-		}
-	}
-	for _, c := range r.facet("cause") {
-		if c != "none" && !seen[c] {
-			out.Causes, seen[c] = append(out.Causes, c), true
-		}
-	}
-	out.Causes = append(out.Causes, "none")
-	col := map[string]int{}
-	for i, c := range out.Causes {
-		col[c] = i
-	}
-	// One pass: counts by (split, variant, version, generation); the
-	// tables sum over generations.
-	type key struct {
-		split, variant, version string
-		gen                     int32
-	}
-	counts := map[key][]int{}
-	type vkey struct{ variant, version string }
-	var order []vkey // versions in order of first appearance
-	inOrder := map[vkey]bool{}
-	kb := -1
-	for i, m := range r.metrics {
-		if m.Name == KilledByMetric && m.Type == envs.String {
-			kb = i
-		}
-	}
-	killed := map[string]map[string]int{} // split -> text -> count
-	killedN := map[string]int{}
-	for i := range r.episodes {
-		e := &r.episodes[i]
-		k := key{e.Split, e.Variant, e.Version, e.Generation}
-		c := counts[k]
-		if c == nil {
-			c = make([]int, len(out.Causes))
-			counts[k] = c
-		}
-		c[col[e.Cause]]++
-		if vk := (vkey{e.Variant, e.Version}); !inOrder[vk] {
-			inOrder[vk] = true
-			order = append(order, vk)
-		}
-		if kb >= 0 {
-			if mv := metricAt(e, kb); !mv.Null && mv.Str != "" {
-				if killed[e.Split] == nil {
-					killed[e.Split] = map[string]int{}
-				}
-				killed[e.Split][mv.Str]++
-				killedN[e.Split]++
-			}
-		}
-	}
-	// mix sums the counts of (split, variant, version) over generation
-	// gen (-1 for all); nil when no episode matches.
-	mix := func(split, variant, version string, gen int) *MixRowJSON {
-		row := &MixRowJSON{Version: version, Variant: variant, Counts: make([]int, len(out.Causes))}
-		if gen >= 0 {
-			row.Generation = &gen
-		}
-		found := false
-		for k, c := range counts {
-			if k.split != split || k.variant != variant || k.version != version || (gen >= 0 && int(k.gen) != gen) {
-				continue
-			}
-			found = true
-			for i, n := range c {
-				row.Counts[i] += n
-			}
-		}
-		if !found {
-			return nil
-		}
-		g := ""
-		if gen >= 0 {
-			g = strconv.Itoa(gen)
-		}
-		for i, n := range row.Counts {
-			row.N += n
-			if out.Causes[i] != "none" {
-				row.Failures += n
-			}
-			row.URLs = append(row.URLs, episodesURL(id, "split", split, "version", version, "variant", variant, "generation", g, "cause", out.Causes[i]))
-		}
-		for _, n := range row.Counts {
-			row.Shares = append(row.Shares, format.Float(float64(n)/float64(row.N)))
-		}
-		return row
-	}
+	out := &FailuresJSON{Tables: []CauseTableJSON{}, Shifts: []MixShiftJSON{}, Causes: r.failureCauses()}
+	cc := r.countCauses(id, out.Causes)
 	for _, sp := range orderedSplits(r.facet("split")) {
 		t := CauseTableJSON{Split: sp, Rows: []MixRowJSON{}}
-		for _, vk := range order {
-			if row := mix(sp, vk.variant, vk.version, -1); row != nil {
+		for _, vk := range cc.order {
+			if row := cc.mix(sp, vk.variant, vk.version, -1); row != nil {
 				t.Rows = append(t.Rows, *row)
 			}
 		}
 		out.Tables = append(out.Tables, t)
 	}
-	if kb >= 0 {
-		out.KilledBy = []KilledByJSON{}
-		for _, sp := range orderedSplits(r.facet("split")) {
-			var texts []string
-			for t := range killed[sp] {
-				texts = append(texts, t)
-			}
-			sort.Slice(texts, func(i, j int) bool {
-				a, b := killed[sp][texts[i]], killed[sp][texts[j]]
-				return a > b || a == b && texts[i] < texts[j]
-			})
-			if len(texts) > topKilledBy {
-				texts = texts[:topKilledBy]
-			}
-			for _, t := range texts {
-				n := killed[sp][t]
-				out.KilledBy = append(out.KilledBy, KilledByJSON{Split: sp, Text: t, Count: n, Share: format.Float(float64(n) / float64(killedN[sp])),
-					URL: episodesURL(id, "split", sp, "metric", KilledByMetric, "metric_value", t)})
-			}
-		}
+	if cc.killed != nil {
+		out.KilledBy = cc.topKilledBy(id, orderedSplits(r.facet("split")))
 	}
 	mutation := map[string]string{}
 	for _, c := range r.candidates {
@@ -255,13 +145,159 @@ func (r *run) failures(id string) *FailuresJSON {
 			continue
 		}
 		s := MixShiftJSON{Generation: int(g.Generation), Parent: g.Incumbent, Accepted: g.Accepted, Mutation: mutation[g.Accepted]}
-		s.TrainBefore = mix("train", "", g.Incumbent, int(g.Generation))
+		s.TrainBefore = cc.mix("train", "", g.Incumbent, int(g.Generation))
 		if i+1 < len(r.generations) {
-			s.TrainAfter = mix("train", "", g.Accepted, int(r.generations[i+1].Generation))
+			s.TrainAfter = cc.mix("train", "", g.Accepted, int(r.generations[i+1].Generation))
 		}
-		s.ValBefore = mix("val", "", g.Incumbent, int(g.Generation))
-		s.ValAfter = mix("val", "", g.Accepted, int(g.Generation))
+		s.ValBefore = cc.mix("val", "", g.Incumbent, int(g.Generation))
+		s.ValAfter = cc.mix("val", "", g.Accepted, int(g.Generation))
 		out.Shifts = append(out.Shifts, s)
+	}
+	return out
+}
+
+// failureCauses returns the causes of r's tables: the declared causes
+// other than "none", then any other cause its episodes hold, then "none".
+func (r *run) failureCauses() []string {
+	var causes []string
+	seen := map[string]bool{}
+	for _, c := range r.causes {
+		if c.Name != "none" && !seen[c.Name] {
+			causes, seen[c.Name] = append(causes, c.Name), true
+		}
+	}
+	for _, c := range r.facet("cause") {
+		if c != "none" && !seen[c] {
+			causes, seen[c] = append(causes, c), true
+		}
+	}
+	return append(causes, "none")
+}
+
+// causeKey is the cell of causeCounts: the episodes of one split,
+// variant, version and generation.
+type causeKey struct {
+	split, variant, version string
+	gen                     int32
+}
+
+// versionKey is a version of one variant.
+type versionKey struct{ variant, version string }
+
+// causeCounts holds the counts of a run's episodes by cause, per cell, and
+// its killed_by texts per split.
+type causeCounts struct {
+	id      string // the run, for the links
+	causes  []string
+	counts  map[causeKey][]int        // indexed as causes
+	order   []versionKey              // versions in order of first appearance
+	killed  map[string]map[string]int // split -> text -> count; nil without a killed_by metric
+	killedN map[string]int            // split -> episodes with a killed_by text
+}
+
+// countCauses counts r's episodes by cell and cause (one pass), and by
+// killed_by text when r has that metric.
+func (r *run) countCauses(id string, causes []string) *causeCounts {
+	cc := &causeCounts{id: id, causes: causes, counts: map[causeKey][]int{}}
+	col := map[string]int{}
+	for i, c := range causes {
+		col[c] = i
+	}
+	kb := -1
+	for i, m := range r.metrics {
+		if m.Name == KilledByMetric && m.Type == envs.String {
+			kb = i
+		}
+	}
+	if kb >= 0 {
+		cc.killed, cc.killedN = map[string]map[string]int{}, map[string]int{}
+	}
+	inOrder := map[versionKey]bool{}
+	for i := range r.episodes {
+		e := &r.episodes[i]
+		k := causeKey{e.Split, e.Variant, e.Version, e.Generation}
+		c := cc.counts[k]
+		if c == nil {
+			c = make([]int, len(causes))
+			cc.counts[k] = c
+		}
+		c[col[e.Cause]]++
+		if vk := (versionKey{e.Variant, e.Version}); !inOrder[vk] {
+			inOrder[vk] = true
+			cc.order = append(cc.order, vk)
+		}
+		if kb >= 0 {
+			if mv := metricAt(e, kb); !mv.Null && mv.Str != "" {
+				if cc.killed[e.Split] == nil {
+					cc.killed[e.Split] = map[string]int{}
+				}
+				cc.killed[e.Split][mv.Str]++
+				cc.killedN[e.Split]++
+			}
+		}
+	}
+	return cc
+}
+
+// mix sums the counts of (split, variant, version) over generation gen
+// (-1 for all), with each cause's share and the link to its episodes; nil
+// when no episode matches.
+func (cc *causeCounts) mix(split, variant, version string, gen int) *MixRowJSON {
+	row := &MixRowJSON{Version: version, Variant: variant, Counts: make([]int, len(cc.causes))}
+	if gen >= 0 {
+		row.Generation = &gen
+	}
+	found := false
+	for k, c := range cc.counts {
+		if k.split != split || k.variant != variant || k.version != version || (gen >= 0 && int(k.gen) != gen) {
+			continue
+		}
+		found = true
+		for i, n := range c {
+			row.Counts[i] += n
+		}
+	}
+	if !found {
+		return nil
+	}
+	g := ""
+	if gen >= 0 {
+		g = strconv.Itoa(gen)
+	}
+	for i, n := range row.Counts {
+		row.N += n
+		if cc.causes[i] != "none" {
+			row.Failures += n
+		}
+		row.URLs = append(row.URLs, episodesURL(cc.id, "split", split, "version", version, "variant", variant, "generation", g, "cause", cc.causes[i]))
+	}
+	for _, n := range row.Counts {
+		row.Shares = append(row.Shares, format.Float(float64(n)/float64(row.N)))
+	}
+	return row
+}
+
+// topKilledBy returns, per split in splits, the topKilledBy most frequent
+// killed_by texts (ties by text), each with its share and link.
+func (cc *causeCounts) topKilledBy(id string, splits []string) []KilledByJSON {
+	out := []KilledByJSON{}
+	for _, sp := range splits {
+		var texts []string
+		for t := range cc.killed[sp] {
+			texts = append(texts, t)
+		}
+		sort.Slice(texts, func(i, j int) bool {
+			a, b := cc.killed[sp][texts[i]], cc.killed[sp][texts[j]]
+			return a > b || a == b && texts[i] < texts[j]
+		})
+		if len(texts) > topKilledBy {
+			texts = texts[:topKilledBy]
+		}
+		for _, t := range texts {
+			n := cc.killed[sp][t]
+			out = append(out, KilledByJSON{Split: sp, Text: t, Count: n, Share: format.Float(float64(n) / float64(cc.killedN[sp])),
+				URL: episodesURL(id, "split", sp, "metric", KilledByMetric, "metric_value", t)})
+		}
 	}
 	return out
 }
