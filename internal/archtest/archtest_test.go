@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"io"
 	"maps"
 	"os"
@@ -89,6 +92,8 @@ func floorOf(rows []row, rel string) (r row, ok bool) {
 // pkg is what go list -json says of one package.
 type pkg struct {
 	ImportPath string
+	Dir        string
+	GoFiles    []string // the package's files for this platform, not its tests
 	Imports    []string
 	Standard   bool
 	Module     *struct{ Path string }
@@ -300,6 +305,40 @@ func TestFloorOf(t *testing.T) {
 		r, ok := floorOf(rows, c.pkg)
 		if ok != c.ok || (ok && r.floor != c.floor) {
 			t.Errorf("floorOf(%q) = %d, %v; want %d, %v", c.pkg, r.floor, ok, c.floor, c.ok)
+		}
+	}
+}
+
+// maxPackageLines is the most lines of Go a package may hold outside its
+// tests and generated files (docs/architecture.md): past it, a package
+// holds more than one concept.
+const maxPackageLines = 6000
+
+// TestPackageSize fails on a package whose hand-written Go (its GoFiles
+// less those that declare themselves generated, as go/ast.IsGenerated
+// reads the "Code generated ... DO NOT EDIT." line) exceeds
+// maxPackageLines lines.
+func TestPackageSize(t *testing.T) {
+	root := filepath.Join("..", "..")
+	for path, p := range listPackages(t, root) {
+		lines := 0
+		for _, f := range p.GoFiles {
+			name := filepath.Join(p.Dir, f)
+			data, err := os.ReadFile(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			file, err := parser.ParseFile(token.NewFileSet(), name, data, parser.PackageClauseOnly|parser.ParseComments)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ast.IsGenerated(file) {
+				continue
+			}
+			lines += bytes.Count(data, []byte("\n"))
+		}
+		if lines > maxPackageLines {
+			t.Errorf("%s: %d lines of Go outside tests and generated files, more than %d: split it by concept (docs/architecture.md)", rel(path), lines, maxPackageLines)
 		}
 	}
 }
