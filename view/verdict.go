@@ -108,8 +108,8 @@ type ComparisonJSON struct {
 
 // evalState is what view reads of an eval's checkpoint.json.
 type evalState struct {
-	Gate    *eval.GateSettings    `json:"gate"`
-	Verdict *eval.Verdict `json:"verdict"`
+	Gate    *eval.GateSettings `json:"gate"`
+	Verdict *eval.Verdict      `json:"verdict"`
 }
 
 // readEvalState reads the gate and verdict of the eval in dir; both nil
