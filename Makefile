@@ -130,9 +130,15 @@ sim-a12:
 sim-coverage:
 	$(GO) run ./gate/internal/simulate -table coverage
 
+## sim-stratified: coverage of rliable's stratified bootstrap intervals (aggregate IQM, mean, P(X > Y); 3 to 10 runs, 1 and 3 tasks, 2,000 reps per row; the table of docs/ablation.md)
+.PHONY: sim-stratified
+sim-stratified:
+	$(GO) run ./gate/internal/simulate -table stratified
+
 ## stats-reference: regenerate the R and scipy reference values of stats/testdata (needs Rscript and python3 with scipy)
 stats-reference:
 	Rscript stats/testdata/gen_R.R
 	python3 stats/testdata/gen_scipy.py
 	python3 stats/testdata/gen_failinc.py
 	Rscript stats/testdata/gen_boot.R
+	/usr/bin/python3 scripts/rliable_reference.py > stats/testdata/rliable_numpy_reference.json

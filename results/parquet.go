@@ -47,12 +47,13 @@ const MaxRowsPerRowGroup = 1 << 16
 const SchemaVersion = 5
 
 // TableSchemaVersion is the schema version of table: 5 for
-// TableCandidates and TableGenerations, 4 for TableSummary and
+// TableCandidates, TableGenerations, TableAblation and TableAnytime
+// (new at version 5), 4 for TableSummary and
 // TableComparisons, 3 for every other table (the versions before 4 were
 // shared by all tables).
 func TableSchemaVersion(table string) int {
 	switch table {
-	case TableCandidates, TableGenerations:
+	case TableCandidates, TableGenerations, TableAblation, TableAnytime:
 		return 5
 	case TableSummary, TableComparisons:
 		return 4

@@ -215,3 +215,100 @@ func AverageScoreProfile(scores [][]float64, taus []float64) ([]float64, error) 
 	}
 	return out, nil
 }
+
+// ProbabilityOfImprovementCI returns ProbabilityOfImprovement(x, y) with
+// its stratified bootstrap percentile interval, as rliable's
+// get_interval_estimates does for a pair of algorithms
+// (library.StratifiedIndependentBootstrap; Agarwal et al., NeurIPS 2021,
+// section 5 and appendix A.4): each resample draws x's and y's runs
+// independently, each task's column with replacement from that task's
+// runs of the same algorithm (the tasks are the strata), and the limits
+// are percentiles of the probability of improvement over cfg.Reps
+// resamples. Draws are made rep by rep: x task by task and run by run,
+// then y the same way, from cfg.Rand, so a seed reproduces the interval.
+//
+// Errors: those of ProbabilityOfImprovement and ErrOption (Reps < 0,
+// ConfLevel outside (0, 1)). Panics if cfg.Rand is nil.
+func ProbabilityOfImprovementCI(x, y [][]float64, cfg BootstrapConfig) (Interval, error) {
+	reps, conf, err := cfg.resolve("ProbabilityOfImprovementCI")
+	if err != nil {
+		return Interval{}, err
+	}
+	point, err := ProbabilityOfImprovement(x, y)
+	if err != nil {
+		return Interval{}, err
+	}
+	out := Interval{ConfLevel: conf, Reps: reps, Point: point}
+	rx, ry := resampleBuffer(x), resampleBuffer(y)
+	vals := make([]float64, reps)
+	for r := range vals {
+		stratifiedResample(rx, x, cfg.Rand)
+		stratifiedResample(ry, y, cfg.Rand)
+		vals[r], _ = ProbabilityOfImprovement(rx, ry)
+	}
+	out.Low, out.High = percentiles(vals, conf)
+	return out, nil
+}
+
+// resampleBuffer returns a runs × tasks matrix shaped like s.
+func resampleBuffer(s [][]float64) [][]float64 {
+	runs, tasks := len(s), len(s[0])
+	flat := make([]float64, runs*tasks)
+	res := make([][]float64, runs)
+	for i := range res {
+		res[i] = flat[i*tasks : (i+1)*tasks : (i+1)*tasks]
+	}
+	return res
+}
+
+// stratifiedResample fills res with one stratified resample of s: task by
+// task, run by run, a run of the same task drawn uniformly from rnd (the
+// order BootstrapCI draws in).
+func stratifiedResample(res, s [][]float64, rnd interface{ IntN(int) int }) {
+	runs := len(s)
+	for j := range s[0] {
+		for i := range runs {
+			res[i][j] = s[rnd.IntN(runs)][j]
+		}
+	}
+}
+
+// RunScoreProfileCI returns the run-score performance profile at each tau
+// (RunScoreProfile) with pointwise stratified bootstrap percentile
+// intervals, as rliable's create_performance_profile (Agarwal et al.
+// 2021, section 4.2: "performance profiles ... with pointwise
+// confidence bands"): every resample is one stratified resample of
+// scores (as BootstrapCI draws them), and the limits at each tau are
+// percentiles of the resampled profile at that tau. The result is
+// aligned with taus.
+//
+// Errors: those of RunScoreProfile and ErrOption. Panics if cfg.Rand is
+// nil.
+func RunScoreProfileCI(scores [][]float64, taus []float64, cfg BootstrapConfig) ([]Interval, error) {
+	reps, conf, err := cfg.resolve("RunScoreProfileCI")
+	if err != nil {
+		return nil, err
+	}
+	point, err := RunScoreProfile(scores, taus)
+	if err != nil {
+		return nil, err
+	}
+	res := resampleBuffer(scores)
+	vals := make([][]float64, len(taus))
+	for k := range vals {
+		vals[k] = make([]float64, reps)
+	}
+	for r := range reps {
+		stratifiedResample(res, scores, cfg.Rand)
+		p, _ := RunScoreProfile(res, taus)
+		for k, v := range p {
+			vals[k][r] = v
+		}
+	}
+	out := make([]Interval, len(taus))
+	for k := range taus {
+		out[k] = Interval{Point: point[k], ConfLevel: conf, Reps: reps}
+		out[k].Low, out[k].High = percentiles(vals[k], conf)
+	}
+	return out, nil
+}

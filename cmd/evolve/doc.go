@@ -9,6 +9,7 @@
 //
 // Commands:
 //
+//	ablate     compare proposers (failure, random, cmaes) at an equal episode budget over replicates and environments
 //	bandit     simulate online selection on the dungeon: regret of epsilon-greedy, UCB1, Thompson; auto-rollback
 //	compare    compare samples of scores with rank tests, one or many rows (a CI gate)
 //	env        check that a program conforms to the process protocol (docs/protocol.md)
@@ -43,6 +44,74 @@
 //	143  terminated by SIGTERM, as SIGINT
 //
 // The sections below are each command's 'evolve help <command>'.
+//
+// # Evolve ablate: compare proposers (failure, random, cmaes) at an equal episode budget over replicates and environments
+//
+// Usage:
+//
+//	evolve ablate [--config FILE | --resume DIR] [--parallel N] [--json] [--quiet]
+//
+// Run an ablation of the proposer: every proposer of the config (failure,
+// random, cmaes; mutation.proposer) on R replicate seed sets of every
+// environment, all at the same budget of train and val episodes
+// (budget.episodes), and report which proposer wins, with rliable's
+// statistics (Agarwal et al., NeurIPS 2021). See docs/ablation.md and
+// examples/ablation.yaml.
+//
+// Replicate r's seed sets are those 'evolve seeds new --seed S_r' writes,
+// S_r the r-th SplitMix64 output from the config's seed, written under
+// DIR/seeds/ENV/rNN/; the proposers of a replicate share them, and so
+// share its test split. Each (environment, replicate, proposer) is an
+// ordinary run directory, DIR/runs/ENV/rNN/PROPOSER/RUN-ID/, which 'evolve
+// view', 'evolve runs' and 'evolve run --resume' read as any other. The
+// config's parallel (or --parallel) runs play at once, replicates first;
+// the results do not depend on it.
+//
+// DIR is the config's output/name. It holds:
+//
+//	ablation.yaml      the config as run (what --resume DIR reads)
+//	ablation.parquet   one row per run: environment, replicate, proposer,
+//	                   final and base test means, normalised score,
+//	                   episodes used, ...
+//	anytime.parquet    the incumbent's val mean against the episodes used
+//	report.md          per environment: the final test mean per proposer
+//	report.html        with its CI across replicates, the IQM with its
+//	results.tex        bootstrap CI, P(X > Y) per pair with its CI; across
+//	plots/             environments the same on normalised scores, and
+//	summary.json       performance profiles and anytime curves
+//
+// Scores are normalised per environment as rliable does across tasks:
+// (final − base)/(best − base), base the base version's test mean over the
+// replicates and best the environment's best_known or else the best final
+// test mean of the ablation (docs/ablation.md).
+//
+// Stopping and resuming: Ctrl-C stops the runs at their next checkpoint;
+// running the same command again (or 'evolve ablate --resume DIR')
+// continues every unfinished run, even after kill -9, reads the finished
+// ones, and writes the same ablation.parquet as an uninterrupted ablation.
+// A finished ablation is only read and reported again.
+//
+// Exit status: 0 done, 1 a run or the report failed, 2 usage error, 130 or
+// 143 interrupted.
+//
+// Examples:
+//
+//	evolve ablate --config examples/ablation.yaml
+//	evolve ablate --config examples/ablation.yaml --parallel 8 --json > table.json
+//	evolve ablate --resume ablations/example
+//
+// Flags:
+//
+//	-config FILE
+//	    ablation config FILE (YAML; see examples/ablation.yaml)
+//	-json
+//	    print the report's tables as JSON (summary.json) instead of text
+//	-parallel N
+//	    play at most N runs at once (default: the config's parallel, 0 = GOMAXPROCS)
+//	-quiet
+//	    no line per run on stderr
+//	-resume DIR
+//	    continue the ablation in DIR with the config it records
 //
 // # Evolve bandit: simulate online selection on the dungeon: regret of epsilon-greedy, UCB1, Thompson; auto-rollback
 //

@@ -48,6 +48,7 @@ func main() {
 
 // Commands are evolve's commands, in the order of evolve help.
 var Commands = []*Command{
+	cmdAblate,
 	cmdBandit,
 	cmdCompare,
 	cmdEnv,
@@ -166,7 +167,7 @@ func signalContext(ctx context.Context, cmd string) (context.Context, func()) {
 // write one.
 func signalDoing(cmd string) string {
 	switch cmd {
-	case "run", "eval":
+	case "run", "eval", "ablate":
 		return "stopping after in-flight episodes and writing the checkpoint"
 	case "serve":
 		return "finishing the requests in flight and writing their observations"

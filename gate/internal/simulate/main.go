@@ -8,10 +8,11 @@
 //	go run ./gate/internal/simulate -table a12       # A12 margin (permutation test)
 //	go run ./gate/internal/simulate -table fwer      # error control across variants
 //	go run ./gate/internal/simulate -table coverage  # t, percentile and BCa intervals
+//	go run ./gate/internal/simulate -table stratified # rliable's stratified bootstrap (IQM, mean, P(X > Y))
 //	go run ./gate/internal/simulate -table all
 //
 // -reps sets the number of simulated experiments per cell (default 4000;
-// 10000 for a12 and coverage); -perms the random permutations per
+// 10000 for a12 and coverage; 2000 for stratified); -perms the random permutations per
 // A12-margin test (default 999: the Monte Carlo p-value (1 + k)/(perms + 1)
 // keeps the test's level for any number of permutations, and 999 keeps the
 // table at a few minutes; the gate uses 9,999). Rates are printed with the
@@ -38,7 +39,7 @@ import (
 )
 
 func main() {
-	table := flag.String("table", "all", "the table: `size`, a12, fwer, coverage or all")
+	table := flag.String("table", "all", "the table: `size`, a12, fwer, coverage, stratified or all")
 	reps := flag.Int("reps", 0, "simulated experiments per cell (default 4000; 10000 for a12 and coverage)")
 	perms := flag.Int("perms", 999, "random permutations per A12-margin test in the a12 table (the gate's default is 9999)")
 	flag.Parse()
@@ -56,13 +57,14 @@ func run(w io.Writer, table string, reps, perms int) error {
 		return def
 	}
 	tables := map[string]func() error{
-		"size":     func() error { return sizeTable(w, or(4000)) },
-		"a12":      func() error { return a12Table(w, or(10000), perms) },
-		"fwer":     func() error { return fwerTable(w, or(4000)) },
-		"coverage": func() error { return coverageTable(w, or(10000)) },
+		"size":       func() error { return sizeTable(w, or(4000)) },
+		"a12":        func() error { return a12Table(w, or(10000), perms) },
+		"fwer":       func() error { return fwerTable(w, or(4000)) },
+		"coverage":   func() error { return coverageTable(w, or(10000)) },
+		"stratified": func() error { return stratifiedTable(w, or(2000)) },
 	}
 	if table == "all" {
-		for _, name := range []string{"size", "a12", "fwer", "coverage"} {
+		for _, name := range []string{"size", "a12", "fwer", "coverage", "stratified"} {
 			if err := tables[name](); err != nil {
 				return err
 			}
@@ -72,7 +74,7 @@ func run(w io.Writer, table string, reps, perms int) error {
 	}
 	f, ok := tables[table]
 	if !ok {
-		return fmt.Errorf("-table %q: want size, a12, fwer, coverage or all", table)
+		return fmt.Errorf("-table %q: want size, a12, fwer, coverage, stratified or all", table)
 	}
 	return f()
 }
@@ -439,4 +441,105 @@ func coverageTable(w io.Writer, reps int) error {
 		}
 	}
 	return nil
+}
+
+// stratifiedTable: coverage of rliable's stratified bootstrap percentile
+// intervals (stats.BootstrapCI of stats.AggregateIQM and
+// stats.AggregateMean, stats.ProbabilityOfImprovementCI) at 95%, for
+// runs x tasks score matrices: task j's runs are drawn from its own
+// distribution (normal(j, 1), or lognormal(0, 1) scaled by 1 + j), the
+// tasks being the strata. The aggregate IQM's truth is the IQM of the
+// equal mixture of the tasks' distributions (estimated from 3,000,000
+// draws), the mean's the mean of the tasks' means, and P(X > Y)'s (X the
+// same tasks shifted by +0.5 in normal units, or scaled by 1.5 for
+// lognormal) Φ(0.5/√2) = 0.6382 for normal and, for lognormal, P(Z1 −
+// Z2 > −ln 1.5) = Φ(ln 1.5/√2) = 0.6131, the same for every task.
+func stratifiedTable(w io.Writer, reps int) error {
+	const boot = 1000
+	type family struct {
+		name string
+		draw func(r *rand.Rand, task int, better bool) float64
+		poi  float64
+	}
+	fams := []family{
+		{"normal(j, 1)", func(r *rand.Rand, j int, better bool) float64 {
+			v := r.NormFloat64() + float64(j)
+			if better {
+				v += 0.5
+			}
+			return v
+		}, distuv.UnitNormal.CDF(0.5 / math.Sqrt2)},
+		{"(1+j)·lognormal(0, 1)", func(r *rand.Rand, j int, better bool) float64 {
+			v := float64(1+j) * math.Exp(r.NormFloat64())
+			if better {
+				v *= 1.5
+			}
+			return v
+		}, distuv.UnitNormal.CDF(math.Log(1.5) / math.Sqrt2)},
+	}
+	fmt.Fprintf(w, "Coverage of 95%% stratified bootstrap percentile intervals (rliable), %d reps per row, %d resamples each\n\n", reps, boot)
+	fmt.Fprintln(w, "| scores of task j | runs | tasks | aggregate IQM | aggregate mean | P(X > Y) |")
+	fmt.Fprintln(w, "| --- | ---: | ---: | ---: | ---: | ---: |")
+	for fi, f := range fams {
+		for _, tasks := range []int{1, 3} {
+			// The truths of the mixture of the tasks' distributions.
+			tr := rand.New(rand.NewPCG(7, uint64(fi*10+tasks)))
+			big := make([]float64, 0, 3000000)
+			mean := 0.0
+			for len(big) < cap(big) {
+				for j := range tasks {
+					big = append(big, f.draw(tr, j, false))
+				}
+			}
+			for _, v := range big {
+				mean += v
+			}
+			mean /= float64(len(big))
+			iqm := stats.IQM(big)
+			for _, runs := range []int{3, 5, 10} {
+				r := rand.New(rand.NewPCG(uint64(runs), 1000+uint64(fi*10+tasks)))
+				x, y := matrix(runs, tasks), matrix(runs, tasks)
+				var iqmHit, meanHit, poiHit int
+				for range reps {
+					for i := range runs {
+						for j := range tasks {
+							x[i][j], y[i][j] = f.draw(r, j, false), f.draw(r, j, true)
+						}
+					}
+					cfg := stats.BootstrapConfig{Reps: boot, Rand: r}
+					ci, err := stats.BootstrapCI(x, stats.AggregateIQM, cfg)
+					if err != nil {
+						return err
+					}
+					if ci.Low <= iqm && iqm <= ci.High {
+						iqmHit++
+					}
+					if ci, err = stats.BootstrapCI(x, stats.AggregateMean, cfg); err != nil {
+						return err
+					}
+					if ci.Low <= mean && mean <= ci.High {
+						meanHit++
+					}
+					if ci, err = stats.ProbabilityOfImprovementCI(y, x, cfg); err != nil {
+						return err
+					}
+					if ci.Low <= f.poi && f.poi <= ci.High {
+						poiHit++
+					}
+				}
+				c := func(k int) string { s, _ := rate(k, reps); return s }
+				fmt.Fprintf(w, "| %s | %d | %d | %s | %s | %s |\n", f.name, runs, tasks, c(iqmHit), c(meanHit), c(poiHit))
+			}
+		}
+	}
+	return nil
+}
+
+// matrix returns a runs x tasks matrix of zeros.
+func matrix(runs, tasks int) [][]float64 {
+	m := make([][]float64, runs)
+	for i := range m {
+		m[i] = make([]float64, tasks)
+	}
+	return m
 }
