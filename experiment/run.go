@@ -465,7 +465,7 @@ func (r *run) loop(ctx context.Context) (*Result, error) {
 			r.ck.Incumbent = inc.Version.String()
 		}
 		r.annotate(g)
-		r.ck.LoopDone = r.ck.Stall >= r.cfg.Patience || r.ck.Generations >= r.cfg.MaxGenerations
+		r.ck.LoopDone = r.ck.Stall >= r.cfg.Patience || r.ck.Generations >= r.cfg.MaxGenerations || r.exhausted(gen)
 		if r.ck.LoopDone {
 			r.ck.StopReason, r.ck.StopHint = r.stopReason(gen)
 		} else if r.budgetSpent() {

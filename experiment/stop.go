@@ -12,17 +12,34 @@ import (
 // stopReason says why the loop ends after generation gen (called once
 // r.ck.LoopDone is set), and for StopNoCandidates a hint.
 func (r *run) stopReason(gen Generation) (reason, hint string) {
-	if r.ck.Stall < r.cfg.Patience {
+	if r.ck.Stall < r.cfg.Patience && !r.exhausted(gen) {
 		return rundir.StopMaxGenerations, ""
 	}
-	failureDriven := mutate.ProposerName(r.cfg.Mutation.Proposer) == mutate.ProposerFailure
 	switch {
-	case gen.Failures.Failures == 0 && failureDriven: // the baselines propose without failures
+	case gen.Failures.Failures == 0 && r.failureDriven(): // the baselines propose without failures
 		return rundir.StopNoFailures, ""
 	case len(gen.Candidates) == 0:
 		return rundir.StopNoCandidates, r.noCandidateHint(gen)
 	}
 	return rundir.StopPatience, ""
+}
+
+// exhausted reports whether generation gen proposed no candidate with a
+// proposer that cannot propose anything else for the same incumbent: the
+// failure-driven proposer (the next generation replays the same
+// incumbent on the same train seeds, so its failures, its remedies and
+// the ones already tried are the same, and past the tried ones it has
+// none; with no failure it has nothing to remedy) and a converged CMA-ES.
+// The loop then stops (StopNoCandidates or StopNoFailures) instead of
+// replaying train phases until patience runs out; the random baseline,
+// which draws afresh each generation, goes on.
+func (r *run) exhausted(gen Generation) bool {
+	return len(gen.Candidates) == 0 && mutate.ProposerName(r.cfg.Mutation.Proposer) != mutate.ProposerRandom
+}
+
+// failureDriven reports whether the run's proposer reads failures.
+func (r *run) failureDriven() bool {
+	return mutate.ProposerName(r.cfg.Mutation.Proposer) == mutate.ProposerFailure
 }
 
 // noCandidateHint names the failing causes without a declared remedy, or

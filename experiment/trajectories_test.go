@@ -74,6 +74,10 @@ func TestStopReason(t *testing.T) {
 		{"patience", 2, Generation{Failures: fails, Candidates: []Candidate{{}}}, rundir.StopPatience, ""},
 		{"no failures", 2, Generation{}, rundir.StopNoFailures, ""},
 		{"no candidates", 2, Generation{Failures: fails}, rundir.StopNoCandidates, "every remedy"},
+		// The failure-driven proposer has nothing else to offer the same
+		// incumbent: the loop stops before patience runs out.
+		{"no candidates before patience", 1, Generation{Failures: fails}, rundir.StopNoCandidates, "every remedy"},
+		{"no failures before patience", 0, Generation{}, rundir.StopNoFailures, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r.ck.Stall = tc.stall
@@ -83,6 +87,22 @@ func TestStopReason(t *testing.T) {
 			}
 		})
 	}
+	for _, tc := range []struct {
+		proposer string
+		gen      Generation
+		want     bool
+	}{
+		{"", Generation{Failures: fails}, true},
+		{"failure", Generation{Failures: fails, Candidates: []Candidate{{}}}, false},
+		{"cmaes", Generation{Failures: fails}, true},
+		{"random", Generation{Failures: fails}, false}, // it draws afresh next generation
+	} {
+		r.cfg.Mutation.Proposer = tc.proposer
+		if got := r.exhausted(tc.gen); got != tc.want {
+			t.Errorf("proposer %q, %d candidates: exhausted = %v, want %v", tc.proposer, len(tc.gen.Candidates), got, tc.want)
+		}
+	}
+	r.cfg.Mutation.Proposer = ""
 	// A failing cause without a remedy is named in the hint.
 	r.info.Causes = []envs.Cause{{Name: "starvation"}}
 	_, hint := r.stopReason(Generation{Failures: fails})
