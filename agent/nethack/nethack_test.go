@@ -2,6 +2,7 @@ package nethack
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	nh "evolve/envs/nethack"
 	"os"
@@ -98,6 +99,26 @@ func TestReplay(t *testing.T) {
 	lines := strings.Split(strings.TrimSpace(string(o.Trajectory)), "\n")
 	if !strings.HasPrefix(lines[0], `{"version": 2`) || !strings.HasPrefix(lines[1], `[0.0, "o", `) {
 		t.Errorf("asciicast starts %q / %q", lines[0], lines[1])
+	}
+	// Each key sent is an "i" event just before the output it caused, at
+	// that output's time: times never go back.
+	inputs, last := 0, -1.0
+	for _, l := range lines[1:] {
+		var ev [3]any
+		if err := json.Unmarshal([]byte(l), &ev); err != nil {
+			t.Fatalf("event %q: %v", l, err)
+		}
+		at, _ := ev[0].(float64)
+		if at < last {
+			t.Fatalf("event %q goes back in time from %v", l, last)
+		}
+		last = at
+		if ev[1] == "i" {
+			inputs++
+		}
+	}
+	if inputs == 0 {
+		t.Errorf("no input event in %d lines", len(lines))
 	}
 	if len(o.Metrics) != len(Metrics) || o.Metrics[2].Num <= 0 {
 		t.Errorf("metrics %+v, want %d with turns > 0", o.Metrics, len(Metrics))

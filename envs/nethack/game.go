@@ -253,6 +253,9 @@ func (g *Game) Send(ctx context.Context, keys string) error {
 			return fmt.Errorf("nethack: writing a key: %w", err)
 		}
 		g.keys++
+		if g.rec != nil {
+			g.rec.input(keys[i])
+		}
 		if err := g.waitInput(ctx); err != nil {
 			return err
 		}
@@ -327,7 +330,10 @@ func (g *Game) Exited() bool { return g.exited }
 func (g *Game) ScreenText() string { return g.Screen().String() }
 
 // Recorder collects an asciicast v2 recording: one "o" event per key the
-// game asked for, at a fixed step of Step seconds per event.
+// game asked for, at a fixed step of Step seconds per event, and before
+// it an "i" event with the key that was sent, at the same time (so a
+// player, or evolve view, shows each output beside the key that caused
+// it).
 type Recorder struct {
 	b    bytes.Buffer
 	out  []byte
@@ -352,6 +358,13 @@ func (r *Recorder) event() {
 	fmt.Fprintf(&r.b, "[%s, \"o\", %s]\n", strconv.FormatFloat(float64(r.n)*r.Step, 'f', 1, 64), data)
 	r.n++
 	r.out = r.out[:0]
+}
+
+// input writes the key just sent as an "i" event, at the time of the
+// output event that follows it.
+func (r *Recorder) input(key byte) {
+	data, _ := json.Marshal(strings.ToValidUTF8(string([]byte{key}), "\uFFFD"))
+	fmt.Fprintf(&r.b, "[%s, \"i\", %s]\n", strconv.FormatFloat(float64(r.n)*r.Step, 'f', 1, 64), data)
 }
 
 // Bytes returns the recording.
