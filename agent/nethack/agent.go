@@ -36,7 +36,11 @@ import (
 //
 // Whatever the priority, rules that no skill order may defeat come first:
 // Weak or worse from hunger prays when prayer is safe, else eats carried
-// food; food seen underfoot is picked up. The pet (Screen.Pet: the game's
+// food; HP below pray_hp_fraction prays when prayer is safe; food seen
+// underfoot is picked up; a floating eye or mold named by farlook gets
+// the dagger thrown at it; a level that looks like the Gnomish Mines is
+// left by the stairs it was reached by (mines.go); after stillLimit
+// actions that took no game time the agent waits. The pet (Screen.Pet: the game's
 // own highlighting) is never attacked, nor a monster whose touch harms
 // the attacker (passive: floating eyes and spheres 'e', blobs and cubes
 // 'b', cockatrices 'c', molds 'F' other than a lichen that holds the
@@ -73,23 +77,34 @@ type Scripted struct {
 	attackX    int           // the square the last attack was aimed at
 	attackY    int
 	lastTravel bool
+	// The Gnomish Mines (mines.go): cameDown is true when this level was
+	// reached by a descent, upFromMines the Dlvl the agent last climbed
+	// from as the Mines (0 none), minesStairs the '>' into the Mines, by
+	// Dlvl.
+	cameDown    bool
+	upFromMines int
+	minesStairs map[int][2]int
+	arrival     [2]int // where the hero arrived on this level; on the up staircase after a '>' (byStairs)
+	byStairs    bool
+	lastKeys    string // the keys of the last action
 	// mem is the map as last seen without a monster or the hero on it:
 	// what lies under the hero (a door, a corridor) for the geometry.
 	mem [MapRows][Cols]rune
 
-	turn      int               // the game turn of the last status seen
-	msgs      []string          // messages since the last action (observe)
-	trapped   bool              // a trap holds the hero (a trap message since it last moved)
-	petKilled bool              // the hero killed its pet: Luck is low and prayer fails
-	lichen    int               // action index of the last message naming a lichen, -100 none
-	strong    bool              // HP at least 20 and 4/5 of the maximum: may fight blobs and molds
-	hpNow     int               // HP on the last status line
-	noDagger  bool              // the last throw found no dagger to throw
-	doorMsg   bool              // the last action's messages explain a failed move (a door opened, a pet in the way)
-	lookAt    [3]int            // the square and glyph the last farlook (';') asked about, x -1 none
-	looks     map[[3]int]string // what farlook named on this level, by square and glyph ("lichen", "floating eye")
-	seeHere   string            // the single object underfoot ("You see here X."), "" none
-	corpses   []corpse          // corpses of monsters the hero killed on this level
+	turn         int               // the game turn of the last status seen
+	stillActions int               // actions since the game turn last changed
+	msgs         []string          // messages since the last action (observe)
+	trapped      bool              // a trap holds the hero (a trap message since it last moved)
+	petKilled    bool              // the hero killed its pet: Luck is low and prayer fails
+	lichen       int               // action index of the last message naming a lichen, -100 none
+	strong       bool              // HP at least 20 and 4/5 of the maximum: may fight blobs and molds
+	hpNow        int               // HP on the last status line
+	noDagger     bool              // the last throw found no dagger to throw
+	doorMsg      bool              // the last action's messages explain a failed move (a door opened, a pet in the way)
+	lookAt       [3]int            // the square and glyph the last farlook (';') asked about, x -1 none
+	looks        map[[3]int]string // what farlook named on this level, by square and glyph ("lichen", "floating eye")
+	seeHere      string            // the single object underfoot ("You see here X."), "" none
+	corpses      []corpse          // corpses of monsters the hero killed on this level
 }
 
 // corpse is a kill that may have left a corpse: the monster's name as
@@ -100,6 +115,10 @@ type corpse struct {
 	turn  int
 	tried bool // the agent tried to eat it
 }
+
+// stillLimit is how many actions in a row may take no game time before
+// the agent waits instead.
+const stillLimit = 40
 
 // maxKicks is the most kicks at locked doors per level (a kick opens a
 // door with a chance that grows with Str and Dex; "WHAMM!" is a miss).
@@ -133,6 +152,7 @@ func (a *Scripted) Reset() {
 	a.attempts, a.actions = 0, 0
 	a.turn, a.msgs, a.trapped, a.petKilled, a.lichen, a.seeHere, a.corpses = 0, nil, false, false, -100, "", nil
 	a.strong, a.noDagger, a.lookAt = false, false, [3]int{-1, -1, 0}
+	a.cameDown, a.upFromMines, a.minesStairs, a.stillActions = false, 0, map[int][2]int{}, 0
 }
 
 // observe is told each message line the game shows (every --More--
@@ -167,6 +187,14 @@ func (a *Scripted) readMessages(hx, hy int) {
 		}
 		if strings.Contains(m, "lichen") {
 			a.lichen = a.actions
+		}
+		if strings.Contains(m, "without hands") {
+			a.noDagger = true // polymorphed ("You can't throw or shoot without hands.")
+		}
+		if strings.Contains(m, "attack a statue") && a.looks != nil && a.lastFight >= a.actions-2 {
+			// "You harmlessly attack a statue.": a statue shows as its
+			// monster's letter; from now on it is floor.
+			a.looks[[3]int{a.attackX, a.attackY, int(a.attackedAt)}] = "statue"
 		}
 		for _, p := range []string{"You kill the ", "You destroy the "} {
 			if i := strings.Index(m, p); i >= 0 && a.lastFight >= a.actions-2 {
@@ -360,6 +388,9 @@ func (a *Scripted) adjacentHostiles(s *Screen, hx, hy int) (dirs []int, danger f
 			continue
 		}
 		dirs = append(dirs, d)
+		if c == 'F' && strings.Contains(a.looks[[3]int{x, y, int(c)}], "lichen") {
+			continue // a lichen only sticks: no danger, whatever the letter's class
+		}
 		danger = max(danger, monsterDanger(c))
 	}
 	return dirs, danger, threat
@@ -450,6 +481,10 @@ type decision struct {
 func (a *Scripted) act(s *Screen, st Status) decision {
 	a.actions++
 	if st.OK {
+		if st.T != a.turn {
+			a.stillActions = 0
+		}
+		a.stillActions++
 		a.turn = st.T
 	}
 	hx, hy, ok := s.Hero()
@@ -458,6 +493,12 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 		return decision{keys: "s", skill: "wait"}
 	}
 	if st.Dlvl != a.level {
+		a.cameDown = a.level >= 0 && st.Dlvl > a.level
+		a.arrival, a.byStairs = [2]int{hx, hy}, a.lastKeys == ">"
+		if a.upFromMines > 0 && st.Dlvl == a.upFromMines-1 {
+			a.minesStairs[st.Dlvl] = [2]int{hx, hy} // arrived on the Mines' '>'
+		}
+		a.upFromMines = 0
 		a.level = st.Dlvl
 		a.visited = [MapRows][Cols]bool{}
 		a.searched = [MapRows][Cols]uint8{}
@@ -472,16 +513,22 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 		a.looks = map[[3]int]string{}
 	}
 	a.remember(s)
-	if u := a.mem[hy][hx]; u != 0 || len(a.looks) > 0 {
+	{
 		// The geometry reads the square under the hero, not its glyph,
-		// and a statue (farlook) as floor.
+		// a statue (farlook) as floor, and a blank square as what was
+		// last seen there: without color the game draws the floor of a
+		// dark room or of the Gnomish Mines blank once out of sight
+		// (display.c shows S_stone for an unlit floor it does not see),
+		// which would wall the hero into the squares it sees.
 		c := *s
-		if u != 0 {
+		if u := a.mem[hy][hx]; u != 0 {
 			c.Grid[hy+1][hx] = u
 		}
-		for k, n := range a.looks {
-			if n == "statue" && c.MapCell(k[0], k[1]) == rune(k[2]) {
-				c.Grid[k[1]+1][k[0]] = '.'
+		for y := 0; y < MapRows; y++ {
+			for x := 0; x < Cols; x++ {
+				if c.Grid[y+1][x] == ' ' && a.mem[y][x] != 0 {
+					c.Grid[y+1][x] = a.mem[y][x]
+				}
 			}
 		}
 		s = &c
@@ -493,6 +540,11 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 		a.seeHere = ""
 	}
 	a.readMessages(hx, hy)
+	for k, n := range a.looks { // s is the copy made above
+		if n == "statue" && s.MapCell(k[0], k[1]) == rune(k[2]) {
+			s.Grid[k[1]+1][k[0]] = '.'
+		}
+	}
 	if moved && wasTrapped {
 		clear(a.blocked) // out of the trap: its failed moves say nothing of the map
 	}
@@ -538,6 +590,16 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 	if d, ok := a.override(s, st, hx, hy); ok {
 		return a.note(d, hx, hy)
 	}
+	if d, ok := a.leaveMines(s, st, hx, hy); ok && len(mons) == 0 {
+		return a.note(d, hx, hy)
+	}
+	if a.stillActions > stillLimit {
+		// The last actions took no game time: the game refuses them (a
+		// polymorphed hero without hands at a door, a command cancelled).
+		// Let time pass instead: a polymorph wears off, a monster moves.
+		a.stillActions = 0
+		return a.note(decision{keys: "20s", skill: "wait"}, hx, hy)
+	}
 	if r := s.Row(23); strings.Contains(r, " Conf") || strings.Contains(r, " Stun") {
 		// Confused or stunned, a move or attack goes astray (into the
 		// pet, into water): wait it out.
@@ -570,7 +632,8 @@ func (a *Scripted) remember(s *Screen) {
 }
 
 // override returns the actions no skill order may defeat: when Weak or
-// worse from hunger, pray if prayer is safe, else eat carried food; pick
+// worse from hunger, pray if prayer is safe, else eat carried food; pray
+// when HP is below pray_hp_fraction and prayer is safe (canPray); pick
 // up food seen underfoot.
 func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 	if hungerLevel(st.Hunger) >= 0.75 {
@@ -581,6 +644,12 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 		if !a.noFood {
 			return decision{item: 'e', skill: agent.SkillEat}, true
 		}
+	}
+	if a.canPray(st) {
+		// Low HP is major trouble: a safe prayer heals fully, whatever
+		// skill would act first (a fight would go on to the death).
+		a.lastPray = st.T
+		return decision{keys: "#pray\r", skill: agent.SkillUseItem}, true
 	}
 	if a.seeHere != "" && (foodItem(a.seeHere) || a.seeHere == "a dagger") {
 		if a.seeHere == "a dagger" {
@@ -597,6 +666,18 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 		for d := 0; d < 8; d++ {
 			x, y := hx+dirDX[d], hy+dirDY[d]
 			if n := a.looks[[3]int{x, y, 'e'}]; s.MapCell(x, y) == 'e' && !s.Pet(x, y) && !a.peaceful['e'] && (n == "" || n == "floating eye") {
+				return decision{item: 't', keys: string(dirKeys[d]), skill: agent.SkillFight}, true
+			}
+		}
+	}
+	// A floating eye named by farlook cannot explode: throw at any HP. A
+	// mold never moves and harms only what touches it, so one in the way
+	// is killed by the dagger too.
+	if !a.noDagger {
+		for d := 0; d < 8; d++ {
+			x, y := hx+dirDX[d], hy+dirDY[d]
+			c := s.MapCell(x, y)
+			if n := a.looks[[3]int{x, y, int(c)}]; (c == 'e' && n == "floating eye" || c == 'F' && strings.Contains(n, " mold")) && !s.Pet(x, y) && !a.peaceful[c] {
 				return decision{item: 't', keys: string(dirKeys[d]), skill: agent.SkillFight}, true
 			}
 		}
@@ -624,7 +705,7 @@ func (a *Scripted) notePeaceful() {
 
 // note remembers the move of d (to learn blocked moves).
 func (a *Scripted) note(d decision, hx, hy int) decision {
-	a.lastX, a.lastY = hx, hy
+	a.lastX, a.lastY, a.lastKeys = hx, hy, d.keys
 	if len(d.keys) == 1 {
 		for i, k := range dirKeys {
 			if d.keys[0] == k {
@@ -776,7 +857,7 @@ func (a *Scripted) descend(s *Screen, st Status, hx, hy int, hpFrac float64) dec
 		return decision{keys: ">", skill: "descend"}
 	}
 	if a.stairsKnown(s) {
-		if a.travelFail%4 == 0 { // the game's travel, or our own path when it fails
+		if _, mines := a.minesStairs[a.level]; a.travelFail%4 == 0 && !mines { // the game's travel (which may pick the Mines' '>'), or our own path when it fails
 			a.lastTravel = true
 			return decision{keys: "_>.", skill: "descend", travel: true}
 		}
@@ -943,19 +1024,22 @@ func besideWall(s *Screen, x, y int) bool {
 // onStairs reports whether the hero stands on '>': the message "There is
 // a staircase down here." or the square remembered under the hero.
 func (a *Scripted) onStairs(s *Screen, hx, hy int) bool {
+	if a.avoidStairs(hx, hy) {
+		return false
+	}
 	return strings.Contains(s.Row(0), "staircase down here") || a.stairs[0] == hx && a.stairs[1] == hy && a.stairs[2] == a.level
 }
 
 func (a *Scripted) stairsKnown(s *Screen) bool {
 	for y := 0; y < MapRows; y++ {
 		for x := 0; x < Cols; x++ {
-			if s.MapCell(x, y) == '>' {
+			if s.MapCell(x, y) == '>' && !a.avoidStairs(x, y) {
 				a.stairs = [3]int{x, y, a.level}
 				return true
 			}
 		}
 	}
-	return a.stairs[2] == a.level
+	return a.stairs[2] == a.level && !a.avoidStairs(a.stairs[0], a.stairs[1])
 }
 
 // bfs runs a breadth-first search over passable squares from the hero and

@@ -88,9 +88,11 @@ type labelled struct {
 	Evidence nh.Evidence `json:"evidence"`
 }
 
-// TestCauseTable plays the first NH_CAUSES seeds of the quick config's
-// val split (NH_CAUSES_SPLIT=test: test) under its base prompt and logs
-// the table of causes; with
+// TestCauseTable plays NH_CAUSES seeds of the quick config's val split
+// (NH_CAUSES_SPLIT=test: test), from the NH_CAUSES_FROM-th (0 if unset),
+// under its base prompt (changed by NH_CAUSES_SET, e.g.
+// "risk_tolerance=1,elbereth=low") and logs the table of causes, the mean
+// score and the median max depth; with
 // NH_CAUSES_OUT=FILE it writes one JSON line per episode (seed, cause,
 // end reason, evidence). Skipped unless NH_CAUSES is set:
 // NH_CAUSES=100 go test -run CauseTable -v.
@@ -103,11 +105,20 @@ func TestCauseTable(t *testing.T) {
 	if os.Getenv("NH_CAUSES_SPLIT") == "test" {
 		split = seeds.Test
 	}
-	val := quickSeeds(t, split)[:n]
+	from, _ := strconv.Atoi(os.Getenv("NH_CAUSES_FROM")) // index of the first seed in the split
+	val := quickSeeds(t, split)[from : from+n]
 	e := newTestEnv(t, quickConfig())
 	counts := map[string]int{}
 	var lines []string
-	outs, evs := playSeeds(t, e, quickBase(), val, 2, "")
+	p := quickBase()
+	for _, kv := range strings.Split(os.Getenv("NH_CAUSES_SET"), ",") {
+		name, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			continue
+		}
+		p = p.With(name, testValue(t, name, v))
+	}
+	outs, evs := playSeeds(t, e, p, val, 2, "")
 	for i, o := range outs {
 		counts[o.Cause]++
 		b, _ := json.Marshal(map[string]any{"seed": val[i], "cause": o.Cause, "end_reason": o.EndReason, "score": o.Score,
@@ -115,11 +126,55 @@ func TestCauseTable(t *testing.T) {
 		lines = append(lines, string(b))
 	}
 	t.Log("\n" + causeTable(counts))
+	t.Log(playSummary(outs))
 	if out := os.Getenv("NH_CAUSES_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(strings.Join(lines, "\n")+"\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
+}
+
+// testValue parses v as the value of Schema's parameter name (an
+// ordering as items joined by '/'), failing the test on a bad one.
+func testValue(t testing.TB, name, v string) params.Value {
+	t.Helper()
+	f := Schema.Field(name)
+	if f == nil {
+		t.Fatalf("NH_CAUSES_SET: no parameter %q", name)
+	}
+	var x params.Value
+	switch f.Kind {
+	case params.Number, params.Integer:
+		n, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Fatalf("NH_CAUSES_SET: %s=%q: %v", name, v, err)
+		}
+		x = params.Value{Kind: f.Kind, Num: n}
+	case params.Enum:
+		x = params.EnumValue(v)
+	default:
+		x = params.OrderingValue(strings.Split(v, "/"))
+	}
+	return x
+}
+
+// playSummary returns the mean score, the median max depth and the
+// number of episodes of outs that ended each way, on one line.
+func playSummary(outs []envs.Outcome) string {
+	var sum float64
+	depths := make([]float64, len(outs))
+	ends := map[string]int{}
+	for i, o := range outs {
+		sum += o.Score
+		depths[i] = o.Metrics[0].Num
+		ends[o.EndReason]++
+	}
+	slices.Sort(depths)
+	med := 0.0
+	if n := len(depths); n > 0 {
+		med = (depths[(n-1)/2] + depths[n/2]) / 2
+	}
+	return fmt.Sprintf("%d episodes: mean score %.1f, median max depth %.1f, ends %v", len(outs), sum/float64(max(1, len(outs))), med, ends)
 }
 
 // causeTable formats counts per cause as a Markdown table, by name.
