@@ -167,8 +167,10 @@ func signalContext(ctx context.Context, cmd string) (context.Context, func()) {
 // write one.
 func signalDoing(cmd string) string {
 	switch cmd {
-	case "run", "eval", "ablate":
+	case "run", "eval":
 		return "stopping after in-flight episodes and writing the checkpoint"
+	case "ablate":
+		return "stopping its runs after their in-flight episodes and writing their checkpoints"
 	case "serve":
 		return "finishing the requests in flight and writing their observations"
 	case "shard":

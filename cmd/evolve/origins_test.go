@@ -123,7 +123,8 @@ func TestServeViewHosts(t *testing.T) {
 }
 
 // TestSignalMessages: the line the first SIGINT or SIGTERM prints says
-// what the command does; only run and eval write a checkpoint.
+// what the command does; only run and eval write a checkpoint (and
+// ablate, the checkpoints of its runs).
 func TestSignalMessages(t *testing.T) {
 	for cmd, want := range map[string]string{
 		"run":     "stopping after in-flight episodes and writing the checkpoint",
@@ -132,6 +133,7 @@ func TestSignalMessages(t *testing.T) {
 		"compare": "stopping",
 		"power":   "stopping",
 		"serve":   "finishing the requests in flight and writing their observations",
+		"ablate":  "stopping its runs after their in-flight episodes and writing their checkpoints",
 	} {
 		if got := signalDoing(cmd); got != want {
 			t.Errorf("%s: %q, want %q", cmd, got, want)
@@ -139,7 +141,7 @@ func TestSignalMessages(t *testing.T) {
 	}
 	for _, c := range Commands {
 		name := c.Name()
-		if name != "run" && name != "eval" && strings.Contains(signalDoing(name), "checkpoint") {
+		if name != "run" && name != "eval" && name != "ablate" && strings.Contains(signalDoing(name), "checkpoint") {
 			t.Errorf("%s says it writes a checkpoint: %q", name, signalDoing(name))
 		}
 	}
