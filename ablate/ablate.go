@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"evolve/experiment"
 	"evolve/internal/atomicfile"
 	"evolve/internal/flock"
@@ -354,13 +352,9 @@ func existingRun(parent string) (string, error) {
 
 // readOutcome reads a finished run's manifest and tables.
 func readOutcome(c *Config, j Job, dir string) (Outcome, error) {
-	data, err := os.ReadFile(filepath.Join(dir, "manifest.yaml"))
+	m, err := rundir.ReadRunManifest(dir)
 	if err != nil {
 		return Outcome{}, fmt.Errorf("reading the finished run %s: %w", dir, err)
-	}
-	var m rundir.RunManifest
-	if err := yaml.Unmarshal(data, &m); err != nil {
-		return Outcome{}, fmt.Errorf("%s: %w", filepath.Join(dir, "manifest.yaml"), err)
 	}
 	rel, err := relTo(c.Dir(), dir)
 	if err != nil {
@@ -373,11 +367,11 @@ func readOutcome(c *Config, j Job, dir string) (Outcome, error) {
 		TestN: int32(m.TestFinal.N), FinalTestMean: m.TestFinal.Mean, BaseTestMean: m.TestBase.Mean,
 		EpisodesUsed: int64(m.Episodes.Budgeted), Budget: int64(m.Episodes.Budget),
 	}}
-	gens, _, err := results.ReadGenerations(filepath.Join(dir, "generations.parquet"))
+	gens, _, err := results.ReadGenerations(filepath.Join(dir, rundir.GenerationsFile))
 	if err != nil {
 		return Outcome{}, err
 	}
-	cands, err := results.ReadCandidates(filepath.Join(dir, "candidates.parquet"))
+	cands, err := results.ReadCandidates(filepath.Join(dir, rundir.CandidatesFile))
 	if err != nil {
 		return Outcome{}, err
 	}

@@ -3,13 +3,14 @@ package view
 import (
 	"encoding/json"
 	"errors"
-	"evolve/store"
 	"fmt"
 	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"evolve/store"
 
 	"gopkg.in/yaml.v3"
 
@@ -224,7 +225,7 @@ func (s *Server) runData(r *http.Request) (any, error) {
 	var ck struct {
 		Config string `json:"config"`
 	}
-	if data, err := os.ReadFile(filepath.Join(e.Dir, "checkpoint.json")); err == nil {
+	if data, err := os.ReadFile(filepath.Join(e.Dir, rundir.CheckpointFile)); err == nil {
 		_ = json.Unmarshal(data, &ck)
 	}
 	out.Config = ck.Config
@@ -290,7 +291,7 @@ func (s *Server) runData(r *http.Request) (any, error) {
 			}
 		}
 	}
-	for _, f := range []string{"report.html", "report.md", "results.tex", "manifest.yaml"} {
+	for _, f := range []string{"report.html", "report.md", "results.tex", rundir.ManifestFile} {
 		if _, err := os.Stat(filepath.Join(e.Dir, f)); err == nil {
 			out.Files = append(out.Files, f)
 		}

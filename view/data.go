@@ -57,7 +57,7 @@ func ID(key string) string { return strings.ReplaceAll(key, "/", "~") }
 // cannot be read is an error naming it.
 func (r *run) load() error {
 	dir := r.entry.Dir
-	fi, err := os.Stat(filepath.Join(dir, "episodes.parquet"))
+	fi, err := os.Stat(filepath.Join(dir, rundir.EpisodesFile))
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
@@ -67,7 +67,7 @@ func (r *run) load() error {
 	if fi.ModTime().Equal(r.stamp) && r.episodes != nil {
 		return nil
 	}
-	eps, metrics, err := results.ReadEpisodes(filepath.Join(dir, "episodes.parquet"))
+	eps, metrics, err := results.ReadEpisodes(filepath.Join(dir, rundir.EpisodesFile))
 	if err != nil {
 		return err
 	}
@@ -89,17 +89,17 @@ func (r *run) load() error {
 		r.facets[k] = out
 	}
 	if r.entry.Kind == rundir.KindRun {
-		if gens, causes, err := results.ReadGenerations(filepath.Join(dir, "generations.parquet")); err == nil {
+		if gens, causes, err := results.ReadGenerations(filepath.Join(dir, rundir.GenerationsFile)); err == nil {
 			r.generations, r.causes = gens, causes
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-		if cands, err := results.ReadCandidates(filepath.Join(dir, "candidates.parquet")); err == nil {
+		if cands, err := results.ReadCandidates(filepath.Join(dir, rundir.CandidatesFile)); err == nil {
 			r.candidates = cands
 		} else if !errors.Is(err, fs.ErrNotExist) {
 			return err
 		}
-	} else if sums, err := results.ReadSummaries(filepath.Join(dir, "summary.parquet")); err == nil {
+	} else if sums, err := results.ReadSummaries(filepath.Join(dir, rundir.SummaryFile)); err == nil {
 		r.summaries = sums
 	}
 	return nil
