@@ -1,11 +1,9 @@
 package view
 
 import (
-	"bytes"
 	"compress/gzip"
 	"crypto/subtle"
 	"embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -234,41 +232,25 @@ func (s *Server) lookup(w http.ResponseWriter, id string) *run {
 	return r
 }
 
+// httpError answers code with {"error": err's text}.
 func httpError(w http.ResponseWriter, err error, code int) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	json.NewEncoder(w).Encode(map[string]string{"error": err.Error()})
+	format.WriteJSON(w, code, map[string]string{"error": err.Error()})
 }
 
-// writeJSON writes v as JSON with format.WriteJSON (a value holding NaN
+// writeJSON writes v as JSON with format.Marshal (a value holding NaN
 // or an infinity, which JSON has neither of, is written with those as
 // null; a value that cannot be encoded answers 500), never cached, and
 // gzipped as writeBody does.
 func writeJSON(w http.ResponseWriter, r *http.Request, v any) {
 	w.Header().Set("Cache-Control", "no-store")
-	var b bufferedResponse
-	b.header = w.Header()
-	format.WriteJSON(&b, http.StatusOK, v)
-	if b.code != http.StatusOK {
-		w.WriteHeader(b.code)
-		w.Write(b.body.Bytes())
+	data, err := format.Marshal(v, "")
+	if err != nil {
+		httpError(w, errors.New("encoding the response"), http.StatusInternalServerError)
 		return
 	}
-	writeBody(w, r, b.body.Bytes())
+	w.Header().Set("Content-Type", "application/json")
+	writeBody(w, r, data)
 }
-
-// bufferedResponse is the http.ResponseWriter format.WriteJSON writes
-// to: it shares the real writer's header and holds the status and body,
-// so that writeJSON can gzip the body.
-type bufferedResponse struct {
-	header http.Header
-	code   int
-	body   bytes.Buffer
-}
-
-func (b *bufferedResponse) Header() http.Header         { return b.header }
-func (b *bufferedResponse) WriteHeader(code int)        { b.code = code }
-func (b *bufferedResponse) Write(p []byte) (int, error) { return b.body.Write(p) }
 
 // writeBody writes a body, gzipped when the client accepts it and it is
 // longer than a packet (a replay's frames shrink about tenfold).
