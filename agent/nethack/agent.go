@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"evolve/agent"
+	nh "evolve/envs/nethack"
 	"evolve/params"
 )
 
@@ -341,7 +342,7 @@ func walkable(s *Screen, x, y int) bool { return s.Pet(x, y) || cellPassable(s, 
 // above and below).
 func cellPassable(s *Screen, x, y int) bool {
 	c := s.MapCell(x, y)
-	walk := func(c rune) bool { return c == '.' || c == '#' || c == '@' || isMonster(c) }
+	walk := func(c rune) bool { return c == '.' || c == '#' || c == '@' || nh.IsMonster(c) }
 	l, r, u, d := s.MapCell(x-1, y), s.MapCell(x+1, y), s.MapCell(x, y-1), s.MapCell(x, y+1)
 	switch c {
 	case '+':
@@ -376,9 +377,9 @@ func isDoor(s *Screen, x, y int) bool {
 // among them; threat reports an adjacent cockatrice, to flee from.
 func (a *Scripted) adjacentHostiles(s *Screen, hx, hy int) (dirs []int, danger float64, threat bool) {
 	for d := 0; d < 8; d++ {
-		x, y := hx+dirDX[d], hy+dirDY[d]
+		x, y := hx+nh.DirDX[d], hy+nh.DirDY[d]
 		c := s.MapCell(x, y)
-		if !isMonster(c) || s.Pet(x, y) || a.peaceful[c] || c == '@' {
+		if !nh.IsMonster(c) || s.Pet(x, y) || a.peaceful[c] || c == '@' {
 			continue
 		}
 		if c == 'c' {
@@ -444,7 +445,7 @@ func lookName(d string) string {
 // monster not yet named on this level, if any.
 func (a *Scripted) look(s *Screen, hx, hy int) (decision, bool) {
 	for d := 0; d < 8; d++ {
-		x, y := hx+dirDX[d], hy+dirDY[d]
+		x, y := hx+nh.DirDX[d], hy+nh.DirDY[d]
 		c := s.MapCell(x, y)
 		if !passive(c) || s.Pet(x, y) {
 			continue
@@ -455,7 +456,7 @@ func (a *Scripted) look(s *Screen, hx, hy int) (decision, bool) {
 		}
 		a.looks[k] = "" // asked once
 		a.lookAt = k
-		return decision{keys: ";" + string(dirKeys[d]) + ".", skill: "look"}, true
+		return decision{keys: ";" + string(nh.DirKeys[d]) + ".", skill: "look"}, true
 	}
 	return decision{}, false
 }
@@ -549,15 +550,15 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 		clear(a.blocked) // out of the trap: its failed moves say nothing of the map
 	}
 	if a.lastDir >= 0 && !moved {
-		tx, ty := hx+dirDX[a.lastDir], hy+dirDY[a.lastDir]
+		tx, ty := hx+nh.DirDX[a.lastDir], hy+nh.DirDY[a.lastDir]
 		switch {
 		case strings.Contains(s.Row(0), "door is locked") && a.kicks < maxKicks:
 			// Kick the locked door open (^D and the direction).
 			a.kicks++
 			d := a.lastDir
 			a.lastDir = -1
-			return decision{keys: "\x04" + string(dirKeys[d]), skill: "kick"}
-		case a.trapped, a.doorMsg, isMonster(s.MapCell(tx, ty)):
+			return decision{keys: "\x04" + string(nh.DirKeys[d]), skill: "kick"}
+		case a.trapped, a.doorMsg, nh.IsMonster(s.MapCell(tx, ty)):
 			// Held by a trap, a door opened (or stuck), or a monster in
 			// the way: the way itself may be open.
 		default:
@@ -624,7 +625,7 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 func (a *Scripted) remember(s *Screen) {
 	for y := 0; y < MapRows; y++ {
 		for x := 0; x < Cols; x++ {
-			if c := s.MapCell(x, y); c != ' ' && !isMonster(c) && !(x == s.CursorX && y == s.CursorY-1) {
+			if c := s.MapCell(x, y); c != ' ' && !nh.IsMonster(c) && !(x == s.CursorX && y == s.CursorY-1) {
 				a.mem[y][x] = c
 			}
 		}
@@ -664,9 +665,9 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 	// above 24.
 	if !a.noDagger && st.HP > 24 {
 		for d := 0; d < 8; d++ {
-			x, y := hx+dirDX[d], hy+dirDY[d]
+			x, y := hx+nh.DirDX[d], hy+nh.DirDY[d]
 			if n := a.looks[[3]int{x, y, 'e'}]; s.MapCell(x, y) == 'e' && !s.Pet(x, y) && !a.peaceful['e'] && (n == "" || n == "floating eye") {
-				return decision{item: 't', keys: string(dirKeys[d]), skill: agent.SkillFight}, true
+				return decision{item: 't', keys: string(nh.DirKeys[d]), skill: agent.SkillFight}, true
 			}
 		}
 	}
@@ -675,10 +676,10 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 	// is killed by the dagger too.
 	if !a.noDagger {
 		for d := 0; d < 8; d++ {
-			x, y := hx+dirDX[d], hy+dirDY[d]
+			x, y := hx+nh.DirDX[d], hy+nh.DirDY[d]
 			c := s.MapCell(x, y)
 			if n := a.looks[[3]int{x, y, int(c)}]; (c == 'e' && n == "floating eye" || c == 'F' && strings.Contains(n, " mold")) && !s.Pet(x, y) && !a.peaceful[c] {
-				return decision{item: 't', keys: string(dirKeys[d]), skill: agent.SkillFight}, true
+				return decision{item: 't', keys: string(nh.DirKeys[d]), skill: agent.SkillFight}, true
 			}
 		}
 	}
@@ -690,9 +691,9 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 func (a *Scripted) attack(s *Screen, hx, hy, d int, skill string) decision {
 	a.attempts++
 	a.lastFight = a.actions
-	a.attackX, a.attackY = hx+dirDX[d], hy+dirDY[d]
+	a.attackX, a.attackY = hx+nh.DirDX[d], hy+nh.DirDY[d]
 	a.attackedAt = s.MapCell(a.attackX, a.attackY)
-	return decision{keys: "F" + string(dirKeys[d]), skill: skill, fight: true}
+	return decision{keys: "F" + string(nh.DirKeys[d]), skill: skill, fight: true}
 }
 
 // notePeaceful is told that the game asked "Really attack?": the last
@@ -707,7 +708,7 @@ func (a *Scripted) notePeaceful() {
 func (a *Scripted) note(d decision, hx, hy int) decision {
 	a.lastX, a.lastY, a.lastKeys = hx, hy, d.keys
 	if len(d.keys) == 1 {
-		for i, k := range dirKeys {
+		for i, k := range nh.DirKeys {
 			if d.keys[0] == k {
 				a.lastDir = i
 			}
@@ -729,7 +730,7 @@ func (a *Scripted) try(sk string, s *Screen, st Status, hx, hy int, low bool, mo
 	case agent.SkillFlee:
 		if len(mons) > 0 && (low || danger > a.risk || a.attempts >= a.combat) {
 			if d, ok := a.fleeStep(s, hx, hy); ok {
-				return decision{keys: string(dirKeys[d]), skill: sk}, true
+				return decision{keys: string(nh.DirKeys[d]), skill: sk}, true
 			}
 			if low && a.elbereth == ElberethLow && !a.engraved[hy][hx] {
 				return decision{item: 'E', skill: sk}, true
@@ -765,7 +766,7 @@ func (a *Scripted) try(sk string, s *Screen, st Status, hx, hy int, low bool, mo
 		}
 		if a.levelSteps <= a.explore {
 			if d, ok := a.frontierStep(s, hx, hy); ok {
-				return decision{keys: string(dirKeys[d]), skill: sk}, true
+				return decision{keys: string(nh.DirKeys[d]), skill: sk}, true
 			}
 		}
 		return a.descend(s, st, hx, hy, hpFrac), true
@@ -794,7 +795,7 @@ func (a *Scripted) eatCorpse(s *Screen, st Status, hx, hy int, fighting bool) (d
 				continue
 			}
 			if d, ok := a.bfs(s, hx, hy, func(x, y int) bool { return x == c.x && y == c.y }); ok {
-				return decision{keys: string(dirKeys[d]), skill: agent.SkillEat}, true
+				return decision{keys: string(nh.DirKeys[d]), skill: agent.SkillEat}, true
 			}
 		}
 	}
@@ -863,12 +864,12 @@ func (a *Scripted) descend(s *Screen, st Status, hx, hy int, hpFrac float64) dec
 		}
 		if d, ok := a.bfs(s, hx, hy, func(x, y int) bool { return x == a.stairs[0] && y == a.stairs[1] }); ok {
 			a.travelFail++
-			return decision{keys: string(dirKeys[d]), skill: "descend"}
+			return decision{keys: string(nh.DirKeys[d]), skill: "descend"}
 		}
 		a.travelFail++
 	}
 	if d, ok := a.frontierStep(s, hx, hy); ok {
-		return decision{keys: string(dirKeys[d]), skill: agent.SkillExplore}
+		return decision{keys: string(nh.DirKeys[d]), skill: agent.SkillExplore}
 	}
 	return a.search(s, hx, hy)
 }
@@ -918,7 +919,7 @@ func (a *Scripted) search(s *Screen, hx, hy int) decision {
 		a.searched[hy][hx]++
 		return decision{keys: keys, skill: "search"}
 	}
-	return decision{keys: string(dirKeys[first[by][bx]]), skill: "search"}
+	return decision{keys: string(nh.DirKeys[first[by][bx]]), skill: "search"}
 }
 
 // blankNear counts the blank (unexplored) map squares within r of (x, y)
@@ -951,7 +952,7 @@ func (a *Scripted) reach(s *Screen, hx, hy int) (dist [MapRows][Cols]int16, firs
 		p := q[0]
 		q = q[1:]
 		for d := 0; d < 8; d++ {
-			nx, ny := p.x+dirDX[d], p.y+dirDY[d]
+			nx, ny := p.x+nh.DirDX[d], p.y+nh.DirDY[d]
 			if nx < 0 || nx >= Cols || ny < 0 || ny >= MapRows || dist[ny][nx] >= 0 {
 				continue
 			}
@@ -979,7 +980,7 @@ func (a *Scripted) reach(s *Screen, hx, hy int) (dist [MapRows][Cols]int16, firs
 func (a *Scripted) deadEnd(s *Screen, x, y int) bool {
 	if isDoor(s, x, y) {
 		for d := 0; d < 4; d++ {
-			if c := s.MapCell(x+dirDX[d], y+dirDY[d]); c == '#' {
+			if c := s.MapCell(x+nh.DirDX[d], y+nh.DirDY[d]); c == '#' {
 				return false
 			}
 		}
@@ -990,7 +991,7 @@ func (a *Scripted) deadEnd(s *Screen, x, y int) bool {
 	}
 	n := 0
 	for d := 0; d < 8; d++ {
-		if cellPassable(s, x+dirDX[d], y+dirDY[d]) {
+		if cellPassable(s, x+nh.DirDX[d], y+nh.DirDY[d]) {
 			n++
 		}
 	}
@@ -1013,7 +1014,7 @@ func (a *Scripted) isBlocked(x, y, d int) bool {
 // besideWall reports whether a square borders a wall or blank rock.
 func besideWall(s *Screen, x, y int) bool {
 	for d := 0; d < 8; d++ {
-		switch s.MapCell(x+dirDX[d], y+dirDY[d]) {
+		switch s.MapCell(x+nh.DirDX[d], y+nh.DirDY[d]) {
 		case '|', '-', ' ':
 			return true
 		}
@@ -1058,7 +1059,7 @@ func (a *Scripted) bfs(s *Screen, hx, hy int, goal func(x, y int) bool) (int, bo
 			return int(first[p.y][p.x]), true
 		}
 		for d := 0; d < 8; d++ {
-			nx, ny := p.x+dirDX[d], p.y+dirDY[d]
+			nx, ny := p.x+nh.DirDX[d], p.y+nh.DirDY[d]
 			if nx < 0 || nx >= Cols || ny < 0 || ny >= MapRows || seen[ny][nx] {
 				continue
 			}
@@ -1091,7 +1092,7 @@ func (a *Scripted) frontierStep(s *Screen, hx, hy int) (int, bool) {
 			return true
 		}
 		for d := 0; d < 8; d++ {
-			if s.MapCell(x+dirDX[d], y+dirDY[d]) == ' ' && y+dirDY[d] >= 0 && y+dirDY[d] < MapRows {
+			if s.MapCell(x+nh.DirDX[d], y+nh.DirDY[d]) == ' ' && y+nh.DirDY[d] >= 0 && y+nh.DirDY[d] < MapRows {
 				return true
 			}
 		}
@@ -1103,7 +1104,7 @@ func (a *Scripted) frontierStep(s *Screen, hx, hy int) (int, bool) {
 // hostile monster, if any.
 func (a *Scripted) fleeStep(s *Screen, hx, hy int) (int, bool) {
 	for d := 0; d < 8; d++ {
-		nx, ny := hx+dirDX[d], hy+dirDY[d]
+		nx, ny := hx+nh.DirDX[d], hy+nh.DirDY[d]
 		if !cellPassable(s, nx, ny) || s.Pet(nx, ny) || a.isBlocked(hx, hy, d) {
 			continue
 		}

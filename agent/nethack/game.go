@@ -17,15 +17,3 @@ const (
 	MapRows = nh.MapRows
 	Cols    = nh.Cols
 )
-
-// The eight directions as vi-keys, with their offsets (the game's
-// DirKeys, DirDX and DirDY).
-var (
-	dirKeys = nh.DirKeys
-	dirDX   = nh.DirDX
-	dirDY   = nh.DirDY
-)
-
-// isMonster reports whether map character c shows a monster (the game's
-// IsMonster).
-func isMonster(c rune) bool { return nh.IsMonster(c) }

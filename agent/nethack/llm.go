@@ -7,6 +7,7 @@ import (
 
 	"evolve/agent"
 	"evolve/envs"
+	nh "evolve/envs/nethack"
 )
 
 // Action is one action of the set the language-model agent chooses from:
@@ -26,10 +27,10 @@ var Actions = func() []Action {
 	names := [8]string{"west", "south", "north", "east", "northwest", "northeast", "southwest", "southeast"}
 	var out []Action
 	for i, n := range names {
-		out = append(out, Action{Name: "move_" + n, Doc: "step " + n + " (into a monster: attack it)", d: decision{keys: string(dirKeys[i]), skill: "move"}})
+		out = append(out, Action{Name: "move_" + n, Doc: "step " + n + " (into a monster: attack it)", d: decision{keys: string(nh.DirKeys[i]), skill: "move"}})
 	}
 	for i, n := range names {
-		out = append(out, Action{Name: "attack_" + n, Doc: "fight the monster to the " + n, d: decision{keys: "F" + string(dirKeys[i]), skill: agent.SkillFight, fight: true}})
+		out = append(out, Action{Name: "attack_" + n, Doc: "fight the monster to the " + n, d: decision{keys: "F" + string(nh.DirKeys[i]), skill: agent.SkillFight, fight: true}})
 	}
 	return append(out,
 		Action{Name: "search", Doc: "search for hidden doors for 1 turn", d: decision{keys: "s", skill: "search"}},
@@ -135,7 +136,7 @@ func (p *llmPolicy) act(ctx context.Context, s *Screen, st Status) (decision, er
 	if Actions[i].Name == "explore" {
 		hx, hy, found := s.Hero()
 		if dir, ok := p.fb.frontierStep(s, hx, hy); found && ok {
-			return decision{keys: string(dirKeys[dir]), skill: agent.SkillExplore}, nil
+			return decision{keys: string(nh.DirKeys[dir]), skill: agent.SkillExplore}, nil
 		}
 		return decision{keys: "s", skill: "search"}, nil
 	}

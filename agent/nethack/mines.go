@@ -1,6 +1,10 @@
 package nethack
 
-import "strings"
+import (
+	"strings"
+
+	nh "evolve/envs/nethack"
+)
 
 // The Gnomish Mines. Their entrance is a second down staircase on Dlvl 2,
 // 3 or 4, and their levels are caves full of gnomes, dwarves and gnome
@@ -60,7 +64,7 @@ func (a *Scripted) leaveMines(s *Screen, st Status, hx, hy int) (decision, bool)
 		return decision{keys: "<", skill: "leave_mines"}, true
 	}
 	if d, ok := a.bfs(s, hx, hy, func(x, y int) bool { return s.MapCell(x, y) == '<' }); ok {
-		return decision{keys: string(dirKeys[d]), skill: "leave_mines"}, true
+		return decision{keys: string(nh.DirKeys[d]), skill: "leave_mines"}, true
 	}
 	return decision{}, false
 }
