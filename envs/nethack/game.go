@@ -65,9 +65,10 @@ func (e *StallError) Error() string {
 type Game struct {
 	cmd    *exec.Cmd
 	pty    *os.File
-	chunks chan []byte
+	fd     int // pty's descriptor, in blocking mode
 	term   vt10x.Terminal
 	buf    []byte // output read but not yet parsed
+	chunk  []byte // the buffer each read fills
 	stall  time.Duration
 	exited bool
 	rec    *Recorder
@@ -95,13 +96,13 @@ func StartGame(ctx context.Context, in *Install, dir string, seed uint64, opts s
 	if err != nil {
 		return nil, fmt.Errorf("nethack: starting %s: %w", in.binary, err)
 	}
-	// Fd puts the terminal in blocking mode: the reader is then a thread
-	// blocked in read(2) that the kernel wakes directly, not a goroutine
-	// parked in the poller, which shortens each key's round trip.
-	f.Fd()
-	g := &Game{cmd: cmd, pty: f, chunks: make(chan []byte, 64), term: vt10x.New(vt10x.WithSize(Cols, Rows)),
-		stall: stall, rec: rec, waited: make(chan struct{})}
-	go g.read()
+	// Fd puts the terminal in blocking mode: the goroutine that sent a
+	// key waits for the answer in poll(2) and reads it itself, on its own
+	// thread, which the kernel wakes directly: no reader goroutine, no
+	// hand-off between threads, no network poller in each key's round
+	// trip.
+	g := &Game{cmd: cmd, pty: f, fd: int(f.Fd()), term: vt10x.New(vt10x.WithSize(Cols, Rows)),
+		chunk: make([]byte, 16384), stall: stall, rec: rec, waited: make(chan struct{})}
 	go func() { cmd.Wait(); close(g.waited) }()
 	err = g.waitInput(ctx)
 	var se *StallError
@@ -155,17 +156,36 @@ func checkShim(in *Install, dir string, asked bool) error {
 	return nil
 }
 
-// read copies the terminal's output to g.chunks until the game exits.
-func (g *Game) read() {
-	defer close(g.chunks)
+// pollSlice is the longest a wait for output sleeps in poll(2) before it
+// looks at its context again: how late an interrupt may be seen.
+const pollSlice = 100 * time.Millisecond
+
+// readOutput reads the terminal's next output into g.buf, waiting at most
+// until deadline. It reports false when the game has closed the terminal
+// (exited); the error is ctx's, or a *StallError at the deadline.
+func (g *Game) readOutput(ctx context.Context, deadline time.Time) (bool, error) {
 	for {
-		b := make([]byte, 8192)
-		n, err := g.pty.Read(b)
-		if n > 0 {
-			g.chunks <- b[:n]
+		if err := ctx.Err(); err != nil {
+			return true, err
 		}
+		wait := time.Until(deadline)
+		if wait <= 0 {
+			return true, &StallError{After: g.stall, Screen: g.ScreenText()}
+		}
+		ready, err := waitReadable(g.fd, min(wait, pollSlice))
 		if err != nil {
-			return
+			return false, nil // the terminal is gone
+		}
+		if !ready {
+			continue
+		}
+		n, err := readFD(g.fd, g.chunk)
+		if n > 0 {
+			g.buf = append(g.buf, g.chunk[:n]...)
+			return true, nil
+		}
+		if err != nil || n == 0 {
+			return false, nil // EIO or end of file: the game closed its side
 		}
 	}
 }
@@ -184,12 +204,7 @@ func (g *Game) feed(b []byte) {
 // waitInput parses output until the game asks for a key (the shim's
 // marker) or exits. Errors: ctx's, or a *StallError.
 func (g *Game) waitInput(ctx context.Context) error {
-	var timer *time.Timer
-	defer func() {
-		if timer != nil {
-			timer.Stop()
-		}
-	}()
+	deadline := time.Now().Add(g.stall)
 	for {
 		if i := bytes.Index(g.buf, waitMarker); i >= 0 {
 			g.feed(g.buf[:i])
@@ -209,33 +224,20 @@ func (g *Game) waitInput(ctx context.Context) error {
 		}
 		g.feed(g.buf[:len(g.buf)-keep])
 		g.buf = append(g.buf[:0], g.buf[len(g.buf)-keep:]...)
-		if timer == nil {
-			timer = time.NewTimer(g.stall)
+		open, err := g.readOutput(ctx, deadline)
+		if err != nil {
+			return err
 		}
-		select {
-		case b, ok := <-g.chunks:
-			if !ok {
-				g.feed(g.buf)
-				g.buf = g.buf[:0]
-				g.exited = true
-				if g.rec != nil {
-					g.rec.event()
-				}
-				return nil
+		if !open {
+			g.feed(g.buf)
+			g.buf = g.buf[:0]
+			g.exited = true
+			if g.rec != nil {
+				g.rec.event()
 			}
-			g.buf = append(g.buf, b...)
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
-			}
-			timer.Reset(g.stall)
-		case <-timer.C:
-			return &StallError{After: g.stall, Screen: g.ScreenText()}
-		case <-ctx.Done():
-			return ctx.Err()
+			return nil
 		}
+		deadline = time.Now().Add(g.stall)
 	}
 }
 
@@ -283,19 +285,6 @@ func (g *Game) Kill() {
 	}
 	<-g.waited
 	g.pty.Close()
-	// The reader ends at the terminal's EIO once the game is gone; a
-	// grandchild holding the terminal open is in the killed group too.
-	timeout := time.After(2 * time.Second)
-	for {
-		select {
-		case _, ok := <-g.chunks:
-			if !ok {
-				return
-			}
-		case <-timeout:
-			return
-		}
-	}
 }
 
 // Screen returns the terminal's 24 rows of 80 characters and the cursor.

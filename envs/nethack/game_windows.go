@@ -4,6 +4,7 @@ import (
 	"os"
 	"runtime"
 	"syscall"
+	"time"
 )
 
 // PlatformErr returns the refusal of real NetHack: Windows has neither
@@ -17,6 +18,9 @@ func PlatformErr() error { return unsupported(runtime.GOOS) }
 func gameAttr() *syscall.SysProcAttr { return nil }
 func preloadEnv(string) []string     { return nil }
 func killGame(p *os.Process)         { p.Kill() }
+
+func waitReadable(int, time.Duration) (bool, error) { return false, PlatformErr() }
+func readFD(int, []byte) (int, error)               { return 0, PlatformErr() }
 
 const (
 	shimName     = "shim.dll"

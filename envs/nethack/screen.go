@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // Screen is one parsed 80×24 terminal screen of the game: row 0 is the
@@ -19,7 +21,51 @@ type Screen struct {
 }
 
 // Row returns screen row y (0-based) with trailing blanks removed.
-func (s *Screen) Row(y int) string { return strings.TrimRight(string(s.Grid[y][:]), " ") }
+func (s *Screen) Row(y int) string {
+	r := &s.Grid[y]
+	n := len(r)
+	for n > 0 && r[n-1] == ' ' {
+		n--
+	}
+	// One allocation per row: the game's screen is ASCII but for a rare
+	// rune, which is encoded as UTF-8 like string([]rune) would.
+	var b [Cols * utf8.UTFMax]byte
+	buf := b[:0]
+	for _, c := range r[:n] {
+		if c >= 0 && c < utf8.RuneSelf {
+			buf = append(buf, byte(c))
+		} else {
+			buf = utf8.AppendRune(buf, c)
+		}
+	}
+	return string(buf)
+}
+
+// hasRunes reports whether row holds the ASCII text sub, without
+// building the row's string (More asks it of every row at every key).
+func hasRunes(row *[Cols]rune, sub string) bool {
+	for i := 0; i+len(sub) <= len(row); i++ {
+		j := 0
+		for j < len(sub) && row[i+j] == rune(sub[j]) {
+			j++
+		}
+		if j == len(sub) {
+			return true
+		}
+	}
+	return false
+}
+
+// lastRune returns the last rune of row that is not white space, or 0 for
+// a blank row.
+func lastRune(row *[Cols]rune) rune {
+	for i := len(row) - 1; i >= 0; i-- {
+		if !unicode.IsSpace(row[i]) {
+			return row[i]
+		}
+	}
+	return 0
+}
 
 // String returns the screen as 24 lines.
 func (s *Screen) String() string {
@@ -40,7 +86,7 @@ func (s *Screen) Message() string {
 // on the screen (the message line or a text window).
 func (s *Screen) More() bool {
 	for y := 0; y < Rows; y++ {
-		if strings.Contains(s.Row(y), "--More--") {
+		if hasRunes(&s.Grid[y], "--More--") {
 			return true
 		}
 	}
@@ -51,6 +97,9 @@ func (s *Screen) More() bool {
 // ending in "(end)" or "(n of m)".
 func (s *Screen) Menu() bool {
 	for y := 0; y < Rows; y++ {
+		if lastRune(&s.Grid[y]) != ')' {
+			continue // neither marker: most rows, at every key
+		}
 		r := strings.TrimSpace(s.Row(y))
 		if strings.HasSuffix(r, "(end)") || MenuPage.MatchString(r) {
 			return true

@@ -86,3 +86,32 @@ func FuzzReplay(f *testing.F) {
 		Replay(b) // must not panic
 	})
 }
+
+// FuzzScreenRows checks Row, More and Menu, which scan the grid without
+// building every row's string, against their definitions on strings:
+// the row as a string without trailing blanks, "--More--" anywhere, and
+// a trimmed row ending in "(end)" or "(n of m)".
+func FuzzScreenRows(f *testing.F) {
+	f.Add("Really attack the watchman? [yn] (n)", " (end)   ")
+	f.Add("Velkommen agent, welcome to NetHack!--More--", "  (2 of 3)")
+	f.Add("héllo\u00a0", "(1 of 2)\u2003")
+	f.Add("\xff\x00-", " --More")
+	f.Fuzz(func(t *testing.T, a, b string) {
+		s := screenOf()
+		copy(s.Grid[0][:], []rune(a))
+		copy(s.Grid[5][:], []rune(b))
+		more, menu := false, false
+		for y := 0; y < Rows; y++ {
+			want := strings.TrimRight(string(s.Grid[y][:]), " ")
+			if got := s.Row(y); got != want {
+				t.Fatalf("Row(%d) = %q, want %q", y, got, want)
+			}
+			more = more || strings.Contains(want, "--More--")
+			r := strings.TrimSpace(want)
+			menu = menu || strings.HasSuffix(r, "(end)") || MenuPage.MatchString(r)
+		}
+		if s.More() != more || s.Menu() != menu {
+			t.Fatalf("%q, %q: More %v Menu %v, want %v %v", a, b, s.More(), s.Menu(), more, menu)
+		}
+	})
+}

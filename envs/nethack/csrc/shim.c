@@ -14,8 +14,8 @@
  *     moon, not Friday the 13th, daytime, whatever the real clock says.
  *   - sleep, usleep and napms return at once: delays only slow the screen.
  *   - Before each read of a key from standard input (getc, fgetc, read of
- *     fd 0) it flushes stdout and writes the marker ESC ] 7717 ; w BEL to
- *     fd 1, so the player knows the game has drawn everything and waits for
+ *     fd 0) it appends the marker ESC ] 7717 ; w BEL to stdout and flushes
+ *     it (one write for the screen and the marker), so the player knows the game has drawn everything and waits for
  *     a key; the player removes the marker from the stream. A read of fd 0
  *     made inside getc or fgetc (where the C library's own call to read is
  *     interposed too, as with macOS's flat namespace) is not marked again.
@@ -78,9 +78,11 @@ static int in_stdio;
 static const char marker[] = "\033]7717;w\007";
 
 static void mark_wait(void) {
+	/* The marker goes through stdout's buffer, so the screen's output and
+	 * the marker leave in one write (one wake-up of the player per key,
+	 * not two); an unbuffered stdout writes them one after the other. */
+	fwrite(marker, 1, sizeof marker - 1, stdout);
 	fflush(stdout);
-	ssize_t n = write(1, marker, sizeof marker - 1);
-	(void)n;
 }
 
 FILE *fopen(const char *path, const char *mode) {
