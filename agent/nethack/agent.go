@@ -37,9 +37,10 @@ import (
 //
 // Whatever the priority, rules that no skill order may defeat come first:
 // Weak or worse from hunger prays when prayer is safe, else eats carried
-// food; HP below pray_hp_fraction prays when prayer is safe; food seen
-// underfoot is picked up; a floating eye or mold named by farlook gets
-// the dagger thrown at it; a level that looks like the Gnomish Mines is
+// food; lycanthropy prays when prayer is safe; Overloaded or Overtaxed
+// drops the last item; HP below pray_hp_fraction prays when prayer is
+// safe; food seen underfoot is picked up; a floating eye or mold named
+// by farlook gets the dagger thrown at it; a level that looks like the Gnomish Mines is
 // left by the stairs it was reached by (mines.go); after stillLimit
 // actions that took no game time the agent waits. The pet (Screen.Pet: the game's
 // own highlighting) is never attacked, nor a monster whose touch harms
@@ -73,11 +74,24 @@ type Scripted struct {
 	stairs     [3]int        // x, y, Dlvl of the last '>' seen
 	travelFail int           // travels to '>' that did not move the hero, this level
 	kicks      int           // kicks at locked doors, this level
+	kickAfter  int           // the game turn before which legs too wounded to kick heal
 	peaceful   map[rune]bool // monster letters the game called peaceful ("Really attack?"), this level
 	attackedAt rune          // the letter the last attack was aimed at
 	attackX    int           // the square the last attack was aimed at
 	attackY    int
 	lastTravel bool
+	// travelEnd is where the last travel to '>' left the hero (x -1
+	// none); noTravel the action index before which the game's travel is
+	// not used: a travel that ends where the last one did, or says "no
+	// travel path", is stopped short of the stairs (a boulder it will not
+	// push, a room it cannot find a way into), and using it again would
+	// only walk the hero back there.
+	travelEnd [2]int
+	noTravel  int
+	goal      [2]int              // the frontier square exploring heads for (frontierStep), x -1 none
+	molds     [MapRows][Cols]bool // squares where an 'F' was seen and not seen gone (rememberMolds)
+	flees     []int               // action indices of the flee skill's steps, the last fleeWindow actions
+	lycan     bool                // the hero caught lycanthropy ("You feel feverish") and was not cured
 	// The Gnomish Mines (mines.go): cameDown is true when this level was
 	// reached by a descent, upFromMines the Dlvl the agent last climbed
 	// from as the Mines (0 none), minesStairs the '>' into the Mines, by
@@ -121,6 +135,11 @@ type corpse struct {
 // the agent waits instead.
 const stillLimit = 40
 
+// woundedLegsTurns is how many game turns the agent waits to kick again
+// after "Your legs are in no shape for kicking": a bear trap wounds them
+// for 10 to 19 turns (trap.c, set_wounded_legs), other causes longer.
+const woundedLegsTurns = 50
+
 // maxKicks is the most kicks at locked doors per level (a kick opens a
 // door with a chance that grows with Str and Dex; "WHAMM!" is a miss).
 const maxKicks = 20
@@ -154,6 +173,7 @@ func (a *Scripted) Reset() {
 	a.turn, a.msgs, a.trapped, a.petKilled, a.lichen, a.seeHere, a.corpses = 0, nil, false, false, -100, "", nil
 	a.strong, a.noDagger, a.lookAt = false, false, [3]int{-1, -1, 0}
 	a.cameDown, a.upFromMines, a.minesStairs, a.stillActions = false, 0, map[int][2]int{}, 0
+	a.flees, a.lycan, a.kickAfter = nil, false, 0
 }
 
 // observe is told each message line the game shows (every --More--
@@ -172,7 +192,9 @@ func (a *Scripted) readMessages(hx, hy int) {
 	a.doorMsg = false
 	for _, m := range a.msgs {
 		if strings.Contains(m, "no shape for kicking") {
-			a.kicks = maxKicks // wounded legs: no kick will open it
+			// Wounded legs (a bear trap's: 10 to 19 turns, trap.c)
+			// heal: kick again later, not never on this level.
+			a.kickAfter = a.turn + woundedLegsTurns
 		}
 		if strings.Contains(m, "door") && !strings.Contains(m, "locked") || strings.Contains(m, "You stop") || strings.Contains(m, "in the way") {
 			// "The door opens.", "The door is stuck.", "You stop. Your
@@ -185,6 +207,10 @@ func (a *Scripted) readMessages(hx, hy int) {
 			a.petKilled = true
 		case heldByTrap(m):
 			a.trapped = true
+		case strings.Contains(m, "You feel feverish"):
+			a.lycan = true // bitten by a lycanthrope
+		case strings.Contains(m, "You feel purified"):
+			a.lycan = false // a prayer cured it
 		}
 		if strings.Contains(m, "lichen") {
 			a.lichen = a.actions
@@ -334,9 +360,8 @@ func passable(c rune) bool {
 func walkable(s *Screen, x, y int) bool { return s.Pet(x, y) || cellPassable(s, x, y) }
 
 // cellPassable is passable with doors told from walls. With symset:plain
-// a corner is '+', like a closed door: a '+' is a corner when a '-' or
-// '+' is beside it and a '|' or '+' above or below it, else a door. An open door shows
-// as '-' in a vertical wall and '|' in a horizontal one, like a wall: a
+// a corner is '+', like a closed door (corner tells them). An open door
+// shows as '-' in a vertical wall and '|' in a horizontal one, like a wall: a
 // '-' with '|' above or below it (or walkable squares left and right) is
 // a door, and a '|' with '-' left or right of it (or walkable squares
 // above and below).
@@ -346,11 +371,7 @@ func cellPassable(s *Screen, x, y int) bool {
 	l, r, u, d := s.MapCell(x-1, y), s.MapCell(x+1, y), s.MapCell(x, y-1), s.MapCell(x, y+1)
 	switch c {
 	case '+':
-		// A corner joins a horizontal and a vertical wall; any other '+'
-		// is a door (also one seen from a corridor, its walls unseen).
-		h := func(c rune) bool { return c == '-' || c == '+' }
-		v := func(c rune) bool { return c == '|' || c == '+' }
-		return !((h(l) || h(r)) && (v(u) || v(d)))
+		return !corner(s, x, y)
 	case '-':
 		return u == '|' || d == '|' || walk(l) && walk(r) && u != '.' && d != '.'
 	case '|':
@@ -359,6 +380,28 @@ func cellPassable(s *Screen, x, y int) bool {
 		return false // a known trap: walked around
 	}
 	return passable(c)
+}
+
+// corner reports whether the '+' at (x, y) is a wall's corner rather
+// than a closed door. A corner joins a horizontal wall ('-', or '+' for
+// a corner or door) left or right of it and a vertical one ('|' or '+')
+// above or below it; a door sits inside a straight wall, with a wall on
+// both sides of it along one axis. A wall's square next to the corner
+// may be a doorway ('.') or an open door (drawn across the wall: '|' in a
+// horizontal wall), seen as a wall when the wall goes on beyond it:
+// "+.-" under "|..", which reading the doorway as floor took for a door.
+// A '+' beside no wall is a door seen from a corridor, its walls unseen.
+func corner(s *Screen, x, y int) bool {
+	h := func(c rune) bool { return c == '-' || c == '+' }
+	v := func(c rune) bool { return c == '|' || c == '+' }
+	l, r, u, d := s.MapCell(x-1, y), s.MapCell(x+1, y), s.MapCell(x, y-1), s.MapCell(x, y+1)
+	if h(l) && h(r) || v(u) && v(d) {
+		return false
+	}
+	// hw and vw: a wall, or a doorway or open door with the wall beyond.
+	hw := func(c rune, dx int) bool { return h(c) || (c == '.' || c == '|') && h(s.MapCell(x+2*dx, y)) }
+	vw := func(c rune, dy int) bool { return v(c) || (c == '.' || c == '-') && v(s.MapCell(x, y+2*dy)) }
+	return (hw(l, -1) || hw(r, 1)) && (vw(u, -1) || vw(d, 1))
 }
 
 // isDoor reports whether (x, y) is a door square, which no diagonal move
@@ -494,51 +537,18 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 		return decision{keys: "s", skill: "wait"}
 	}
 	if st.Dlvl != a.level {
-		a.cameDown = a.level >= 0 && st.Dlvl > a.level
-		a.arrival, a.byStairs = [2]int{hx, hy}, a.lastKeys == ">"
-		if a.upFromMines > 0 && st.Dlvl == a.upFromMines-1 {
-			a.minesStairs[st.Dlvl] = [2]int{hx, hy} // arrived on the Mines' '>'
-		}
-		a.upFromMines = 0
-		a.level = st.Dlvl
-		a.visited = [MapRows][Cols]bool{}
-		a.searched = [MapRows][Cols]uint8{}
-		a.mem = [MapRows][Cols]rune{}
-		a.engraved = [MapRows][Cols]bool{}
-		a.blocked = map[[3]int]int{}
-		a.levelSteps, a.searches, a.travelFail = 0, 0, 0
-		a.peaceful = map[rune]bool{}
-		a.kicks = 0
-		a.corpses = nil
-		a.trapped = false
-		a.looks = map[[3]int]string{}
+		a.newLevel(st, hx, hy)
 	}
 	a.remember(s)
-	{
-		// The geometry reads the square under the hero, not its glyph,
-		// a statue (farlook) as floor, and a blank square as what was
-		// last seen there: without color the game draws the floor of a
-		// dark room or of the Gnomish Mines blank once out of sight
-		// (display.c shows S_stone for an unlit floor it does not see),
-		// which would wall the hero into the squares it sees.
-		c := *s
-		if u := a.mem[hy][hx]; u != 0 {
-			c.Grid[hy+1][hx] = u
-		}
-		for y := 0; y < MapRows; y++ {
-			for x := 0; x < Cols; x++ {
-				if c.Grid[y+1][x] == ' ' && a.mem[y][x] != 0 {
-					c.Grid[y+1][x] = a.mem[y][x]
-				}
-			}
-		}
-		s = &c
-	}
+	s = a.geometry(s, hx, hy)
 	moved := hx != a.lastX || hy != a.lastY
 	wasTrapped := a.trapped
 	if moved {
 		a.trapped = false
 		a.seeHere = ""
+	}
+	if a.lastTravel {
+		a.noteTravel(hx, hy)
 	}
 	a.readMessages(hx, hy)
 	for k, n := range a.looks { // s is the copy made above
@@ -546,13 +556,14 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 			s.Grid[k[1]+1][k[0]] = '.'
 		}
 	}
+	a.rememberMolds(s, hx, hy)
 	if moved && wasTrapped {
 		clear(a.blocked) // out of the trap: its failed moves say nothing of the map
 	}
 	if a.lastDir >= 0 && !moved {
 		tx, ty := hx+nh.DirDX[a.lastDir], hy+nh.DirDY[a.lastDir]
 		switch {
-		case strings.Contains(s.Row(0), "door is locked") && a.kicks < maxKicks:
+		case strings.Contains(s.Row(0), "door is locked") && a.kicks < maxKicks && a.turn >= a.kickAfter:
 			// Kick the locked door open (^D and the direction).
 			a.kicks++
 			d := a.lastDir
@@ -620,6 +631,85 @@ func (a *Scripted) act(s *Screen, st Status) decision {
 	return a.note(a.descend(s, st, hx, hy, hpFrac), hx, hy)
 }
 
+// rememberMolds keeps the 'F's of this level on the map of s (the
+// agent's copy): a mold never moves, but in a dark corridor, or behind a
+// door seen from beside it, the game shows it only while the hero sees
+// it; the paths then ran through its square whenever it was out of
+// sight, and the hero stepped toward it and away again for hundreds of
+// turns. An 'F' is forgotten once its square shows something else next
+// to the hero (seen for sure: a lichen, the one 'F' that walks, moved
+// on, or it was killed), and never kept over a statue.
+func (a *Scripted) rememberMolds(s *Screen, hx, hy int) {
+	for y := 0; y < MapRows; y++ {
+		for x := 0; x < Cols; x++ {
+			c := s.MapCell(x, y)
+			switch {
+			case c == 'F' && !s.Pet(x, y):
+				a.molds[y][x] = true
+			case !a.molds[y][x]:
+			case max(abs(x-hx), abs(y-hy)) <= 1 || a.looks[[3]int{x, y, 'F'}] == "statue":
+				a.molds[y][x] = false
+			case !nh.IsMonster(c):
+				s.Grid[y+1][x] = 'F'
+			}
+		}
+	}
+}
+
+// abs returns |n|.
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
+}
+
+// newLevel forgets the last level's memory: the hero at (hx, hy) has
+// arrived on Dlvl st.Dlvl.
+func (a *Scripted) newLevel(st Status, hx, hy int) {
+	a.cameDown = a.level >= 0 && st.Dlvl > a.level
+	a.arrival, a.byStairs = [2]int{hx, hy}, a.lastKeys == ">"
+	if a.upFromMines > 0 && st.Dlvl == a.upFromMines-1 {
+		a.minesStairs[st.Dlvl] = [2]int{hx, hy} // arrived on the Mines' '>'
+	}
+	a.upFromMines = 0
+	a.level = st.Dlvl
+	a.visited = [MapRows][Cols]bool{}
+	a.searched = [MapRows][Cols]uint8{}
+	a.mem = [MapRows][Cols]rune{}
+	a.engraved = [MapRows][Cols]bool{}
+	a.blocked = map[[3]int]int{}
+	a.levelSteps, a.searches, a.travelFail = 0, 0, 0
+	a.travelEnd, a.noTravel, a.goal = [2]int{-1, -1}, 0, [2]int{-1, -1}
+	a.molds = [MapRows][Cols]bool{}
+	a.peaceful = map[rune]bool{}
+	a.kicks = 0
+	a.corpses = nil
+	a.trapped = false
+	a.looks = map[[3]int]string{}
+}
+
+// geometry returns the copy of s that the agent plans on. It reads the
+// square under the hero (hx, hy), not its glyph, and a blank square as
+// what was last seen there (mem): without color the game draws the
+// floor of a dark room or of the Gnomish Mines blank once out of sight
+// (display.c shows S_stone for an unlit floor it does not see), which
+// would wall the hero into the squares it sees.
+func (a *Scripted) geometry(s *Screen, hx, hy int) *Screen {
+	c := *s
+	if u := a.mem[hy][hx]; u != 0 {
+		c.Grid[hy+1][hx] = u
+	}
+	for y := 0; y < MapRows; y++ {
+		for x := 0; x < Cols; x++ {
+			if c.Grid[y+1][x] == ' ' && a.mem[y][x] != 0 {
+				c.Grid[y+1][x] = a.mem[y][x]
+			}
+		}
+	}
+	return &c
+}
+
 // remember updates mem from s: every map square that shows neither a
 // monster, the hero nor blank.
 func (a *Scripted) remember(s *Screen) {
@@ -645,6 +735,23 @@ func (a *Scripted) override(s *Screen, st Status, hx, hy int) (decision, bool) {
 		if !a.noFood {
 			return decision{item: 'e', skill: agent.SkillEat}, true
 		}
+	}
+	if strings.Contains(s.Row(22), " the Were") {
+		a.lycan = true // in a lycanthrope's animal form: "Agent the Wererat"
+	}
+	if a.lycan && a.prayerSafe(st) {
+		// Lycanthropy is major trouble: a safe prayer cures it and
+		// turns a hero in animal form back into a human (pray.c,
+		// fix_worst_trouble). In animal form the hero can carry next to
+		// nothing and keeps its form for 500 to 1000 turns. (A prayer
+		// too soon angers the god: Luck -3 and a lost level or worse.)
+		a.lastPray = st.T
+		return decision{keys: "#pray\r", skill: agent.SkillUseItem}, true
+	}
+	if r := s.Row(23); strings.Contains(r, "Overloaded") || strings.Contains(r, "Overtaxed") {
+		// Too heavily loaded to move (a hero turned into a rat carries
+		// its whole pack): drop the last item until it can.
+		return decision{item: 'd', skill: agent.SkillUseItem}, true
 	}
 	if a.canPray(st) {
 		// Low HP is major trouble: a safe prayer heals fully, whatever
@@ -729,7 +836,8 @@ func (a *Scripted) try(sk string, s *Screen, st Status, hx, hy int, low bool, mo
 		}
 	case agent.SkillFlee:
 		if len(mons) > 0 && (low || danger > a.risk || a.attempts >= a.combat) {
-			if d, ok := a.fleeStep(s, hx, hy); ok {
+			if d, ok := a.fleeStep(s, hx, hy); ok && (low || danger >= 1 || !a.fleeStale()) {
+				a.flees = append(a.flees, a.actions)
 				return decision{keys: string(nh.DirKeys[d]), skill: sk}, true
 			}
 			if low && a.elbereth == ElberethLow && !a.engraved[hy][hx] {
@@ -772,6 +880,32 @@ func (a *Scripted) try(sk string, s *Screen, st Status, hx, hy int, low bool, mo
 		return a.descend(s, st, hx, hy, hpFrac), true
 	}
 	return decision{}, false
+}
+
+// fleeWindow and fleeLimit: fleeLimit flee steps within fleeWindow
+// actions mean the monster does not pursue, and the hero only comes back
+// to it to explore on (a grid bug, a slow zombie, a peaceful dwarf in a
+// corridor): flight is stale, and unless HP is low or the danger is 1
+// (a cockatrice) the hero fights it as when cornered (a peaceful one is then
+// learnt from "Really attack?" and explored past).
+const (
+	fleeWindow = 20
+	fleeLimit  = 4
+)
+
+// fleeStale reports whether the flee skill stepped away fleeLimit times
+// within the last fleeWindow actions.
+func (a *Scripted) fleeStale() bool {
+	n := 0
+	for _, at := range a.flees {
+		if a.actions-at < fleeWindow {
+			n++
+		}
+	}
+	if len(a.flees) > 2*fleeLimit {
+		a.flees = a.flees[len(a.flees)-fleeLimit:]
+	}
+	return n >= fleeLimit
 }
 
 // eatCorpse returns the step toward, or the eating of, a fresh safe
@@ -858,7 +992,7 @@ func (a *Scripted) descend(s *Screen, st Status, hx, hy int, hpFrac float64) dec
 		return decision{keys: ">", skill: "descend"}
 	}
 	if a.stairsKnown(s) {
-		if _, mines := a.minesStairs[a.level]; a.travelFail%4 == 0 && !mines { // the game's travel (which may pick the Mines' '>'), or our own path when it fails
+		if _, mines := a.minesStairs[a.level]; a.travelFail%4 == 0 && !mines && a.actions >= a.noTravel { // the game's travel (which may pick the Mines' '>'), or our own path when it fails
 			a.lastTravel = true
 			return decision{keys: "_>.", skill: "descend", travel: true}
 		}
@@ -874,18 +1008,45 @@ func (a *Scripted) descend(s *Screen, st Status, hx, hy int, hpFrac float64) dec
 	return a.search(s, hx, hy)
 }
 
+// travelPause is how many actions the game's travel rests after it
+// ended short of the stairs twice at one square or found no path.
+const travelPause = 200
+
+// noteTravel is told where the last travel to '>' left the hero: at the
+// square the travel before it ended on, or with "no travel path" among
+// its messages (the game then walks the hero straight toward the stairs
+// and stops), the travel is not used for travelPause actions.
+func (a *Scripted) noteTravel(hx, hy int) {
+	noPath := false
+	for _, m := range a.msgs {
+		noPath = noPath || strings.Contains(m, "no travel path")
+	}
+	if noPath || a.travelEnd == [2]int{hx, hy} {
+		a.noTravel = a.actions + travelPause
+	}
+	a.travelEnd = [2]int{hx, hy}
+}
+
 // deadEndRounds is how many rounds of search_turns the agent searches at
 // a dead end before it counts as searched (a wall spot gets one):
 // players search a dead end 10 to 15 turns and more before giving up.
 const deadEndRounds = 2
 
+// corridorSidePenalty lowers the score of a search spot in the middle of
+// a corridor: NetHack hides one door in eight (mklev.c, dodoor) but only
+// one corridor square in a hundred (sp_lev.c, dig_corridor), so the
+// blank rock beside a corridor rarely hides anything, while its many
+// blank squares drew the search there before any room's wall.
+const corridorSidePenalty = 10
+
 // search looks for hidden doors and corridors. Of the squares it can
 // reach that are not yet searched (a dead end: a corridor end or a door
 // with only rock beyond, searched fewer than deadEndRounds times; or a
 // square beside a wall or blank rock, never searched) it picks the one
-// with the best score: the blank squares within 3 of it (where a hidden
-// part of the level may lie), plus 15 for a dead end, minus half its
-// path length. There it searches for search_turns turns; on its way it
+// with the best score (spotScore): the blank squares within 3 of it
+// (where a hidden part of the level may lie), plus 15 for a dead end,
+// less corridorSidePenalty for a corridor square that is none, minus
+// half its path length. There it searches for search_turns turns; on its way it
 // steps toward it. With every spot searched it starts over.
 func (a *Scripted) search(s *Screen, hx, hy int) decision {
 	a.searches++
@@ -897,15 +1058,11 @@ func (a *Scripted) search(s *Screen, hx, hy int) decision {
 			if dist[y][x] < 0 {
 				continue
 			}
-			score := 0.0
-			switch {
-			case a.deadEnd(s, x, y) && a.searched[y][x] < deadEndRounds:
-				score = 15
-			case a.searched[y][x] == 0 && besideWall(s, x, y):
-			default:
+			score, ok := a.spotScore(s, x, y)
+			if !ok {
 				continue
 			}
-			score += float64(blankNear(s, x, y, 3)) - float64(dist[y][x])/2
+			score -= float64(dist[y][x]) / 2
 			if score > best {
 				best, bx, by = score, x, y
 			}
@@ -920,6 +1077,28 @@ func (a *Scripted) search(s *Screen, hx, hy int) decision {
 		return decision{keys: keys, skill: "search"}
 	}
 	return decision{keys: string(nh.DirKeys[first[by][bx]]), skill: "search"}
+}
+
+// spotScore returns the worth of searching from (x, y), before the walk
+// there, and whether it is a spot to search at all: a dead end searched
+// fewer than deadEndRounds times scores 15, a square beside a wall or
+// blank rock never searched 0, less corridorSidePenalty for a corridor
+// square; plus the blank squares within 3 (blankNear).
+func (a *Scripted) spotScore(s *Screen, x, y int) (float64, bool) {
+	score := 0.0
+	switch {
+	case a.deadEnd(s, x, y) && a.searched[y][x] < deadEndRounds:
+		score = 15
+	case a.searched[y][x] == 0 && besideWall(s, x, y):
+		if s.MapCell(x, y) == '#' {
+			// A corridor's side: a hidden corridor branches off it far
+			// less often than a room's wall hides a door.
+			score = -corridorSidePenalty
+		}
+	default:
+		return 0, false
+	}
+	return score + float64(blankNear(s, x, y, 3)), true
 }
 
 // blankNear counts the blank (unexplored) map squares within r of (x, y)
@@ -1023,12 +1202,16 @@ func besideWall(s *Screen, x, y int) bool {
 }
 
 // onStairs reports whether the hero stands on '>': the message "There is
-// a staircase down here." or the square remembered under the hero.
+// a staircase down here.", the last '>' seen (stairs), or a '>' seen
+// under the hero (mem): with two '>' on a level (the Gnomish Mines'
+// and the main one) stairs holds only the first, and a hero standing on
+// the other travelled to the first and back for hundreds of turns.
 func (a *Scripted) onStairs(s *Screen, hx, hy int) bool {
 	if a.avoidStairs(hx, hy) {
 		return false
 	}
-	return strings.Contains(s.Row(0), "staircase down here") || a.stairs[0] == hx && a.stairs[1] == hy && a.stairs[2] == a.level
+	return strings.Contains(s.Row(0), "staircase down here") || a.stairs[0] == hx && a.stairs[1] == hy && a.stairs[2] == a.level ||
+		a.mem[hy][hx] == '>'
 }
 
 func (a *Scripted) stairsKnown(s *Screen) bool {
@@ -1081,23 +1264,45 @@ func (a *Scripted) bfs(s *Screen, hx, hy int, goal func(x, y int) bool) (int, bo
 	return 0, false
 }
 
-// frontierStep is the first step towards the nearest square not yet
-// stood on that borders unexplored blank.
+// frontierStep is the first step towards a square not yet stood on
+// that borders unexplored blank (frontier): the one it headed for last
+// (goal) while that is still a frontier it can reach, else the nearest.
+// Keeping the goal stops a dither between two goals whose paths a
+// monster blocks only while the hero sees it (a floating eye or a mold
+// in a dark corridor shows only next to the hero): choosing the nearest
+// afresh each step, the hero stepped toward one, saw the monster, turned
+// to the other, lost sight of it and turned back, for hundreds of turns.
 func (a *Scripted) frontierStep(s *Screen, hx, hy int) (int, bool) {
+	if g := a.goal; g[0] >= 0 && a.frontier(s, g[0], g[1]) {
+		if d, ok := a.bfs(s, hx, hy, func(x, y int) bool { return x == g[0] && y == g[1] }); ok {
+			return d, true
+		}
+	}
+	a.goal = [2]int{-1, -1}
 	return a.bfs(s, hx, hy, func(x, y int) bool {
-		if a.visited[y][x] {
-			return false
-		}
-		if c := s.MapCell(x, y); c == '#' || c == '$' || c == '%' {
+		if a.frontier(s, x, y) {
+			a.goal = [2]int{x, y}
 			return true
-		}
-		for d := 0; d < 8; d++ {
-			if s.MapCell(x+nh.DirDX[d], y+nh.DirDY[d]) == ' ' && y+nh.DirDY[d] >= 0 && y+nh.DirDY[d] < MapRows {
-				return true
-			}
 		}
 		return false
 	})
+}
+
+// frontier reports whether (x, y) is a square not yet stood on that is
+// a corridor, gold or food, or borders unexplored blank.
+func (a *Scripted) frontier(s *Screen, x, y int) bool {
+	if a.visited[y][x] {
+		return false
+	}
+	if c := s.MapCell(x, y); c == '#' || c == '$' || c == '%' {
+		return true
+	}
+	for d := 0; d < 8; d++ {
+		if s.MapCell(x+nh.DirDX[d], y+nh.DirDY[d]) == ' ' && y+nh.DirDY[d] >= 0 && y+nh.DirDY[d] < MapRows {
+			return true
+		}
+	}
+	return false
 }
 
 // fleeStep returns a direction to a passable square adjacent to no

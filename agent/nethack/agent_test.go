@@ -193,6 +193,36 @@ func TestDoorOrCorner(t *testing.T) {
 	}
 }
 
+// A corner next to a doorway ('.') or an open door ('|' in a horizontal
+// wall) is still a corner: the wall goes on beyond the doorway. A door
+// in a dark room's wall, one wall beside it unseen, is still a door.
+func TestCornerBesideDoorway(t *testing.T) {
+	s := mapScreen(0, 20, nil,
+		"+---+",
+		"|....##",
+		"|...|",
+		"+.-|+",
+		"",
+		"     |",
+		"   ..+#",
+	)
+	for _, tc := range []struct {
+		name string
+		x, y int
+		door bool
+	}{
+		{"top left corner", 0, 0, false},
+		{"corner above an east doorway", 4, 0, false},
+		{"corner left of a bottom doorway", 0, 3, false},
+		{"corner right of an open door", 4, 3, false},
+		{"a dark room's door, the wall below unseen", 5, 6, true},
+	} {
+		if got := cellPassable(s, tc.x, tc.y); got != tc.door {
+			t.Errorf("%s: '+' at %d,%d: passable %v, want %v", tc.name, tc.x, tc.y, got, tc.door)
+		}
+	}
+}
+
 // A move that opens a door ("The door opens.") does not move the hero but
 // is no blocked move.
 func TestDoorOpensNotBlocked(t *testing.T) {
@@ -242,4 +272,35 @@ func FuzzPromptParsers(f *testing.F) {
 		safeCorpse(m)
 		foodItem(m)
 	})
+}
+
+// The game's travel to '>' rests once it ends short of the stairs where
+// the last travel did, or finds no travel path: it would only walk the
+// hero back to the same spot (a boulder it will not push).
+func TestTravelStoppedShortRests(t *testing.T) {
+	rows := []string{"--------", "|.....>|", "--------"}
+	for _, tc := range []struct {
+		name   string
+		last   [2]int // where the previous travel ended
+		msg    string
+		travel bool
+	}{
+		{"a travel that got somewhere new", [2]int{-1, -1}, "", true},
+		{"ended where the last travel ended", [2]int{3, 1}, "", false},
+		{"no travel path", [2]int{-1, -1}, "staircase down (no travel path)", false},
+	} {
+		a := NewScripted(BaseParameters().With("risk_tolerance", params.NumberValue(1)))
+		s := mapScreen(2, 1, nil, rows...)
+		if d := a.act(s, s.Status()); !d.travel {
+			t.Fatalf("%s: the first action %+v is no travel", tc.name, d)
+		}
+		a.travelEnd = tc.last
+		if tc.msg != "" {
+			a.observe(tc.msg)
+		}
+		s = mapScreen(3, 1, nil, rows...)
+		if d := a.act(s, s.Status()); d.travel != tc.travel {
+			t.Errorf("%s: travel %v, want %v (decision %+v)", tc.name, d.travel, tc.travel, d)
+		}
+	}
 }

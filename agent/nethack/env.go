@@ -556,6 +556,8 @@ func (r *run) do(ctx context.Context, d decision) error {
 //   - pick up (','): y to "pick it up?", Escape to a menu;
 //   - throw ('t'): 'b' (the starting dagger) if offered, then d.keys as
 //     the direction;
+//   - drop ('d'): the last inventory letter offered (the latest
+//     pickup; gold is never offered by this rule);
 //   - engrave ('E'): '-' (a fingertip) to "What do you want to write
 //     with?", n to "Do you want to add to the current engraving?",
 //     "Elbereth" to "What do you want to write in the dust here?".
@@ -614,6 +616,11 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 			}
 		case d.item == 't' && strings.Contains(m, "direction"):
 			k = d.keys
+		case d.item == 'd' && strings.Contains(m, "want to drop"):
+			k = "\x1b"
+			if l := lastOffered(m); l != 0 {
+				k = string(l)
+			}
 		default:
 			if l := firstOffered(m); l != 0 && d.item != ',' {
 				k = string(l)
@@ -658,6 +665,23 @@ func firstOffered(m string) byte {
 		}
 		if c == ' ' || c == ']' {
 			break
+		}
+	}
+	return 0
+}
+
+// lastOffered returns the last inventory letter of an object prompt
+// such as "What do you want to drop? [$a-d or ?*]" ('d'), 0 if none.
+func lastOffered(m string) byte {
+	i := strings.LastIndexByte(m, '[')
+	if i < 0 || !strings.Contains(m, "want to") {
+		return 0
+	}
+	list, _, _ := strings.Cut(m[i+1:], " ")
+	list = strings.TrimSuffix(list, "]")
+	for j := len(list) - 1; j >= 0; j-- {
+		if c := list[j]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
+			return c
 		}
 	}
 	return 0
