@@ -61,7 +61,11 @@ func BaseParameters() params.Set { return Schema.Defaults() }
 //   - hazard (traps, bad corpses, drowning): fewer corpses eaten, fewer
 //     risks, less time per level;
 //   - combat_loss: flee first, fight less, flee earlier, Elbereth;
-//   - injury: flee and rest earlier, Elbereth, pray higher, items first;
+//   - injury (caught outside a fight it chose: exploring, fleeing,
+//     resting): take more risks first, since a timid agent flees what it
+//     could beat and is caught fleeing (on the quick config's first 200
+//     val seeds risk_tolerance 0 -> 1 cut injury deaths 38 -> 25); then
+//     flee and rest earlier, Elbereth, pray higher, items first;
 //   - trapped, no_path: search longer for hidden passages, fight rather
 //     than flee what blocks the way (a timid agent oscillates before a
 //     monster in a corridor), explore longer for the stairs; trapped also
@@ -84,7 +88,7 @@ var Remedies = map[string][]string{
 	"helpless":          {"risk_tolerance-", "health_threshold+", "prioritize skill_priority flee"},
 	"hazard":            {"eat_corpses-", "risk_tolerance-", "max_exploration_steps-"},
 	"combat_loss":       {"prioritize skill_priority flee", "risk_tolerance-", "health_threshold+", "elbereth+"},
-	"injury":            {"health_threshold+", "elbereth+", "pray_hp_fraction+", "prioritize skill_priority use_item"},
+	"injury":            {"risk_tolerance+", "health_threshold+", "elbereth+", "pray_hp_fraction+", "prioritize skill_priority use_item"},
 	"trapped":           {"search_turns+", "max_exploration_steps-", "risk_tolerance+"},
 	"no_path":           {"search_turns+", "risk_tolerance+", "max_exploration_steps+"},
 	"action_cap":        {"max_exploration_steps-", "search_turns-"},
