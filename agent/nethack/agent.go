@@ -838,6 +838,9 @@ func (a *Scripted) try(sk string, s *Screen, st Status, hx, hy int, low bool, mo
 		if len(mons) > 0 && (low || danger > a.risk || a.attempts >= a.combat) {
 			if d, ok := a.fleeStep(s, hx, hy); ok && (low || danger >= 1 || !a.fleeStale()) {
 				a.flees = append(a.flees, a.actions)
+				if len(a.flees) > 2*fleeLimit {
+					a.flees = a.flees[len(a.flees)-fleeLimit:] // the older ones cannot make flight stale
+				}
 				return decision{keys: string(nh.DirKeys[d]), skill: sk}, true
 			}
 			if low && a.elbereth == ElberethLow && !a.engraved[hy][hx] {
@@ -901,9 +904,6 @@ func (a *Scripted) fleeStale() bool {
 		if a.actions-at < fleeWindow {
 			n++
 		}
-	}
-	if len(a.flees) > 2*fleeLimit {
-		a.flees = a.flees[len(a.flees)-fleeLimit:]
 	}
 	return n >= fleeLimit
 }

@@ -635,15 +635,23 @@ func (r *run) doItem(ctx context.Context, d decision) error {
 	return nil
 }
 
+// offeredList returns the inventory letters an object prompt m offers,
+// as the game writes them between its last '[' and the first blank
+// ("$ab" for "What do you want to throw? [$ab or ?*]", "a-c" for
+// "[a-c or ?*]"), and whether m has such a list.
+func offeredList(m string) (string, bool) {
+	i := strings.LastIndexByte(m, '[')
+	if i < 0 {
+		return "", false
+	}
+	list, _, _ := strings.Cut(m[i+1:], " ")
+	return strings.TrimSuffix(list, "]"), true
+}
+
 // offers reports whether the object prompt m ("What do you want to
 // throw? [$ab or ?*]", "[a-c or ?*]") offers inventory letter l.
 func offers(m string, l byte) bool {
-	i := strings.LastIndexByte(m, '[')
-	if i < 0 {
-		return false
-	}
-	list, _, _ := strings.Cut(m[i+1:], " ")
-	list = strings.TrimSuffix(list, "]")
+	list, _ := offeredList(m)
 	for j := 0; j < len(list); j++ {
 		if list[j] == l || j+2 < len(list) && list[j+1] == '-' && list[j] <= l && l <= list[j+2] {
 			return true
@@ -655,17 +663,12 @@ func offers(m string, l byte) bool {
 // firstOffered returns the first inventory letter of an object prompt
 // such as "What do you want to eat? [d or ?*]" or "[a-c or ?*]", 0 if none.
 func firstOffered(m string) byte {
-	i := strings.LastIndexByte(m, '[')
-	if i < 0 || !strings.Contains(m, "want to") {
+	list, ok := offeredList(m)
+	if !ok || !strings.Contains(m, "want to") {
 		return 0
 	}
-	for _, c := range []byte(m[i+1:]) {
-		if c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			return c
-		}
-		if c == ' ' || c == ']' {
-			break
-		}
+	if i := strings.IndexFunc(list, isLetter); i >= 0 {
+		return list[i]
 	}
 	return 0
 }
@@ -673,19 +676,18 @@ func firstOffered(m string) byte {
 // lastOffered returns the last inventory letter of an object prompt
 // such as "What do you want to drop? [$a-d or ?*]" ('d'), 0 if none.
 func lastOffered(m string) byte {
-	i := strings.LastIndexByte(m, '[')
-	if i < 0 || !strings.Contains(m, "want to") {
+	list, ok := offeredList(m)
+	if !ok || !strings.Contains(m, "want to") {
 		return 0
 	}
-	list, _, _ := strings.Cut(m[i+1:], " ")
-	list = strings.TrimSuffix(list, "]")
-	for j := len(list) - 1; j >= 0; j-- {
-		if c := list[j]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' {
-			return c
-		}
+	if i := strings.LastIndexFunc(list, isLetter); i >= 0 {
+		return list[i]
 	}
 	return 0
 }
+
+// isLetter reports whether r is an ASCII letter (an inventory letter).
+func isLetter(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' }
 
 // interruptKey returns the key that answers a screen the agent does not
 // play: --More-- (Enter), a menu or text window (Escape), a y/n question
